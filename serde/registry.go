@@ -16,9 +16,9 @@ import (
 // explicit and fixed; a type first seen through Ensure gets its default name
 // (see DefaultName), which an explicit Register may later replace.
 type Registry struct {
-	mu       sync.RWMutex
-	byType   map[reflect.Type]entry
-	byName   map[string]reflect.Type
+	mu     sync.RWMutex
+	byType map[reflect.Type]entry
+	byName map[string]reflect.Type
 }
 
 type entry struct {
