@@ -1,0 +1,149 @@
+package bus
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+)
+
+// Handler observes envelopes published on a bus.
+type Handler func(ctx context.Context, env Envelope) error
+
+type subscription struct {
+	id     uint64
+	name   string
+	typ    reflect.Type // nil for catch-all
+	fn     Handler
+	active atomic.Bool
+}
+
+// subscriptions is an immutable view of the bus's observers; writers replace
+// it whole (copy on write), so Publish reads it without locking.
+type subscriptions struct {
+	typed map[reflect.Type][]*subscription
+	all   []*subscription
+}
+
+// Subscribe registers fn for payloads whose dynamic type is exactly E (E and
+// *E are different types). name identifies the handler in Result errors. The
+// returned func unsubscribes; it is idempotent and safe to call during a
+// publish — a handler unsubscribed mid-publish may get that one delivery,
+// never a later one.
+func Subscribe[E any](b *Bus, name string, fn func(ctx context.Context, env Envelope, event E) error) (unsubscribe func()) {
+	return b.subscribe(name, reflect.TypeFor[E](), func(ctx context.Context, env Envelope) error {
+		return fn(ctx, env, env.Payload.(E))
+	})
+}
+
+// SubscribeAll registers a catch-all handler that observes every envelope.
+func (b *Bus) SubscribeAll(name string, fn Handler) (unsubscribe func()) {
+	return b.subscribe(name, nil, fn)
+}
+
+func (b *Bus) subscribe(name string, typ reflect.Type, fn Handler) func() {
+	b.subsMu.Lock()
+	b.nextSub++
+	s := &subscription{id: b.nextSub, name: name, typ: typ, fn: fn}
+	s.active.Store(true)
+	old := b.subs.Load()
+	next := &subscriptions{typed: old.typed, all: old.all}
+	if typ == nil {
+		next.all = append(old.all[:len(old.all):len(old.all)], s)
+	} else {
+		next.typed = make(map[reflect.Type][]*subscription, len(old.typed)+1)
+		for k, v := range old.typed {
+			next.typed[k] = v
+		}
+		list := old.typed[typ]
+		next.typed[typ] = append(list[:len(list):len(list)], s)
+	}
+	b.subs.Store(next)
+	b.subsMu.Unlock()
+
+	var once sync.Once
+	return func() { once.Do(func() { b.unsubscribe(s) }) }
+}
+
+func (b *Bus) unsubscribe(s *subscription) {
+	s.active.Store(false)
+	b.subsMu.Lock()
+	defer b.subsMu.Unlock()
+	old := b.subs.Load()
+	next := &subscriptions{typed: old.typed, all: old.all}
+	if s.typ == nil {
+		next.all = without(old.all, s)
+	} else {
+		next.typed = make(map[reflect.Type][]*subscription, len(old.typed))
+		for k, v := range old.typed {
+			next.typed[k] = v
+		}
+		if list := without(old.typed[s.typ], s); len(list) > 0 {
+			next.typed[s.typ] = list
+		} else {
+			delete(next.typed, s.typ)
+		}
+	}
+	b.subs.Store(next)
+}
+
+func without(list []*subscription, s *subscription) []*subscription {
+	out := make([]*subscription, 0, len(list))
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// deliver calls the typed subscribers of the payload's type and the
+// catch-all subscribers, merged in subscription order.
+func (s *subscriptions) deliver(ctx context.Context, env Envelope, res *Result) {
+	var typed []*subscription
+	if env.Payload != nil && len(s.typed) > 0 {
+		typed = s.typed[reflect.TypeOf(env.Payload)]
+	}
+	all := s.all
+	for len(typed) > 0 || len(all) > 0 {
+		var next *subscription
+		if len(all) == 0 || (len(typed) > 0 && typed[0].id < all[0].id) {
+			next, typed = typed[0], typed[1:]
+		} else {
+			next, all = all[0], all[1:]
+		}
+		if !next.active.Load() {
+			continue
+		}
+		res.Delivered++
+		if err := callSafely(ctx, next.fn, env); err != nil {
+			res.Errors = append(res.Errors, &HandlerError{Name: next.name, Seq: env.Seq, Err: err})
+		}
+	}
+}
+
+func callSafely(ctx context.Context, fn Handler, env Envelope) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &PanicError{Value: p}
+		}
+	}()
+	return fn(ctx, env)
+}
+
+// PanicError is the error a panicking handler's delivery becomes. Value is
+// what the handler panicked with.
+type PanicError struct {
+	Value any
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error {
+	if err, ok := e.Value.(error); ok {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package session_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+	"weak"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var ctx = context.Background()
+
+func TestIdentity(t *testing.T) {
+	s := newSession(t, session.WithTags(map[string]string{"team": "a"}))
+	assert.Equal(t, "s1", s.ID())
+	assert.Empty(t, s.ParentID())
+	assert.Equal(t, t0, s.CreatedAt())
+	assert.Equal(t, time.UTC, s.CreatedAt().Location())
+
+	tags := s.Tags()
+	tags["team"] = "changed"
+	assert.Equal(t, map[string]string{"team": "a"}, s.Tags(), "Tags returns a copy")
+
+	c1, err := s.Fork()
+	require.NoError(t, err)
+	c2, err := s.Fork(session.WithTags(map[string]string{"role": "child"}))
+	require.NoError(t, err)
+	assert.Equal(t, "s2", c1.ID())
+	assert.Equal(t, s.ID(), c1.ParentID())
+	assert.Equal(t, s.Bus(), c1.Bus(), "children share the parent's bus")
+	assert.Equal(t, []string{"s2", "s3"}, s.ChildIDs())
+	assert.Equal(t, map[string]string{"role": "child"}, c2.Tags())
+
+	require.NoError(t, c1.Close())
+	assert.Equal(t, []string{"s3"}, s.ChildIDs())
+	require.NoError(t, c2.Close())
+}
+
+func TestSessionCannotBeItsOwnParent(t *testing.T) {
+	s := newSession(t, session.WithID("x"))
+	_, err := s.Fork(session.WithID("x"))
+	require.ErrorContains(t, err, `session "x" cannot be its own parent`)
+	assert.Empty(t, s.ChildIDs())
+}
+
+func TestDuplicateIDOnOneBusIsRefused(t *testing.T) {
+	s := newSession(t, session.WithID("x"))
+	_, err := session.New(session.WithBus(s.Bus()), session.WithID("x"))
+	require.ErrorContains(t, err, `id "x" is already attached`)
+}
+
+func TestCloseDetachesAndIsIdempotent(t *testing.T) {
+	s := newSession(t)
+	child, err := s.Fork()
+	require.NoError(t, err)
+	require.True(t, s.Bus().Attached(child.ID()))
+
+	require.NoError(t, child.Close())
+	require.NoError(t, child.Close())
+	assert.True(t, child.Closed())
+	assert.False(t, s.Bus().Attached(child.ID()), "a closed session no longer receives events")
+	assert.Empty(t, s.ChildIDs())
+	assert.ErrorIs(t, child.Dispatch(ctx, Note{"late"}), session.ErrClosed)
+	assert.ErrorIs(t, session.Register(child, session.AppendAll[Note]), session.ErrClosed)
+	assert.ErrorIs(t, child.Rollback(s.Snapshot()), session.ErrClosed)
+	assert.ErrorIs(t, session.Seed(child, Note{}), session.ErrClosed)
+	assert.ErrorIs(t, child.Reset(), session.ErrClosed)
+	_, err = child.Fork()
+	assert.ErrorIs(t, err, session.ErrClosed)
+
+	// Publishing to the closed child's id reaches observers only.
+	res := s.Bus().Publish(ctx, bus.Envelope{SessionID: child.ID(), Payload: Note{"x"}})
+	assert.NoError(t, res.Err())
+	assert.Zero(t, session.Len[Note](child))
+}
+
+func TestClosedForksAreGarbageCollected(t *testing.T) {
+	parent := newSession(t)
+	require.NoError(t, session.Register(parent, session.AppendAll[Note]))
+	require.NoError(t, parent.Dispatch(ctx, Note{"shared"}))
+
+	const n = 1000
+	ptrs := make([]weak.Pointer[session.Session], 0, n)
+	for range n {
+		c, err := parent.Fork()
+		require.NoError(t, err)
+		require.NoError(t, c.Dispatch(ctx, Note{"child"}))
+		ptrs = append(ptrs, weak.Make(c))
+		require.NoError(t, c.Close())
+	}
+	assert.Empty(t, parent.ChildIDs())
+	for range 5 {
+		runtime.GC()
+	}
+	alive := 0
+	for _, p := range ptrs {
+		if p.Value() != nil {
+			alive++
+		}
+	}
+	assert.Zero(t, alive, "every closed fork is collected")
+	assert.Equal(t, []Note{{"shared"}}, session.Get[Note](parent).Values())
+}
