@@ -1,0 +1,131 @@
+package tools_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// named builds a trivial tool called name.
+func named(t testing.TB, name string) tools.Tool {
+	t.Helper()
+	tool, err := tools.New(name, "Tool "+name+".", listPath)
+	require.NoError(t, err)
+	return tool
+}
+
+func TestToolsetIsOrderedAndNameUnique(t *testing.T) {
+	ls, read, write := named(t, "ls"), named(t, "read_file"), named(t, "write_file")
+	ts, err := tools.NewToolset(ls, read)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ls", "read_file"}, ts.Names())
+	assert.Equal(t, 2, ts.Len())
+	assert.Same(t, read, ts.At(1))
+
+	got, ok := ts.Lookup("read_file")
+	require.True(t, ok)
+	assert.Same(t, read, got)
+	_, ok = ts.Lookup("write_file")
+	assert.False(t, ok)
+
+	more, err := ts.With(write)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ls", "read_file", "write_file"}, more.Names())
+	assert.Equal(t, []string{"ls", "read_file"}, ts.Names(), "With returns a new toolset")
+	assert.Equal(t, more.Tools(), slices.Collect(more.All()))
+
+	_, err = ts.With(named(t, "ls"))
+	assert.EqualError(t, err, `tools: two tools are named "ls"; tool names must be unique within a toolset`)
+	_, err = tools.NewToolset(ls, nil)
+	assert.EqualError(t, err, "tools: tool 1: tools: nil tool; build tools with tools.New")
+
+	var zero tools.Toolset
+	assert.Equal(t, 0, zero.Len())
+	assert.Empty(t, zero.Names())
+	_, ok = zero.Lookup("ls")
+	assert.False(t, ok)
+}
+
+func TestToolsetFilter(t *testing.T) {
+	var all []tools.Tool
+	for _, n := range []string{"ls", "read_file", "write_file", "vfs_ls", "vfs_rm", "Task", "dispatch_subagent"} {
+		all = append(all, named(t, n))
+	}
+	ts, err := tools.NewToolset(all...)
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		filter tools.Filter
+		want   []string
+	}{
+		{"zero filter keeps all", tools.Filter{}, []string{"ls", "read_file", "write_file", "vfs_ls", "vfs_rm", "Task", "dispatch_subagent"}},
+		{"allow by name", tools.Filter{Allow: []string{"Task", "ls"}}, []string{"ls", "Task"}},
+		{"allow by glob", tools.Filter{Allow: []string{"vfs_*"}}, []string{"vfs_ls", "vfs_rm"}},
+		{"deny by name", tools.Filter{Deny: []string{"Task", "dispatch_subagent"}}, []string{"ls", "read_file", "write_file", "vfs_ls", "vfs_rm"}},
+		{"deny by glob", tools.Filter{Deny: []string{"*_file"}}, []string{"ls", "vfs_ls", "vfs_rm", "Task", "dispatch_subagent"}},
+		{"deny wins over allow", tools.Filter{Allow: []string{"vfs_*", "ls"}, Deny: []string{"vfs_rm"}}, []string{"ls", "vfs_ls"}},
+		{"character classes", tools.Filter{Allow: []string{"[rw]*_file"}}, []string{"read_file", "write_file"}},
+		{"single character", tools.Filter{Allow: []string{"vfs_?s"}}, []string{"vfs_ls"}},
+		{"allow of an absent tool", tools.Filter{Allow: []string{"nope"}}, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ts.Filter(tt.filter)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got.Names())
+			for _, n := range ts.Names() {
+				assert.Equal(t, slices.Contains(tt.want, n), tt.filter.Allows(n), n)
+			}
+		})
+	}
+
+	_, err = ts.Filter(tools.Filter{Deny: []string{"vfs_["}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `tools: tool filter pattern "vfs_[" is malformed`)
+	assert.False(t, tools.Filter{Allow: []string{"vfs_["}}.Allows("vfs_ls"))
+}
+
+func TestRedescribeKeepsEverythingElse(t *testing.T) {
+	installed := 0
+	orig := newLs(t, listPath, tools.ConcurrentSafe(), tools.WithInstall("k", func(*session.Session) error { installed++; return nil }))
+
+	re, err := tools.Redescribe(orig, "  List a directory, newest first. ")
+	require.NoError(t, err)
+	assert.Equal(t, "List a directory, newest first.", re.Description())
+	assert.Equal(t, "List the entries of a directory.", orig.Description())
+	assert.Equal(t, orig.Name(), re.Name())
+	assert.Equal(t, orig.ParamsSchema(), re.ParamsSchema())
+	assert.True(t, re.ConcurrentSafe())
+	out := re.Call(context.Background(), nil, []byte(`{"path":"x"}`))
+	assert.True(t, out.Success)
+
+	in, ok := re.(tools.Installer)
+	require.True(t, ok, "Redescribe keeps Install")
+	s, err := session.New()
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, in.Install(s))
+	assert.Equal(t, 1, installed)
+
+	again, err := tools.Redescribe(re, "Third.")
+	require.NoError(t, err)
+	assert.Equal(t, "Third.", again.Description())
+	_, ok = again.(tools.Installer)
+	assert.True(t, ok)
+
+	plain, err := tools.Redescribe(named(t, "x"), "Other.")
+	require.NoError(t, err)
+	_, ok = plain.(tools.Installer)
+	assert.False(t, ok)
+
+	_, err = tools.Redescribe(orig, " ")
+	assert.EqualError(t, err, `tools: tool "ls" needs a description telling the model what it does`)
+	_, err = tools.Redescribe(nil, "x")
+	assert.Error(t, err)
+}

@@ -1,0 +1,264 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// Handler is the Go function behind a typed tool. It gets the call's ctx
+// (which carries the deadline), the call's environment and the decoded,
+// validated parameters. It returns the Result the model and the session
+// see, or an error, which the model sees as
+// "Tool 'NAME' execution failed: ERROR".
+type Handler[P, R any] func(ctx context.Context, inv *Invocation, params P) (Result[R], error)
+
+// New builds a tool named name, described to the model by description,
+// whose calls run handler. P, the parameter type, must be a struct: the
+// model's arguments are a JSON object decoded into it (see the package
+// documentation). R, the result type, is any type with a JSON form.
+//
+// Construction problems (a bad name or description, a P that is not a
+// struct, types without a JSON Schema, options of other types) are
+// returned joined; New never panics.
+func New[P, R any](name, description string, handler Handler[P, R], opts ...Option) (Tool, error) {
+	var c config
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&c)
+		}
+	}
+	errs := c.errs
+	if err := checkName(name); err != nil {
+		errs = append(errs, err)
+	}
+	desc, err := cleanDescription(name, description)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	t := &typed[P, R]{
+		name:           name,
+		description:    desc,
+		handler:        handler,
+		concurrentSafe: c.concurrentSafe,
+		excludeValue:   c.excludeValue,
+	}
+	pt := reflect.TypeFor[P]()
+	if handler == nil {
+		errs = append(errs, fmt.Errorf("tools: tool %q needs a handler", name))
+	}
+	if pt.Kind() != reflect.Struct {
+		errs = append(errs, fmt.Errorf("tools: tool %q: parameters must be a struct (the model sends a JSON object), got %s; use struct{} for none", name, pt))
+	}
+	if c.defaults != nil {
+		d, ok := c.defaults.(P)
+		if !ok {
+			errs = append(errs, fmt.Errorf("tools: tool %q: WithDefaults got a %T, want the tool's parameter type %s", name, c.defaults, pt))
+		} else {
+			t.defaults = d
+		}
+	}
+	t.copyDefaults = pt.Kind() == reflect.Struct && c.defaults != nil && hasReferences(pt, map[reflect.Type]bool{})
+	if err := t.buildSchemas(c.defaults != nil); err != nil {
+		errs = append(errs, err)
+	}
+	if err := t.buildExamples(c.examples); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if c.install != nil {
+		return &installingTyped[P, R]{typed: t, key: c.installKey, install: c.install}, nil
+	}
+	return t, nil
+}
+
+// typed is the Tool New builds.
+type typed[P, R any] struct {
+	name, description          string
+	handler                    Handler[P, R]
+	defaults                   P
+	copyDefaults               bool // defaults hold references: deep-copy them per call
+	paramsSchema, resultSchema json.RawMessage
+	examples                   []RawExample
+	concurrentSafe             bool
+	excludeValue               bool
+}
+
+// installingTyped is a typed tool built WithInstall.
+type installingTyped[P, R any] struct {
+	*typed[P, R]
+	key     string
+	install func(*session.Session) error
+}
+
+// Install registers the tool's reducers on s once per key (see WithInstall).
+func (t *installingTyped[P, R]) Install(s *session.Session) error {
+	if s == nil {
+		return fmt.Errorf("tools: installing tool %q: nil session", t.name)
+	}
+	return s.Install(t.key, t.install)
+}
+
+func (t *typed[P, R]) Name() string                  { return t.name }
+func (t *typed[P, R]) Description() string           { return t.description }
+func (t *typed[P, R]) ParamsSchema() json.RawMessage { return bytes.Clone(t.paramsSchema) }
+func (t *typed[P, R]) ResultSchema() json.RawMessage { return bytes.Clone(t.resultSchema) }
+func (t *typed[P, R]) ConcurrentSafe() bool          { return t.concurrentSafe }
+
+func (t *typed[P, R]) Examples() []RawExample {
+	out := slices.Clone(t.examples)
+	for i := range out {
+		out[i].Input = bytes.Clone(out[i].Input)
+		out[i].Output = bytes.Clone(out[i].Output)
+	}
+	return out
+}
+
+// buildSchemas infers the parameter and result schemas.
+func (t *typed[P, R]) buildSchemas(withDefaults bool) error {
+	var opts serde.SchemaOptions
+	if withDefaults {
+		opts.Defaults = t.defaults
+	}
+	ps, err := serde.SchemaFor(reflect.TypeFor[P](), opts)
+	if err != nil {
+		return fmt.Errorf("tools: tool %q: parameter schema: %w", t.name, err)
+	}
+	if withDefaults {
+		unrequireDefaults(ps)
+	}
+	if t.paramsSchema, err = json.Marshal(ps); err != nil {
+		return fmt.Errorf("tools: tool %q: parameter schema: %w", t.name, err)
+	}
+	rs, err := serde.SchemaFor(reflect.TypeFor[R](), serde.SchemaOptions{})
+	if err != nil {
+		return fmt.Errorf("tools: tool %q: result schema: %w", t.name, err)
+	}
+	if t.resultSchema, err = json.Marshal(rs); err != nil {
+		return fmt.Errorf("tools: tool %q: result schema: %w", t.name, err)
+	}
+	return nil
+}
+
+// unrequireDefaults removes from the required properties of s, and of the
+// objects nested in it, those that have a default: the model may leave them
+// out and the default applies.
+func unrequireDefaults(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	s.Required = slices.DeleteFunc(s.Required, func(name string) bool {
+		p := s.Properties[name]
+		return p != nil && p.Default != nil
+	})
+	for _, p := range s.Properties {
+		unrequireDefaults(p)
+	}
+}
+
+// buildExamples checks the examples against the tool's types and encodes
+// them.
+func (t *typed[P, R]) buildExamples(examples []any) error {
+	var errs []error
+	for i, e := range examples {
+		ex, ok := e.(Example[P, R])
+		if !ok {
+			errs = append(errs, fmt.Errorf("tools: tool %q: example %d is a %T, want a tools.Example[%s, %s]", t.name, i, e, reflect.TypeFor[P](), reflect.TypeFor[R]()))
+			continue
+		}
+		if err := serde.Validate(ex.Input); err != nil {
+			errs = append(errs, fmt.Errorf("tools: tool %q: example %d (%q) has invalid input: %w", t.name, i, ex.Description, err))
+			continue
+		}
+		in, err := json.Marshal(ex.Input)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tools: tool %q: example %d input: %w", t.name, i, err))
+			continue
+		}
+		out, err := json.Marshal(ex.Output)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tools: tool %q: example %d output: %w", t.name, i, err))
+			continue
+		}
+		t.examples = append(t.examples, RawExample{Description: ex.Description, Input: in, Output: out})
+	}
+	return errors.Join(errs...)
+}
+
+// Call decodes args over the defaults, validates them, runs the handler and
+// words the outcome. It never panics.
+func (t *typed[P, R]) Call(ctx context.Context, inv *Invocation, args json.RawMessage) Outcome {
+	p := new(P)
+	if t.copyDefaults {
+		*p = deepCopy(reflect.ValueOf(t.defaults)).Interface().(P)
+	} else {
+		*p = t.defaults
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = emptyObject
+	}
+	if err := serde.DecodeInto(args, p); err != nil {
+		return failure(&ValidationError{Tool: t.name, Err: err}, nil)
+	}
+	params := *p
+	return t.run(ctx, inv, params)
+}
+
+var emptyObject = json.RawMessage(`{}`)
+
+// run calls the handler with validated params and turns what it returns
+// (or its panic) into an Outcome.
+func (t *typed[P, R]) run(ctx context.Context, inv *Invocation, params P) (out Outcome) {
+	out.Params = params
+	defer func() {
+		if v := recover(); v != nil {
+			out = failure(&ExecutionError{Tool: t.name, Err: &PanicError{Value: v, Stack: debug.Stack()}}, params)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return failure(&ExecutionError{Tool: t.name, Err: err}, params)
+	}
+	res, err := t.handler(ctx, inv.ready(), params)
+	if err != nil {
+		return failure(&ExecutionError{Tool: t.name, Err: err}, params)
+	}
+	text, err := t.text(res)
+	if err != nil {
+		return failure(&ExecutionError{Tool: t.name, Err: err}, params)
+	}
+	out.Text, out.Success, out.Value, out.Events = text, res.Success, res.Value, res.Events
+	return out
+}
+
+// text is what the model sees of res: the message, then a blank line and
+// the compact JSON of the value, unless the value is excluded or zero.
+func (t *typed[P, R]) text(res Result[R]) (string, error) {
+	if t.excludeValue || reflect.ValueOf(&res.Value).Elem().IsZero() {
+		return res.Message, nil
+	}
+	b, err := json.Marshal(res.Value)
+	if err != nil {
+		return "", fmt.Errorf("encoding the result value as JSON: %w", err)
+	}
+	if res.Message == "" {
+		return string(b), nil
+	}
+	return res.Message + "\n\n" + string(b), nil
+}
+
+// failure is the Outcome of a call that failed with err.
+func failure(err error, params any) Outcome {
+	return Outcome{Text: err.Error(), Params: params, Err: err}
+}
