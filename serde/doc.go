@@ -1,0 +1,28 @@
+// Package serde is offshoot's JSON layer: strict decoding with validation,
+// JSON Schemas inferred from Go types, lenient extraction of JSON from model
+// output, and the registry of stable type names.
+//
+// Decoding is strict because its input usually comes from a model: Decode,
+// DecodeInto and DecodeValue reject unknown members, trailing data and
+// values of the wrong JSON type, then run the `validate` struct tags of
+// github.com/go-playground/validator/v10. Every problem with a value is a
+// *ValidationError carrying the JSON path of the value and a reason a model
+// can act on ("steps[2].title: must be at most 160 characters"); several
+// are joined with errors.Join, and errors.As finds the first. Packages
+// above serde (tools, prompt) wrap these errors with their own context.
+//
+// Schema and SchemaFor describe the same types as JSON Schemas
+// (github.com/google/jsonschema-go): JSON field names, `jsonschema:"…"`
+// descriptions, required fields, the validator rules that have a schema
+// form, and "additionalProperties": false on every object, so that what a
+// model is shown and what Decode accepts agree.
+//
+// ExtractJSON finds the JSON value in free-form model output: a ```json
+// block, the whole reply, or the first balanced object or array.
+//
+// Registry maps Go types to stable names for serialized data such as
+// session snapshots.
+//
+// Everything in the package is safe for concurrent use. Per-type work
+// (field tables, schemas, validator caches) is done once and cached.
+package serde
