@@ -128,6 +128,9 @@ func New(opts ...Option) (*Session, error) {
 	if c.id == "" {
 		c.id = c.newID()
 	}
+	if err := checkID(c.id); err != nil {
+		return nil, fmt.Errorf("session: invalid session id: %w", err)
+	}
 	s := &Session{
 		id:        c.id,
 		createdAt: c.bus.Now().UTC(),

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -109,4 +110,38 @@ func TestClosedForksAreGarbageCollected(t *testing.T) {
 	}
 	assert.Zero(t, alive, "every closed fork is collected")
 	assert.Equal(t, []Note{{"shared"}}, session.Get[Note](parent).Values())
+}
+
+func TestInvalidIDsAreRefused(t *testing.T) {
+	for _, id := range []string{"has space", "tab\t", "ünïcode"} {
+		_, err := session.New(session.WithID(id))
+		assert.ErrorContains(t, err, "invalid session id", id)
+	}
+	_, err := session.New(session.WithIDGenerator(func() string { return "" }))
+	assert.ErrorContains(t, err, "1 to 256 characters")
+}
+
+func TestInstallRunsOncePerKeyAndForksInheritIt(t *testing.T) {
+	s := newSession(t)
+	runs := 0
+	install := func(s *session.Session) error {
+		runs++
+		return session.Register(s, sumTally)
+	}
+	require.NoError(t, s.Install("tally", install))
+	require.NoError(t, s.Install("tally", install))
+	assert.True(t, s.Installed("tally"))
+	child, err := s.Fork()
+	require.NoError(t, err)
+	defer child.Close()
+	require.NoError(t, child.Install("tally", install))
+	assert.Equal(t, 1, runs)
+
+	require.NoError(t, child.Dispatch(ctx, Added{2}))
+	tally, _ := session.Latest[Tally](child)
+	assert.Equal(t, Tally{2}, tally, "the reducer ran once, not twice")
+
+	failing := func(*session.Session) error { return errors.New("no") }
+	assert.ErrorContains(t, s.Install("broken", failing), `installing "broken": no`)
+	assert.False(t, s.Installed("broken"))
 }
