@@ -1,0 +1,103 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Errors a caller can branch on with errors.Is, through any wrapping.
+var (
+	// ErrRateLimited reports that the provider throttled the request. The
+	// error is a *RateLimitError, which may say how long to wait.
+	ErrRateLimited = errors.New("model: rate limited by the provider; wait and retry, or lower the request rate")
+	// ErrContextLength reports that the conversation does not fit the
+	// model's context window.
+	ErrContextLength = errors.New("model: context length exceeded; shorten the conversation or use a model with a larger context window")
+	// ErrAuth reports that the provider rejected the credentials or the
+	// permissions of the key.
+	ErrAuth = errors.New("model: authentication failed; check the API key (LLM_API_KEY) and its permissions for this model")
+	// ErrNotConfigured reports that no main model is configured. Its
+	// message says which variables to set.
+	ErrNotConfigured = errors.New("model: no main model configured")
+	// ErrUnknownModel reports a model name a Router does not know. The
+	// error message lists the configured names.
+	ErrUnknownModel = errors.New("model: unknown model name")
+)
+
+// RateLimitError is returned when the provider throttled a request (HTTP 429
+// for OpenAI-compatible servers). errors.Is(err, ErrRateLimited) is true.
+type RateLimitError struct {
+	// RetryAfter is how long the provider asked to wait; 0 when unknown.
+	RetryAfter time.Duration
+	// Err is the underlying error (often an *APIError).
+	Err error
+}
+
+// Error describes the throttling and, when known, how long to wait.
+func (e *RateLimitError) Error() string {
+	var b strings.Builder
+	b.WriteString("model: rate limited")
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *RateLimitError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrRateLimited.
+func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+
+// APIError is an error reported by the provider's server that has no more
+// specific kind (a 5xx, a malformed request, an unknown model).
+type APIError struct {
+	// StatusCode is the HTTP status, 0 if unknown.
+	StatusCode int
+	// Code is the provider's error code (for example
+	// "context_length_exceeded"), empty if none.
+	Code string
+	// Message is the provider's explanation.
+	Message string
+	// Err is the underlying error from the client library, if any.
+	Err error
+}
+
+// Error gives the status, the code and the provider's message.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("model: provider error")
+	if e.StatusCode != 0 {
+		fmt.Fprintf(&b, " (HTTP %d", e.StatusCode)
+		if e.Code != "" {
+			fmt.Fprintf(&b, ", code %s", e.Code)
+		}
+		b.WriteString(")")
+	} else if e.Code != "" {
+		fmt.Fprintf(&b, " (code %s)", e.Code)
+	}
+	switch {
+	case e.Message != "":
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	case e.Err != nil:
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error.
+func (e *APIError) Unwrap() error { return e.Err }
+
+// Temporary reports whether retrying the same request may succeed: server
+// errors (5xx) and throttling (429).
+func (e *APIError) Temporary() bool {
+	return e.StatusCode == 429 || e.StatusCode >= 500
+}

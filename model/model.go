@@ -1,0 +1,157 @@
+// Package model defines the provider-neutral interface between the agent
+// loop and a language model: requests, messages, tool calls, responses,
+// usage, the errors a caller can branch on, and a Router that resolves
+// named models (main, light, inherit, aliases) from configuration.
+//
+// The package holds only types and pure functions. Adapters live in
+// subpackages: model/openai speaks the OpenAI Chat Completions wire format
+// (OpenAI, vLLM, llama.cpp server, Ollama), and model/scripted is a
+// deterministic model for tests, examples and demos, with record and replay.
+package model
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Model generates the next assistant message for a conversation.
+//
+// Implementations must be safe for concurrent use: subagents share one
+// Model and call it in parallel. Generate must honour ctx (return promptly
+// once it is done) and return errors that can be matched with errors.Is and
+// errors.As: ErrRateLimited (*RateLimitError), ErrContextLength, ErrAuth,
+// *APIError, or the context's error.
+type Model interface {
+	Generate(ctx context.Context, req *Request) (*Response, error)
+}
+
+// Func adapts an ordinary function to the Model interface, like
+// http.HandlerFunc.
+type Func func(ctx context.Context, req *Request) (*Response, error)
+
+// Generate calls f(ctx, req).
+func (f Func) Generate(ctx context.Context, req *Request) (*Response, error) {
+	return f(ctx, req)
+}
+
+// Tool choices understood by every adapter. Any other non-empty value of
+// Request.ToolChoice names the one tool the model must call.
+const (
+	// ToolChoiceAuto lets the model decide whether to call tools.
+	ToolChoiceAuto = "auto"
+	// ToolChoiceNone forbids tool calls.
+	ToolChoiceNone = "none"
+	// ToolChoiceRequired makes the model call at least one tool.
+	ToolChoiceRequired = "required"
+)
+
+// Request is one call to a model: the conversation so far, the tools the
+// model may call and the options that shape its answer. A Request is
+// treated as read-only by models; callers must not mutate it while a call
+// is in flight.
+type Request struct {
+	// Model is the provider's model id. Empty means the model's default
+	// (for example the id an adapter was configured with).
+	Model string `json:"model,omitempty"`
+	// Messages is the conversation, oldest first.
+	Messages []Message `json:"messages,omitempty"`
+	// Tools are the functions the model may call.
+	Tools []ToolSpec `json:"tools,omitempty"`
+	// ToolChoice is "" (provider default), ToolChoiceAuto, ToolChoiceNone,
+	// ToolChoiceRequired, or the name of the one tool the model must call.
+	ToolChoice string `json:"tool_choice,omitempty"`
+	// Output, when set, asks for a final answer that is JSON matching a
+	// schema (structured output).
+	Output *OutputSpec `json:"output,omitempty"`
+	// Temperature is the sampling temperature; nil means the provider
+	// default.
+	Temperature *float64 `json:"temperature,omitempty"`
+	// TopP is nucleus sampling; nil means the provider default.
+	TopP *float64 `json:"top_p,omitempty"`
+	// MaxTokens bounds the tokens generated; 0 means the provider default.
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// Stop lists sequences at which generation stops.
+	Stop []string `json:"stop,omitempty"`
+	// Seed asks for deterministic sampling where the provider supports it.
+	Seed *int `json:"seed,omitempty"`
+}
+
+// ToolSpec describes a function the model may call.
+type ToolSpec struct {
+	// Name is what the model uses to call the tool.
+	Name string `json:"name"`
+	// Description tells the model what the tool is for.
+	Description string `json:"description,omitempty"`
+	// Parameters is the JSON Schema of the arguments object. Empty means an
+	// object without properties.
+	Parameters json.RawMessage `json:"parameters,omitempty"`
+}
+
+// OutputSpec asks for a structured final answer: JSON text matching Schema.
+type OutputSpec struct {
+	// Name identifies the schema to the provider (letters, digits, _ and -).
+	Name string `json:"name"`
+	// Description tells the model what the output is for.
+	Description string `json:"description,omitempty"`
+	// Schema is the JSON Schema the answer must match.
+	Schema json.RawMessage `json:"schema"`
+	// Strict asks the provider to enforce the schema exactly. Adapters
+	// rewrite the schema as strict modes require (see model/openai).
+	Strict bool `json:"strict,omitempty"`
+}
+
+// FinishReason says why the model stopped generating.
+type FinishReason string
+
+// Finish reasons common to providers. Adapters pass any other value through
+// unchanged.
+const (
+	// FinishStop: the model finished its answer or hit a stop sequence.
+	FinishStop FinishReason = "stop"
+	// FinishLength: the answer was cut at the token limit.
+	FinishLength FinishReason = "length"
+	// FinishToolCalls: the model is waiting for the results of its tool
+	// calls.
+	FinishToolCalls FinishReason = "tool_calls"
+	// FinishContentFilter: the provider's content filter cut the answer.
+	FinishContentFilter FinishReason = "content_filter"
+	// FinishRefusal: the model refused; the message content holds its
+	// explanation.
+	FinishRefusal FinishReason = "refusal"
+)
+
+// Response is the model's answer to a Request.
+type Response struct {
+	// Message is the assistant message: text, tool calls, or both.
+	Message Message `json:"message"`
+	// FinishReason says why generation stopped.
+	FinishReason FinishReason `json:"finish_reason,omitempty"`
+	// Usage counts the tokens this call consumed.
+	Usage Usage `json:"usage"`
+	// Model is the id of the model that answered, as the provider reports
+	// it.
+	Model string `json:"model,omitempty"`
+}
+
+// Usage counts tokens. The zero value is no usage.
+type Usage struct {
+	// InputTokens is the number of prompt tokens.
+	InputTokens int `json:"input_tokens"`
+	// OutputTokens is the number of generated tokens.
+	OutputTokens int `json:"output_tokens"`
+	// TotalTokens is the total the provider bills, normally input + output.
+	TotalTokens int `json:"total_tokens"`
+}
+
+// Add returns the sum of u and o, field by field. Usage is a value: write
+// total = total.Add(resp.Usage).
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:  u.InputTokens + o.InputTokens,
+		OutputTokens: u.OutputTokens + o.OutputTokens,
+		TotalTokens:  u.TotalTokens + o.TotalTokens,
+	}
+}
+
+// IsZero reports whether u counts no tokens at all.
+func (u Usage) IsZero() bool { return u == Usage{} }

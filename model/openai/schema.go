@@ -1,0 +1,241 @@
+package openai
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// strictSchema rewrites a JSON Schema for OpenAI's strict structured output,
+// which requires every object to list all of its properties as required and
+// to forbid additional properties. An optional property becomes required
+// and nullable: "type": "string" becomes ["string", "null"] (an enum gains
+// null too), and a schema without a type (a $ref, an anyOf, a const) is
+// wrapped in {"anyOf": [schema, {"type": "null"}]}. Objects that do not say
+// otherwise get "additionalProperties": false. The rewrite recurses through
+// properties, items, prefixItems, anyOf/oneOf/allOf, not, $defs and
+// definitions. Key order is preserved.
+//
+// The returned schema is a new document; the answer the model gives for it
+// is mapped back with stripNulls using the original schema.
+func strictSchema(raw []byte) ([]byte, error) {
+	s, err := parseOrdered(raw)
+	if err != nil {
+		return nil, fmt.Errorf("output schema: %w", err)
+	}
+	if _, ok := s.(*object); !ok {
+		return nil, fmt.Errorf("output schema: want a JSON object, got %s", kindOf(s))
+	}
+	makeStrict(s)
+	return marshalOrdered(s)
+}
+
+func makeStrict(node any) {
+	o, ok := node.(*object)
+	if !ok {
+		return
+	}
+	if props, ok := o.get("properties").(*object); ok {
+		required := stringSet(o.get("required"))
+		all := make([]any, 0, len(props.keys))
+		for _, k := range props.keys {
+			makeStrict(props.vals[k])
+			if !required[k] {
+				props.vals[k] = nullable(props.vals[k])
+			}
+			all = append(all, k)
+		}
+		o.set("required", all)
+		if !o.has("additionalProperties") {
+			o.set("additionalProperties", false)
+		}
+	} else if o.get("type") == "object" && !o.has("additionalProperties") {
+		o.set("additionalProperties", false)
+	}
+	for _, key := range []string{"items", "not", "additionalProperties"} {
+		makeStrict(o.get(key))
+	}
+	for _, key := range []string{"anyOf", "oneOf", "allOf", "prefixItems"} {
+		if arr, ok := o.get(key).([]any); ok {
+			for _, sub := range arr {
+				makeStrict(sub)
+			}
+		}
+	}
+	for _, key := range []string{"$defs", "definitions"} {
+		if defs, ok := o.get(key).(*object); ok {
+			for _, k := range defs.keys {
+				makeStrict(defs.vals[k])
+			}
+		}
+	}
+}
+
+// nullable returns a schema that also accepts null.
+func nullable(node any) any {
+	o, ok := node.(*object)
+	if !ok || acceptsNull(o) {
+		return node // true/false schemas and nullable ones stay as they are
+	}
+	addNullToEnum := func() {
+		if enum, ok := o.get("enum").([]any); ok && !slices.Contains(enum, nil) {
+			o.set("enum", append(enum, nil))
+		}
+	}
+	switch t := o.get("type").(type) {
+	case string:
+		if !o.has("const") {
+			o.set("type", []any{t, "null"})
+			addNullToEnum()
+			return o
+		}
+	case []any:
+		if !o.has("const") {
+			o.set("type", append(t, "null"))
+			addNullToEnum()
+			return o
+		}
+	}
+	if arr, ok := o.get("anyOf").([]any); ok && len(o.keys) == 1 {
+		o.set("anyOf", append(arr, nullSchema()))
+		return o
+	}
+	w := &object{vals: map[string]any{}}
+	w.set("anyOf", []any{o, nullSchema()})
+	return w
+}
+
+func nullSchema() *object {
+	n := &object{vals: map[string]any{}}
+	n.set("type", "null")
+	return n
+}
+
+func acceptsNull(o *object) bool {
+	switch t := o.get("type").(type) {
+	case string:
+		return t == "null"
+	case []any:
+		return slices.Contains(t, any("null"))
+	}
+	for _, key := range []string{"anyOf", "oneOf"} {
+		if arr, ok := o.get(key).([]any); ok {
+			for _, sub := range arr {
+				if so, ok := sub.(*object); ok && acceptsNull(so) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// stripNulls maps a strict-mode answer back to the original schema: a key
+// whose value is null and which the original schema did not require is
+// removed, at every depth. The answer is modified in place and returned.
+func stripNulls(schema any, root *object, value any) any {
+	s := resolveRef(schema, root)
+	switch v := value.(type) {
+	case *object:
+		for _, k := range slices.Clone(v.keys) {
+			sub, required, known := propertyOf(s, root, k)
+			if !known {
+				continue
+			}
+			if v.vals[k] == nil && !required {
+				v.del(k)
+				continue
+			}
+			v.vals[k] = stripNulls(sub, root, v.vals[k])
+		}
+	case []any:
+		so, _ := s.(*object)
+		for i := range v {
+			var sub any
+			if so != nil {
+				if prefix, ok := so.get("prefixItems").([]any); ok && i < len(prefix) {
+					sub = prefix[i]
+				} else {
+					sub = so.get("items")
+				}
+			}
+			v[i] = stripNulls(sub, root, v[i])
+		}
+	}
+	return value
+}
+
+// propertyOf finds the schema of property key in s or, failing that, in
+// the first branch of its allOf/anyOf/oneOf that declares it.
+func propertyOf(s any, root *object, key string) (sub any, required, known bool) {
+	o, ok := resolveRef(s, root).(*object)
+	if !ok {
+		return nil, false, false
+	}
+	if props, ok := o.get("properties").(*object); ok && props.has(key) {
+		return props.get(key), stringSet(o.get("required"))[key], true
+	}
+	for _, comb := range []string{"allOf", "anyOf", "oneOf"} {
+		if arr, ok := o.get(comb).([]any); ok {
+			for _, branch := range arr {
+				if sub, required, known := propertyOf(branch, root, key); known {
+					return sub, required, true
+				}
+			}
+		}
+	}
+	return nil, false, false
+}
+
+// resolveRef follows local references (#/$defs/X, #/definitions/X).
+func resolveRef(s any, root *object) any {
+	for range 32 {
+		o, ok := s.(*object)
+		if !ok {
+			return s
+		}
+		ref, ok := o.get("$ref").(string)
+		if !ok || root == nil || !strings.HasPrefix(ref, "#") {
+			return s
+		}
+		var target any = root
+		for _, part := range strings.Split(strings.TrimPrefix(ref, "#"), "/")[1:] {
+			part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+			to, ok := target.(*object)
+			if !ok {
+				return nil
+			}
+			target = to.get(part)
+		}
+		s = target
+	}
+	return s
+}
+
+func stringSet(v any) map[string]bool {
+	arr, _ := v.([]any)
+	set := make(map[string]bool, len(arr))
+	for _, e := range arr {
+		if s, ok := e.(string); ok {
+			set[s] = true
+		}
+	}
+	return set
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case *object:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}

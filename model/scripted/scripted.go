@@ -1,0 +1,263 @@
+// Package scripted provides deterministic models for tests, examples and
+// demos — it is to model.Model what net/http/httptest is to net/http.
+//
+// New builds a Model from a script of turns: fixed responses (Text, JSON,
+// ToolCall, Reply), functions of the request (Func) or errors (Fail).
+// Turns are served in order, and When routes requests by what they contain
+// (SystemContains, LastUserContains, HasToolResult, …) to queues of their
+// own, so subagents running in parallel get their answers whatever order
+// they arrive in. A request the script did not expect is an
+// *UnexpectedRequestError that says what the script had and summarizes the
+// request.
+//
+// Record wraps any Model and writes every request/response pair to a JSONL
+// cassette; Replay serves a cassette back, matching each request by the
+// SHA-256 of its canonical JSON rather than by position, so parallel
+// callers replay deterministically.
+package scripted
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/offshoot-dev/offshoot/model"
+)
+
+// Model is a scripted model.Model. It is safe for concurrent use.
+type Model struct {
+	mu     sync.Mutex
+	routes []*queue
+	inline *queue
+	calls  callLog
+	seq    int // calls started
+}
+
+// callLog stores calls in fixed-size chunks, so that recording stays cheap
+// however many calls a long run makes (no copying of a growing slice).
+type callLog struct {
+	chunks [][]Call
+	n      int
+}
+
+const callChunk = 256
+
+func (l *callLog) add(c Call) {
+	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1]) == callChunk {
+		l.chunks = append(l.chunks, make([]Call, 0, callChunk))
+	}
+	last := len(l.chunks) - 1
+	l.chunks[last] = append(l.chunks[last], c)
+	l.n++
+}
+
+func (l *callLog) all() []Call {
+	out := make([]Call, 0, l.n)
+	for _, c := range l.chunks {
+		out = append(out, c...)
+	}
+	return out
+}
+
+var _ model.Model = (*Model)(nil)
+
+// Call records one call to a scripted Model, for assertions.
+type Call struct {
+	// Request is a shallow copy of the request as passed: its messages are
+	// those at call time as long as the caller only appends to its slice.
+	Request *model.Request
+	// Response is a copy of the response returned, nil on error.
+	Response *model.Response
+	// Err is the error returned, if any.
+	Err error
+	// Route says which queue answered: "in order", or "when <matcher>".
+	// Empty for an unexpected request.
+	Route string
+}
+
+// queue is the ordered turns of one route, or of the inline script.
+type queue struct {
+	match Matcher // nil for the inline queue
+	label string  // "in order" or "when <matcher>"
+	turns []Turn
+	next  int
+}
+
+func (q *queue) name() string { return q.label }
+
+func (q *queue) ready() bool { return q.next < len(q.turns) }
+
+func (q *queue) pop() Turn {
+	t := q.turns[q.next]
+	if !t.repeat {
+		q.next++
+	}
+	return t
+}
+
+// New returns a Model that answers with turns. Plain turns are served in
+// the order given; routes (When) are tried first, in the order given, each
+// serving its own turns in order. See When and Repeat.
+func New(turns ...Turn) *Model {
+	m := &Model{inline: &queue{label: "in order"}}
+	for _, t := range turns {
+		if t.match != nil {
+			m.addRoute(t.match, t.turns, t.repeat)
+			continue
+		}
+		m.inline.turns = append(m.inline.turns, t)
+	}
+	return m
+}
+
+func (m *Model) addRoute(match Matcher, turns []Turn, repeatLast bool) {
+	q := &queue{match: match, label: "when " + match.String()}
+	for _, t := range turns {
+		if t.match != nil {
+			m.addRoute(All(match, t.match), t.turns, t.repeat)
+			continue
+		}
+		q.turns = append(q.turns, t)
+	}
+	if repeatLast && len(q.turns) > 0 {
+		q.turns[len(q.turns)-1].repeat = true
+	}
+	m.routes = append(m.routes, q)
+}
+
+// Generate answers req with the next turn of the first route that matches
+// it and has turns left, or else with the next inline turn. With no turn
+// left for it, it returns an *UnexpectedRequestError.
+func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
+	if req == nil {
+		return nil, errors.New("scripted: Generate needs a request")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rec := *req // see Call.Request
+	rec.Messages = rec.Messages[:len(rec.Messages):len(rec.Messages)]
+
+	m.mu.Lock()
+	m.seq++
+	q := m.pick(req)
+	if q == nil {
+		err := m.unexpected(req)
+		m.calls.add(Call{Request: &rec, Err: err})
+		m.mu.Unlock()
+		return nil, err
+	}
+	turn := q.pop()
+	m.mu.Unlock()
+
+	resp, err := turn.respond(ctx, req)
+	if err == nil && resp == nil {
+		err = fmt.Errorf("scripted: turn %s returned neither a response nor an error", turn)
+	}
+	if err != nil {
+		resp = nil
+	} else {
+		if resp.Message.Role == "" {
+			resp.Message.Role = model.RoleAssistant
+		}
+		if resp.Model == "" {
+			resp.Model = req.Model
+		}
+		if resp.Model == "" {
+			resp.Model = "scripted"
+		}
+		if turn.usage != nil {
+			resp.Usage = *turn.usage
+		}
+	}
+	m.mu.Lock()
+	m.calls.add(Call{Request: &rec, Response: resp.Clone(), Err: err, Route: q.name()})
+	m.mu.Unlock()
+	return resp, err
+}
+
+func (m *Model) pick(req *model.Request) *queue {
+	for _, q := range m.routes {
+		if q.ready() && q.match.Match(req) {
+			return q
+		}
+	}
+	if m.inline.ready() {
+		return m.inline
+	}
+	return nil
+}
+
+// Calls returns the calls made so far, in the order they completed.
+func (m *Model) Calls() []Call {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls.all()
+}
+
+// Verify returns an error naming every route with turns left unused
+// (repeated turns do not count), or nil when the script was played out.
+// Call it at the end of a test, like gomock's Finish.
+func (m *Model) Verify() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var left []string
+	for _, q := range slices.Concat(m.routes, []*queue{m.inline}) {
+		var unused []string
+		for _, t := range q.turns[q.next:] {
+			if !t.repeat {
+				unused = append(unused, t.String())
+			}
+		}
+		if len(unused) > 0 {
+			left = append(left, fmt.Sprintf("%s: %s", q.name(), strings.Join(unused, ", ")))
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	return fmt.Errorf("scripted: %s never used: %s", plural(len(left), "script queue"), strings.Join(left, "; "))
+}
+
+// ErrUnexpectedRequest is matched (errors.Is) by every
+// *UnexpectedRequestError.
+var ErrUnexpectedRequest = errors.New("scripted: unexpected request")
+
+// UnexpectedRequestError reports a request the script had no turn for.
+type UnexpectedRequestError struct {
+	// Call is the 1-based number of the call.
+	Call int
+	// Request summarizes the request.
+	Request string
+	// Expected describes each queue of the script and its state.
+	Expected []string
+}
+
+// Error says what the script expected and what came.
+func (e *UnexpectedRequestError) Error() string {
+	return fmt.Sprintf("scripted: unexpected request (call %d): no scripted turn is left for it\n  request: %s\n  script:\n    %s",
+		e.Call, e.Request, strings.Join(e.Expected, "\n    "))
+}
+
+// Is reports whether target is ErrUnexpectedRequest.
+func (e *UnexpectedRequestError) Is(target error) bool { return target == ErrUnexpectedRequest }
+
+func (m *Model) unexpected(req *model.Request) error {
+	var expected []string
+	for _, q := range m.routes {
+		state := "does not match"
+		if q.match.Match(req) {
+			state = "matches, but all its " + plural(len(q.turns), "turn") + " were used"
+		}
+		expected = append(expected, q.name()+": "+state)
+	}
+	if len(m.inline.turns) == 0 {
+		expected = append(expected, "in order: no turns")
+	} else {
+		expected = append(expected, "in order: all "+plural(len(m.inline.turns), "turn")+" were used")
+	}
+	return &UnexpectedRequestError{Call: m.seq, Request: summarize(req), Expected: expected}
+}
