@@ -1,0 +1,90 @@
+package prompt
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// Descriptor identifies the contract of a prompt's parts by hash: a
+// SHA-256 of each section's template source and of each tool's contract
+// (name, description, parameter and result schemas). Overrides are keyed by
+// these hashes, so an override written for one version of a section or
+// tool is not applied to a changed one.
+type Descriptor struct {
+	// NS and Key identify the prompt.
+	NS, Key string
+	// Sections lists every section, depth first, enabled or not.
+	Sections []SectionHash
+	// Tools lists every tool, in section order.
+	Tools []ToolHash
+}
+
+// SectionHash is the hash of one section's template.
+type SectionHash struct {
+	// Path is the section's path of keys, such as "tools/files".
+	Path string `json:"path"`
+	// Hash is the hex SHA-256 of the dedented template source.
+	Hash string `json:"hash"`
+}
+
+// ToolHash is the hash of one tool's contract.
+type ToolHash struct {
+	// Name is the tool's name.
+	Name string `json:"name"`
+	// Hash is the hex SHA-256 of its name, description and schemas.
+	Hash string `json:"hash"`
+}
+
+// SectionHash returns the hash of the section at path.
+func (d Descriptor) SectionHash(path string) (string, bool) {
+	for _, s := range d.Sections {
+		if s.Path == path {
+			return s.Hash, true
+		}
+	}
+	return "", false
+}
+
+// ToolHash returns the contract hash of the tool named name.
+func (d Descriptor) ToolHash(name string) (string, bool) {
+	for _, t := range d.Tools {
+		if t.Name == name {
+			return t.Hash, true
+		}
+	}
+	return "", false
+}
+
+func (d Descriptor) clone() Descriptor {
+	d.Sections = slices.Clone(d.Sections)
+	d.Tools = slices.Clone(d.Tools)
+	return d
+}
+
+func (w *treeWalk) descriptor(ns, key string) Descriptor {
+	d := Descriptor{NS: ns, Key: key, Sections: w.hashes}
+	for _, t := range w.toolList {
+		d.Tools = append(d.Tools, ToolHash{Name: t.Name(), Hash: toolHash(t)})
+	}
+	return d
+}
+
+// hashText is the hex SHA-256 of s.
+func hashText(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// toolHash hashes a tool's contract: its name, description and schemas,
+// each followed by a NUL byte.
+func toolHash(t tools.Tool) string {
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(t.Name()), []byte(t.Description()), t.ParamsSchema(), t.ResultSchema()} {
+		h.Write(part)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
