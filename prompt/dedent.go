@@ -31,20 +31,24 @@ func dedent(s string) string {
 
 // trimBlankLines removes white-space-only lines at the start of s and all
 // white space at its end, keeping the indentation of the first line.
-func trimBlankLines(s string) string {
-	s = strings.TrimRight(s, " \t\r\n")
-	for {
-		line, rest, ok := strings.Cut(s, "\n")
-		if !ok || strings.TrimSpace(line) != "" {
+func trimBlankLines[S ~string | ~[]byte](s S) S {
+	end := len(s)
+	for end > 0 && isSpace(s[end-1]) {
+		end--
+	}
+	s = s[:end]
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			start = i + 1
+		} else if !isSpace(s[i]) {
 			break
 		}
-		s = rest
 	}
-	if strings.TrimSpace(s) == "" {
-		return ""
-	}
-	return s
+	return s[start:]
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 func commonPrefix(a, b string) string {
 	n := min(len(a), len(b))

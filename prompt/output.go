@@ -20,7 +20,7 @@ type OutputSpec struct {
 	array      bool
 	allowExtra bool
 	schema     json.RawMessage // indented, as shown to the model
-	text       string          // the body of the Response Format section
+	text       []byte          // the body of the Response Format section
 }
 
 // Type returns the output's Go type, O in WithOutput[O].
@@ -95,7 +95,7 @@ func newOutputSpec(t reflect.Type, opts []OutputOption) (*OutputSpec, error) {
 	if o.schema, err = json.MarshalIndent(s, "", "  "); err != nil {
 		return nil, fmt.Errorf("prompt: WithOutput[%s]: %w", t, err)
 	}
-	o.text = o.instructions()
+	o.text = []byte(o.instructions())
 	return o, nil
 }
 

@@ -25,7 +25,7 @@ type Prompt struct {
 	descriptor Descriptor
 	tree       []*node      // the sections with their paths, as rendering walks them
 	tools      []tools.Tool // every section's tools, depth first
-	compiled   sync.Map // override template cache: overrideKey -> *template.Template or error
+	compiled   sync.Map     // override template cache: overrideKey -> *template.Template or error
 }
 
 // node is a section at its place in a prompt's tree.

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
@@ -95,7 +96,7 @@ func (p *Prompt) match(params []any) ([]typedValue, error) {
 				return nil, &ValidationError{Reason: fmt.Sprintf("two params values of type %s; pass one value per type", t)}
 			}
 		}
-		values = append(values, typedValue{t, v})
+		values = append(values, typedValue{t: t, v: v})
 	}
 	return values, nil
 }
@@ -110,8 +111,9 @@ func (p *Prompt) takes(t reflect.Type) bool {
 }
 
 type typedValue struct {
-	t reflect.Type
-	v any
+	t     reflect.Type
+	v     any
+	valid bool // validated in this render
 }
 
 // renderer is the state of one render.
@@ -120,7 +122,7 @@ type renderer struct {
 	values  []typedValue
 	overlay *overlay
 	text    strings.Builder
-	body    strings.Builder
+	body    bytes.Buffer
 	tools   []tools.Tool
 	count   int // top-level sections rendered
 }
@@ -139,7 +141,7 @@ func (r *renderer) walk(nodes []*node, depth int, prefix string) error {
 		if !on {
 			continue
 		}
-		if err := validate(n.path, v); err != nil {
+		if err := r.validate(n.path, s, v); err != nil {
 			return err
 		}
 		num++
@@ -172,6 +174,29 @@ func (r *renderer) value(s *Section) any {
 			return tv.v
 		}
 	}
+	return s.fallback()
+}
+
+// validate validates v, the params of section s at path. A value given to
+// Render is validated once, however many sections take it.
+func (r *renderer) validate(path string, s *Section, v any) error {
+	for i := range r.values {
+		if tv := &r.values[i]; tv.t == s.params {
+			if tv.valid {
+				return nil
+			}
+			if err := validate(path, v); err != nil {
+				return err
+			}
+			tv.valid = true
+			return nil
+		}
+	}
+	return validate(path, v)
+}
+
+// fallback is the params value of s when Render is given none of its type.
+func (s *Section) fallback() any {
 	if s.defaults != nil {
 		return s.defaults
 	}
@@ -218,26 +243,27 @@ func validate(path string, v any) error {
 	return errors.Join(out...)
 }
 
-// renderBody executes the section's template (or its override) with v.
-func (r *renderer) renderBody(n *node, v any) (string, error) {
+// renderBody executes the section's template (or its override) with v. The
+// result is valid until the next call.
+func (r *renderer) renderBody(n *node, v any) ([]byte, error) {
 	r.body.Reset()
 	if tmpl := r.overlay.body(n.path); tmpl != nil {
 		err := execute(tmpl, &r.body, v)
 		if err == nil {
-			return trimBlankLines(r.body.String()), nil
+			return trimBlankLines(r.body.Bytes()), nil
 		}
 		r.overlay.fallBack(n.path, err)
 		r.body.Reset()
 	}
 	if err := execute(n.sec.tmpl, &r.body, v); err != nil {
-		return "", &RenderError{Section: n.path, Err: err}
+		return nil, &RenderError{Section: n.path, Err: err}
 	}
-	return trimBlankLines(r.body.String()), nil
+	return trimBlankLines(r.body.Bytes()), nil
 }
 
 // section writes one section: its heading at level (1 for top level),
 // a blank line, and its body; sections are separated by a blank line.
-func (r *renderer) section(level int, number, title, body string) {
+func (r *renderer) section(level int, number, title string, body []byte) {
 	if r.text.Len() > 0 {
 		r.text.WriteString("\n\n")
 	}
@@ -245,9 +271,9 @@ func (r *renderer) section(level int, number, title, body string) {
 	r.text.WriteString(number)
 	r.text.WriteString(". ")
 	r.text.WriteString(title)
-	if body != "" {
+	if len(body) > 0 {
 		r.text.WriteString("\n\n")
-		r.text.WriteString(body)
+		r.text.Write(body)
 	}
 }
 
