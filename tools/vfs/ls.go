@@ -1,0 +1,59 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// ListParams are the arguments of ls.
+type ListParams struct {
+	Path string `json:"path,omitempty" jsonschema:"the directory to list; empty or / for the root"`
+}
+
+// ListResult is what ls returns.
+type ListResult struct {
+	// Path is the canonical path of the directory listed ("" for the
+	// root).
+	Path string `json:"path"`
+	// Entries are the directory's files and subdirectories in path order.
+	Entries []Entry `json:"entries"`
+}
+
+func newLs() (tools.Tool, error) {
+	return tools.New("ls",
+		"List the files and subdirectories directly inside a directory of the virtual filesystem, sorted by path, with sizes, versions and update times.",
+		ls,
+		tools.ConcurrentSafe(),
+		tools.WithInstall(InstallKey, register),
+	)
+}
+
+func ls(_ context.Context, inv *tools.Invocation, p ListParams) (tools.Result[ListResult], error) {
+	t, err := filesOf(inv)
+	if err != nil {
+		return tools.Result[ListResult]{}, err
+	}
+	dir, err := normalizeDir(p.Path)
+	if err != nil {
+		return tools.Failed[ListResult](err.Error()), nil
+	}
+	if _, ok := t.get(dir); ok {
+		return tools.Failed[ListResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotDirectory, Hint: "it is a file; read it with read_file"}).Error()), nil
+	}
+	entries := t.List(dir)
+	name := dir
+	if name == "" {
+		name = "/"
+	}
+	return tools.OK(fmt.Sprintf("%s: %d %s", name, len(entries), plural(len(entries), "entry", "entries")), ListResult{Path: dir, Entries: entries}), nil
+}
+
+// plural returns one or many according to n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,111 @@
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Limits on paths and contents. Paths are counted in bytes (they are ASCII);
+// contents in characters (Unicode code points).
+const (
+	// MaxPathSegments is the most segments a path may have.
+	MaxPathSegments = 16
+	// MaxSegmentLength is the longest a path segment may be.
+	MaxSegmentLength = 80
+	// MaxContentChars is the most characters one write may store, and the
+	// most a file may hold.
+	MaxContentChars = 48_000
+)
+
+// ErrInvalidPath is matched (with errors.Is) by every *PathError.
+var ErrInvalidPath = errors.New("vfs: invalid path")
+
+// PathError says why a path was rejected. Its message is written for the
+// model: it names the path, what is wrong and what to give instead.
+type PathError struct {
+	// Path is the path as given.
+	Path string
+	// Reason says what is wrong with it.
+	Reason string
+}
+
+// Error returns `invalid path "PATH": REASON`.
+func (e *PathError) Error() string {
+	return fmt.Sprintf("invalid path %q: %s", e.Path, e.Reason)
+}
+
+// Is reports whether target is ErrInvalidPath.
+func (e *PathError) Is(target error) bool { return target == ErrInvalidPath }
+
+// NormalizePath returns the canonical form of a VFS path, or a *PathError
+// saying why p is not acceptable.
+//
+// A leading "/" is allowed and stripped, and repeated and trailing slashes
+// are collapsed, so "/docs//notes.md/" is "docs/notes.md". Rejected are: an
+// empty path (or only slashes: the root itself is not a file path), "."
+// segments, ".." anywhere (not only as a segment, so no accepted path
+// contains it), more than MaxPathSegments segments, a segment longer than
+// MaxSegmentLength, NUL and other control characters, and non-ASCII text.
+// A canonical path never starts or ends with "/", never contains "//", a
+// "." segment or "..", and normalizing it again returns it unchanged.
+func NormalizePath(p string) (string, error) {
+	if p == "" {
+		return "", &PathError{Path: p, Reason: "the path is empty; give a path from the root such as docs/notes.md"}
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == 0:
+			return "", &PathError{Path: p, Reason: "it contains a NUL byte; paths are plain ASCII text"}
+		case c >= 0x80:
+			return "", &PathError{Path: p, Reason: "it contains non-ASCII characters; use ASCII letters, digits and punctuation only"}
+		case c < 0x20 || c == 0x7f:
+			return "", &PathError{Path: p, Reason: fmt.Sprintf("it contains the control character %#02x; paths are printable ASCII", c)}
+		}
+	}
+	if strings.Contains(p, "..") {
+		return "", &PathError{Path: p, Reason: `".." is not allowed anywhere in a path; give the path from the root such as docs/notes.md`}
+	}
+	var b strings.Builder
+	segments := 0
+	for seg := range strings.SplitSeq(p, "/") {
+		switch {
+		case seg == "":
+			continue
+		case seg == ".":
+			return "", &PathError{Path: p, Reason: `"." segments are not allowed; give the path from the root such as docs/notes.md`}
+		case len(seg) > MaxSegmentLength:
+			return "", &PathError{Path: p, Reason: fmt.Sprintf("the segment %.20q… is %d characters long; segments may have at most %d", seg, len(seg), MaxSegmentLength)}
+		}
+		segments++
+		if segments > MaxPathSegments {
+			return "", &PathError{Path: p, Reason: fmt.Sprintf("it has more than %d segments; use a shallower path", MaxPathSegments)}
+		}
+		if b.Len() > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(seg)
+	}
+	if segments == 0 {
+		return "", &PathError{Path: p, Reason: "it names the root, not a file; give a path such as docs/notes.md"}
+	}
+	if b.Len() == len(p) {
+		return p, nil // already canonical: no allocation kept
+	}
+	return b.String(), nil
+}
+
+// normalizeDir is NormalizePath for a directory argument: "" and "/" (or
+// only slashes) name the root, returned as "".
+func normalizeDir(p string) (string, error) {
+	if strings.Trim(p, "/") == "" {
+		return "", nil
+	}
+	return NormalizePath(p)
+}
+
+// isCanonical reports whether p is a canonical path.
+func isCanonical(p string) bool {
+	n, err := NormalizePath(p)
+	return err == nil && n == p
+}

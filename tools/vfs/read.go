@@ -1,0 +1,127 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// MaxReadLines is the most lines read_file returns at once (its default
+// limit).
+const MaxReadLines = 2000
+
+// ReadParams are the arguments of read_file.
+type ReadParams struct {
+	FilePath string `json:"file_path" jsonschema:"the file to read, such as docs/notes.md"`
+	Offset   int    `json:"offset,omitempty" validate:"min=0" jsonschema:"how many lines to skip from the start"`
+	Limit    int    `json:"limit,omitempty" validate:"min=1,max=2000" jsonschema:"the most lines to return"`
+}
+
+// ReadResult is what read_file returns.
+type ReadResult struct {
+	// Path is the file's canonical path.
+	Path string `json:"path"`
+	// Content holds the lines read, each as "%4d | text" with its 1-based
+	// line number, joined by newlines.
+	Content string `json:"content"`
+	// Offset and Limit are the ones the call used.
+	Offset int `json:"offset"`
+	Limit  int `json:"limit"`
+	// TotalLines is the number of lines in the file (a final newline does
+	// not start another).
+	TotalLines int `json:"total_lines"`
+}
+
+func newReadFile() (tools.Tool, error) {
+	return tools.New("read_file",
+		"Read a file of the virtual filesystem. Lines come numbered as '   1 | text'; use offset and limit to page through long files.",
+		readFile,
+		tools.WithDefaults(ReadParams{Limit: MaxReadLines}),
+		tools.ConcurrentSafe(),
+		tools.WithInstall(InstallKey, register),
+	)
+}
+
+func readFile(_ context.Context, inv *tools.Invocation, p ReadParams) (tools.Result[ReadResult], error) {
+	t, err := filesOf(inv)
+	if err != nil {
+		return tools.Result[ReadResult]{}, err
+	}
+	name, err := NormalizePath(p.FilePath)
+	if err != nil {
+		return tools.Failed[ReadResult](err.Error()), nil
+	}
+	f, ok := t.get(name)
+	if !ok {
+		e := &OpError{Op: "read", Path: name, Err: ErrNotFound, Hint: "list the directory with ls or search with glob"}
+		if t.IsDir(name) {
+			e = &OpError{Op: "read", Path: name, Err: ErrIsDirectory, Hint: "list it with ls"}
+		}
+		return tools.Failed[ReadResult](e.Error()), nil
+	}
+	total := countLines(f.Content)
+	if p.Offset > 0 && p.Offset >= total {
+		return tools.Failed[ReadResult](fmt.Sprintf("read %s: offset %d is past the end of the file, which has %d %s; use an offset below %d",
+			name, p.Offset, total, plural(total, "line", "lines"), max(total, 1))), nil
+	}
+	var b strings.Builder
+	n := 0
+	for i, line := range lines(f.Content) {
+		if i < p.Offset {
+			continue
+		}
+		if n == p.Limit {
+			break
+		}
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		writeNumbered(&b, i+1, line)
+		n++
+	}
+	msg := fmt.Sprintf("%s: lines %d-%d of %d", name, p.Offset+1, p.Offset+n, total)
+	if n == 0 {
+		msg = name + ": the file is empty"
+	}
+	return tools.OK(msg, ReadResult{Path: name, Content: b.String(), Offset: p.Offset, Limit: p.Limit, TotalLines: total}), nil
+}
+
+// writeNumbered writes "%4d | line" without fmt.
+func writeNumbered(b *strings.Builder, n int, line string) {
+	var buf [20]byte
+	num := strconv.AppendInt(buf[:0], int64(n), 10)
+	for range 4 - len(num) {
+		b.WriteByte(' ')
+	}
+	b.Write(num)
+	b.WriteString(" | ")
+	b.WriteString(line)
+}
+
+// countLines counts the lines of s: its newlines, plus one when the last
+// line has no newline.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && s[len(s)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// lines yields the lines of s with their 0-based index, without their
+// newlines; a final newline does not start another line.
+func lines(s string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for i := 0; s != ""; i++ {
+			line, rest, _ := strings.Cut(s, "\n")
+			if !yield(i, line) {
+				return
+			}
+			s = rest
+		}
+	}
+}

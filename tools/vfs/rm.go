@@ -1,0 +1,47 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// RemoveParams are the arguments of rm.
+type RemoveParams struct {
+	Path string `json:"path" jsonschema:"the file, or the directory with everything below it, to remove"`
+}
+
+// RemoveResult is what rm returns.
+type RemoveResult struct {
+	// Path is the canonical path removed.
+	Path string `json:"path"`
+	// FilesRemoved is how many files went: 1 for a file, all of those
+	// below a directory.
+	FilesRemoved int `json:"files_removed"`
+}
+
+func newRm() (tools.Tool, error) {
+	return tools.New("rm",
+		"Remove a file, or a directory with every file below it, from the virtual filesystem.",
+		rm,
+		tools.WithInstall(InstallKey, register),
+	)
+}
+
+func rm(_ context.Context, inv *tools.Invocation, p RemoveParams) (tools.Result[RemoveResult], error) {
+	t, err := writableFiles(inv)
+	if err != nil {
+		return tools.Result[RemoveResult]{}, err
+	}
+	name, err := NormalizePath(p.Path)
+	if err != nil {
+		return tools.Failed[RemoveResult](err.Error()), nil
+	}
+	ev := FileDeleted{Path: name}
+	_, n, err := t.deleted(ev)
+	if err != nil {
+		return tools.Failed[RemoveResult](err.Error()), nil
+	}
+	return tools.OK(fmt.Sprintf("removed %s (%d %s)", name, n, plural(n, "file", "files")), RemoveResult{Path: name, FilesRemoved: n}).WithEvents(ev), nil
+}

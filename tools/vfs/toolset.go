@@ -1,0 +1,95 @@
+package vfs
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// Options configure the VFS tools (Tools) and section (Section). The zero
+// value gives an empty filesystem.
+type Options struct {
+	// Mounts are host directories (or files) copied, read-only, into the
+	// VFS of every session the tools are installed on that has no files
+	// yet. They are read once, when Tools or Section is called.
+	Mounts []Mount
+	// AllowedRoots are the host directories mounts may read from. Every
+	// mount's host path must resolve, symlinks evaluated, inside one of
+	// them; nothing outside them is ever read. Required when there are
+	// mounts.
+	AllowedRoots []string
+}
+
+// Tools returns the seven VFS tools — ls, read_file, write_file,
+// edit_file, glob, grep, rm — in that order. They keep no state: each call
+// reads the files of its invocation's session and returns FileWritten or
+// FileDeleted events for the session's reducers to apply. Each tool's
+// Install registers those reducers on a session (once, under InstallKey)
+// and, when opts has mounts and the session no files yet, seeds it with
+// the mounted files. Mounts are loaded here; a mount that cannot be loaded
+// is an error.
+func Tools(opts Options) (tools.Toolset, error) {
+	mounted, err := LoadMounts(opts.AllowedRoots, opts.Mounts...)
+	if err != nil {
+		return tools.Toolset{}, err
+	}
+	var list []tools.Tool
+	var errs []error
+	for _, build := range []func() (tools.Tool, error){newLs, newReadFile, newWriteFile, newEditFile, newGlob, newGrep, newRm} {
+		t, err := build()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if mounted.Len() > 0 {
+			t = &seeding{Tool: t, files: mounted}
+		}
+		list = append(list, t)
+	}
+	if len(errs) > 0 {
+		return tools.Toolset{}, errors.Join(errs...)
+	}
+	return tools.NewToolset(list...)
+}
+
+// seeding is a VFS tool whose Install also seeds a session that has no
+// files with the mounted ones.
+type seeding struct {
+	tools.Tool
+	files Table
+}
+
+// Install registers the VFS reducers on s and seeds it with the mounted
+// files when it has no VFS state yet.
+func (t *seeding) Install(s *session.Session) error {
+	if s == nil {
+		return fmt.Errorf("vfs: installing tool %q: nil session", t.Name())
+	}
+	return seed(s, t.files)
+}
+
+// errNoSession is the error of a call made without a session.
+var errNoSession = errors.New("the call has no session; the VFS tools read and change the files of the session in their invocation")
+
+// filesOf returns the files of the call's session.
+func filesOf(inv *tools.Invocation) (Table, error) {
+	if inv == nil || inv.Session == nil {
+		return Table{}, errNoSession
+	}
+	return Files(inv.Session), nil
+}
+
+// writableFiles is filesOf for tools that return events: the session must
+// have the VFS reducers, or the events would not be applied.
+func writableFiles(inv *tools.Invocation) (Table, error) {
+	t, err := filesOf(inv)
+	if err != nil {
+		return t, err
+	}
+	if !inv.Session.Installed(InstallKey) {
+		return t, fmt.Errorf("the VFS tools are not installed on session %s; install the toolset on the session (tools.Toolset.Install) before calling them", inv.Session.ID())
+	}
+	return t, nil
+}

@@ -1,0 +1,109 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// WriteParams are the arguments of write_file.
+type WriteParams struct {
+	FilePath string `json:"file_path" jsonschema:"the file to create, such as docs/notes.md"`
+	Content  string `json:"content" jsonschema:"the whole text of the file, at most 48000 characters"`
+}
+
+// WriteResult is what write_file and edit_file return.
+type WriteResult struct {
+	// Path is the file's canonical path.
+	Path string `json:"path"`
+	// Version is the file's version after the write.
+	Version int `json:"version"`
+	// SizeBytes is the size of the new content.
+	SizeBytes int `json:"size_bytes"`
+	// Replacements is how many occurrences edit_file replaced (0 for
+	// write_file, and then left out).
+	Replacements int `json:"replacements,omitempty"`
+}
+
+// EditParams are the arguments of edit_file.
+type EditParams struct {
+	FilePath   string `json:"file_path" jsonschema:"the file to edit"`
+	OldString  string `json:"old_string" validate:"required" jsonschema:"the exact text to replace; it must occur once unless replace_all is set"`
+	NewString  string `json:"new_string" jsonschema:"the text to put in its place"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of exactly one"`
+}
+
+func newWriteFile() (tools.Tool, error) {
+	return tools.New("write_file",
+		"Create a new file in the virtual filesystem with the given content (UTF-8 text, at most 48000 characters). It fails when the file exists: change existing files with edit_file.",
+		writeFile,
+		tools.WithInstall(InstallKey, register),
+	)
+}
+
+func newEditFile() (tools.Tool, error) {
+	return tools.New("edit_file",
+		"Replace text in an existing file of the virtual filesystem: old_string must occur exactly once, or set replace_all to replace every occurrence. Each edit raises the file's version by one.",
+		editFile,
+		tools.WithInstall(InstallKey, register),
+	)
+}
+
+func writeFile(_ context.Context, inv *tools.Invocation, p WriteParams) (tools.Result[WriteResult], error) {
+	t, err := writableFiles(inv)
+	if err != nil {
+		return tools.Result[WriteResult]{}, err
+	}
+	name, err := NormalizePath(p.FilePath)
+	if err != nil {
+		return tools.Failed[WriteResult](err.Error()), nil
+	}
+	if _, ok := t.get(name); ok {
+		return tools.Failed[WriteResult]((&OpError{Op: "write", Path: name, Err: ErrExists, Hint: "use edit_file to change it, or rm it first to start over"}).Error()), nil
+	}
+	ev := FileWritten{Path: name, Content: p.Content, Version: 1}
+	if _, err := t.written(ev, time.Time{}); err != nil {
+		return tools.Failed[WriteResult](err.Error()), nil
+	}
+	res := WriteResult{Path: name, Version: 1, SizeBytes: len(p.Content)}
+	return tools.OK(fmt.Sprintf("created %s (%d bytes, version 1)", name, len(p.Content)), res).WithEvents(ev), nil
+}
+
+func editFile(_ context.Context, inv *tools.Invocation, p EditParams) (tools.Result[WriteResult], error) {
+	t, err := writableFiles(inv)
+	if err != nil {
+		return tools.Result[WriteResult]{}, err
+	}
+	name, err := NormalizePath(p.FilePath)
+	if err != nil {
+		return tools.Failed[WriteResult](err.Error()), nil
+	}
+	f, ok := t.get(name)
+	if !ok {
+		e := &OpError{Op: "edit", Path: name, Err: ErrNotFound, Hint: "create it with write_file"}
+		if t.IsDir(name) {
+			e = &OpError{Op: "edit", Path: name, Err: ErrIsDirectory, Hint: "edit a file inside it"}
+		}
+		return tools.Failed[WriteResult](e.Error()), nil
+	}
+	n := strings.Count(f.Content, p.OldString)
+	switch {
+	case n == 0:
+		return tools.Failed[WriteResult](fmt.Sprintf("edit %s: old_string was not found (0 matches); read the file and copy the text exactly, whitespace included", name)), nil
+	case n > 1 && !p.ReplaceAll:
+		return tools.Failed[WriteResult](fmt.Sprintf("edit %s: old_string occurs %d times; include more of the surrounding text so that it matches once, or set replace_all to replace all %d", name, n, n)), nil
+	}
+	content := strings.Replace(f.Content, p.OldString, p.NewString, 1)
+	if p.ReplaceAll {
+		content = strings.ReplaceAll(f.Content, p.OldString, p.NewString)
+	}
+	ev := FileWritten{Path: name, Content: content, Version: f.Version + 1}
+	if err := checkContent("edit", name, content); err != nil {
+		return tools.Failed[WriteResult](err.Error()), nil
+	}
+	res := WriteResult{Path: name, Version: ev.Version, SizeBytes: len(content), Replacements: n}
+	return tools.OK(fmt.Sprintf("edited %s: %d %s, now version %d", name, n, plural(n, "replacement", "replacements"), ev.Version), res).WithEvents(ev), nil
+}
