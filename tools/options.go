@@ -32,8 +32,10 @@ func (f optionFunc) apply(c *config) { f(c) }
 // WithDefaults sets the parameter values a call starts from: each call
 // decodes the model's arguments over a deep copy of defaults, so fields the
 // model leaves out keep their default. Defaults appear as "default" in the
-// parameters' schema, and a field with a default is not required there.
-// P must be the tool's parameter type.
+// parameters' schema. P must be the tool's parameter type.
+//
+// The schema's "required" list is the fields without omitempty, defaults
+// or not; tag a defaulted field omitempty to show the model it is optional.
 func WithDefaults[P any](defaults P) Option {
 	return optionFunc(func(c *config) { c.defaults = defaults })
 }

@@ -130,7 +130,7 @@ func TestTypesWithoutSchemaAreConstructionErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), `tools: tool "f": result schema: `)
 }
 
-func TestAFieldWithADefaultIsNotRequired(t *testing.T) {
+func TestDefaultsDoNotChangeRequired(t *testing.T) {
 	type readParams struct {
 		Path   string `json:"path" validate:"required"`
 		Offset int    `json:"offset"`
@@ -150,7 +150,7 @@ func TestAFieldWithADefaultIsNotRequired(t *testing.T) {
 	    "offset": {"type": "integer"},
 	    "count": {"type": "integer", "default": 2000}
 	  },
-	  "required": ["path", "offset"],
+	  "required": ["path", "offset", "count"],
 	  "additionalProperties": false
 	}`, string(tool.ParamsSchema()))
 }

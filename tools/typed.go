@@ -10,8 +10,6 @@ import (
 	"runtime/debug"
 	"slices"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 )
@@ -136,9 +134,6 @@ func (t *typed[P, R]) buildSchemas(withDefaults bool) error {
 	if err != nil {
 		return fmt.Errorf("tools: tool %q: parameter schema: %w", t.name, err)
 	}
-	if withDefaults {
-		unrequireDefaults(ps)
-	}
 	if t.paramsSchema, err = json.Marshal(ps); err != nil {
 		return fmt.Errorf("tools: tool %q: parameter schema: %w", t.name, err)
 	}
@@ -150,22 +145,6 @@ func (t *typed[P, R]) buildSchemas(withDefaults bool) error {
 		return fmt.Errorf("tools: tool %q: result schema: %w", t.name, err)
 	}
 	return nil
-}
-
-// unrequireDefaults removes from the required properties of s, and of the
-// objects nested in it, those that have a default: the model may leave them
-// out and the default applies.
-func unrequireDefaults(s *jsonschema.Schema) {
-	if s == nil {
-		return
-	}
-	s.Required = slices.DeleteFunc(s.Required, func(name string) bool {
-		p := s.Properties[name]
-		return p != nil && p.Default != nil
-	})
-	for _, p := range s.Properties {
-		unrequireDefaults(p)
-	}
 }
 
 // buildExamples checks the examples against the tool's types and encodes
