@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"testing"
 
 	"github.com/offshoot-dev/offshoot/tools"
@@ -17,7 +18,7 @@ func BenchmarkCallDecodeValidate(b *testing.B) {
 		return tools.Result[lsResult]{Message: "ok", Success: true}, nil
 	})
 	args := json.RawMessage(`{"path":"src/main","limit":20}`)
-	inv := &tools.Invocation{Logger: nil}
+	inv := &tools.Invocation{CallID: "call_1", Logger: slog.New(slog.DiscardHandler)} // as the runner passes it
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

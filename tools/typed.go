@@ -109,6 +109,8 @@ func (t *installingTyped[P, R]) Install(s *session.Session) error {
 	return s.Install(t.key, t.install)
 }
 
+// The Tool methods of a typed tool; see Tool.
+
 func (t *typed[P, R]) Name() string                  { return t.name }
 func (t *typed[P, R]) Description() string           { return t.description }
 func (t *typed[P, R]) ParamsSchema() json.RawMessage { return bytes.Clone(t.paramsSchema) }
