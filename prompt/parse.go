@@ -27,37 +27,47 @@ func ParseOutput[O any](text string, r *Rendered) (O, error) {
 	if r == nil || r.Output == nil {
 		return zero, &OutputError{Reason: fmt.Sprintf("the prompt declares no structured output; declare it with prompt.WithOutput[%s]()", t)}
 	}
-	spec := r.Output
-	if spec.typ != t {
-		return zero, &OutputError{Reason: fmt.Sprintf("the prompt's output type is %s; call ParseOutput[%s]", spec.typ, spec.typ)}
+	if r.Output.typ != t {
+		return zero, &OutputError{Reason: fmt.Sprintf("the prompt's output type is %s; call ParseOutput[%s]", r.Output.typ, r.Output.typ)}
 	}
+	v, err := r.Output.Parse(text)
+	if err != nil {
+		return zero, err
+	}
+	return v.(O), nil
+}
+
+// Parse is ParseOutput for callers that know the output type only at run
+// time, such as the runner: it returns a value of o.Type() (not a pointer),
+// or an *OutputError.
+func (o *OutputSpec) Parse(text string) (any, error) {
 	expected := "a JSON object"
-	if spec.array {
+	if o.array {
 		expected = "a JSON array"
 	}
 	raw, err := serde.ExtractJSON(text)
 	if err != nil {
-		return zero, &OutputError{Reason: "expected " + expected + "; " + strings.TrimPrefix(err.Error(), "serde: "), Err: err}
+		return nil, &OutputError{Reason: "expected " + expected + "; " + strings.TrimPrefix(err.Error(), "serde: "), Err: err}
 	}
 	raw = bytes.TrimSpace(raw)
 	if bytes.Equal(raw, []byte("null")) {
-		return zero, &OutputError{Reason: "expected " + expected + ", got null"}
+		return nil, &OutputError{Reason: "expected " + expected + ", got null"}
 	}
 	prefix := ""
-	if spec.array && len(raw) > 0 && raw[0] == '{' {
-		if raw, err = unwrapItems(raw, spec.allowExtra); err != nil {
-			return zero, err
+	if o.array && len(raw) > 0 && raw[0] == '{' {
+		if raw, err = unwrapItems(raw, o.allowExtra); err != nil {
+			return nil, err
 		}
 		prefix = "items"
 	}
-	var out O
-	if spec.allowExtra {
-		err = decodeLenient(raw, &out)
+	var out any
+	if o.allowExtra {
+		out, err = decodeLenient(raw, o.typ)
 	} else {
-		out, err = serde.Decode[O](raw)
+		out, err = serde.DecodeValue(raw, o.typ)
 	}
 	if err != nil {
-		return zero, outputError(err, prefix)
+		return nil, outputError(err, prefix)
 	}
 	return out, nil
 }
@@ -85,16 +95,21 @@ func unwrapItems(raw json.RawMessage, allowExtra bool) (json.RawMessage, error) 
 	return items, nil
 }
 
-// decodeLenient decodes raw into out ignoring unknown keys, then validates.
-func decodeLenient[O any](raw json.RawMessage, out *O) error {
-	if err := json.Unmarshal(raw, out); err != nil {
+// decodeLenient decodes raw into a new value of t ignoring unknown keys,
+// then validates it.
+func decodeLenient(raw json.RawMessage, t reflect.Type) (any, error) {
+	ptr := reflect.New(t)
+	if err := json.Unmarshal(raw, ptr.Interface()); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return &serde.ValidationError{Path: te.Field, Reason: mismatch(te)}
+			return nil, &serde.ValidationError{Path: te.Field, Reason: mismatch(te)}
 		}
-		return err
+		return nil, err
 	}
-	return serde.Validate(out)
+	if err := serde.Validate(ptr.Interface()); err != nil {
+		return nil, err
+	}
+	return ptr.Elem().Interface(), nil
 }
 
 // outputError turns a decoding error into an *OutputError, with prefix in

@@ -180,3 +180,22 @@ func (p *Prompt) typeList() string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// Extend returns a new prompt with the same namespace, key, output and
+// overrides as p and its sections followed by sections — for a caller that
+// adds framing to a prompt it did not write, such as the subagent engine
+// telling a child what it is. p is unchanged. The same construction checks
+// as New apply: a section key or tool name that clashes is an error.
+func (p *Prompt) Extend(sections ...*Section) (*Prompt, error) {
+	parts := make([]Part, 0, len(p.sections)+len(sections)+1)
+	for _, s := range p.sections {
+		parts = append(parts, s)
+	}
+	for _, s := range sections {
+		parts = append(parts, s)
+	}
+	parts = append(parts, partFunc(func(b *builder) {
+		b.output, b.overrides, b.tag = p.output, p.overrides, p.tag
+	}))
+	return New(p.ns, p.key, parts...)
+}

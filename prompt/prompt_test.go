@@ -2,6 +2,7 @@ package prompt_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,4 +74,26 @@ func TestPromptAccessors(t *testing.T) {
 	d := p.Descriptor()
 	require.Len(t, d.Sections, 4)
 	assert.Equal(t, []string{"task", "task/files", "again", "plain"}, []string{d.Sections[0].Path, d.Sections[1].Path, d.Sections[2].Path, d.Sections[3].Path})
+}
+
+func TestExtendAppendsSectionsAndKeepsTheRest(t *testing.T) {
+	type Out struct {
+		Answer string `json:"answer"`
+	}
+	base, err := prompt.New("ns", "key", prompt.Markdown[prompt.NoParams]("First", "one"), prompt.WithOutput[Out]())
+	require.NoError(t, err)
+	ext, err := base.Extend(prompt.Markdown[prompt.NoParams]("Second", "two"))
+	require.NoError(t, err)
+	assert.Equal(t, "ns", ext.NS())
+	assert.Equal(t, "key", ext.Key())
+	assert.Same(t, base.Output(), ext.Output())
+	r, err := ext.Render()
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(r.Text, "## 1. First\n\none\n\n## 2. Second\n\ntwo\n\n## 3. "+prompt.ResponseFormatTitle), r.Text)
+	r0, err := base.Render()
+	require.NoError(t, err)
+	assert.NotContains(t, r0.Text, "Second", "the original prompt is unchanged")
+
+	_, err = base.Extend(prompt.Markdown[prompt.NoParams]("First", "clash"))
+	assert.ErrorContains(t, err, `two sections have the path "first"`)
 }

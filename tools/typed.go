@@ -18,7 +18,9 @@ import (
 // (which carries the deadline), the call's environment and the decoded,
 // validated parameters. It returns the Result the model and the session
 // see, or an error, which the model sees as
-// "Tool 'NAME' execution failed: ERROR".
+// "Tool 'NAME' execution failed: ERROR" — except a *ValidationError, for
+// argument checks only the handler can make, which the model sees as
+// "Tool validation failed: NAME: …" like any other invalid argument.
 type Handler[P, R any] func(ctx context.Context, inv *Invocation, params P) (Result[R], error)
 
 // New builds a tool named name, described to the model by description,
@@ -213,6 +215,15 @@ func (t *typed[P, R]) run(ctx context.Context, inv *Invocation, params P) (out O
 	}
 	res, err := t.handler(ctx, inv.ready(), params)
 	if err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) {
+			// Checks only the handler can make (against the session's
+			// state) fail the call as invalid arguments, not as a crash.
+			if ve.Tool == "" {
+				ve = &ValidationError{Tool: t.name, Err: ve.Err}
+			}
+			return failure(ve, params)
+		}
 		return failure(&ExecutionError{Tool: t.name, Err: err}, params)
 	}
 	text, err := t.text(res)

@@ -391,3 +391,22 @@ func TestInstall(t *testing.T) {
 	assert.Contains(t, err.Error(), `tools: installing tool "ls": session: installing "failing": nope`)
 	assert.Error(t, failing.(tools.Installer).Install(nil))
 }
+
+func TestHandlerValidationErrorIsAValidationFailure(t *testing.T) {
+	type P struct {
+		ID string `json:"id"`
+	}
+	tool, err := tools.New("lookup", "Looks an id up.", func(_ context.Context, _ *tools.Invocation, p P) (tools.Result[string], error) {
+		return tools.Result[string]{}, &tools.ValidationError{Err: &serde.ValidationError{Path: "id", Reason: "names no step; known: S001"}}
+	})
+	require.NoError(t, err)
+	out := tool.Call(context.Background(), nil, json.RawMessage(`{"id":"S9"}`))
+	assert.False(t, out.Success)
+	assert.Equal(t, "Tool validation failed: lookup: id: names no step; known: S001", out.Text)
+	var ve *tools.ValidationError
+	require.ErrorAs(t, out.Err, &ve)
+	assert.Equal(t, "lookup", ve.Tool)
+	var se *serde.ValidationError
+	require.ErrorAs(t, out.Err, &se)
+	assert.Equal(t, P{ID: "S9"}, out.Params)
+}

@@ -1,0 +1,131 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// ReducerFailurePrefix starts the text the model sees when the events of a
+// tool call could not be applied.
+const ReducerFailurePrefix = "Reducer errors prevented applying tool result: "
+
+// callResult is one executed tool call, waiting to be recorded.
+type callResult struct {
+	call    model.ToolCall
+	outcome tools.Outcome
+	rec     ToolInvoked
+}
+
+// runTools executes one turn's calls in order. Each run of consecutive
+// concurrent-safe calls runs in parallel from the state after the calls
+// before it; its results are recorded in call order afterwards, so the
+// session ends up the same whatever the scheduling.
+func (r *run) runTools(calls []model.ToolCall) error {
+	for i := 0; i < len(calls); {
+		j := i + 1
+		if r.concurrentSafe(calls[i]) {
+			for j < len(calls) && r.concurrentSafe(calls[j]) {
+				j++
+			}
+		}
+		group := calls[i:j]
+		results := make([]callResult, len(group))
+		if len(group) == 1 {
+			results[0] = r.execute(group[0])
+		} else {
+			var wg sync.WaitGroup
+			for k := range group {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					results[k] = r.execute(group[k])
+				}()
+			}
+			wg.Wait()
+		}
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		for k := range results {
+			r.record(&results[k])
+		}
+		i = j
+	}
+	return nil
+}
+
+func (r *run) concurrentSafe(c model.ToolCall) bool {
+	t, ok := r.toolset.Lookup(c.Name)
+	return ok && t.ConcurrentSafe()
+}
+
+// execute runs one call; it never panics (tools.Tool.Call does not).
+func (r *run) execute(c model.ToolCall) callResult {
+	res := callResult{call: c, rec: ToolInvoked{NS: r.rendered.NS, Key: r.rendered.Key, Name: c.Name, CallID: c.ID, Arguments: compactArgs(c.Arguments)}}
+	t, ok := r.toolset.Lookup(c.Name)
+	if !ok {
+		res.outcome = tools.Outcome{Text: fmt.Sprintf("Unknown tool '%s'. Available tools: %s", c.Name, strings.Join(r.toolset.Names(), ", "))}
+		return res
+	}
+	args := strings.TrimSpace(c.Arguments)
+	if args == "" {
+		args = "{}"
+	}
+	inv := &tools.Invocation{
+		Session: r.req.Session, Bus: r.req.Session.Bus(), CallID: c.ID,
+		PromptNS: r.rendered.NS, PromptKey: r.rendered.Key, Tools: r.toolset,
+		Model: r.req.ModelName, Delegation: r.req.Delegation, Logger: r.req.Logger,
+	}
+	started := r.clock()
+	res.outcome = t.Call(r.toolCtx, inv, json.RawMessage(args))
+	res.rec.Duration = r.clock().Sub(started)
+	return res
+}
+
+// record dispatches the call's ToolInvoked record with its events in one
+// atomic dispatch and appends the tool message the model will see.
+func (r *run) record(res *callResult) {
+	o := res.outcome
+	res.rec.Result, res.rec.Success = o.Text, o.Success
+	if o.Value != nil {
+		if v, err := json.Marshal(o.Value); err == nil {
+			res.rec.Value = v
+		}
+	}
+	text := o.Text
+	events := make([]any, 0, 1+len(o.Events))
+	events = append(events, res.rec)
+	events = append(events, o.Events...)
+	if err := r.req.Session.Dispatch(r.ctx, events...); err != nil {
+		text = ReducerFailurePrefix + err.Error()
+	}
+	r.resp.ToolCalls++
+	if r.used == nil {
+		r.used = map[string]bool{}
+	}
+	if _, known := r.toolset.Lookup(res.call.Name); known && !r.used[res.call.Name] {
+		r.used[res.call.Name] = true
+		r.resp.ToolsUsed = append(r.resp.ToolsUsed, res.call.Name)
+	}
+	r.resp.Messages = append(r.resp.Messages, model.ToolMessage(res.call.ID, res.call.Name, text))
+}
+
+// compactArgs returns the arguments compacted when they are valid JSON, and
+// as a JSON string otherwise, so the record is always valid JSON.
+func compactArgs(args string) json.RawMessage {
+	if strings.TrimSpace(args) == "" {
+		return json.RawMessage("{}")
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(args)); err == nil {
+		return buf.Bytes()
+	}
+	s, _ := json.Marshal(args)
+	return s
+}

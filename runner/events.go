@@ -1,0 +1,93 @@
+package runner
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/model"
+)
+
+// The runner turns everything that happens during an evaluation into events
+// dispatched to the evaluated session. None of them has a reducer by
+// default, so each is recorded in its own slice (session.AppendAll); bus
+// observers use them for logs, traces and progress displays.
+
+// PromptRendered records that a prompt was rendered for an evaluation.
+type PromptRendered struct {
+	NS    string   `json:"ns"`
+	Key   string   `json:"key"`
+	Text  string   `json:"text"`
+	Tools []string `json:"tools"`
+	// Delegation is the chain of agents or prompts that led to this run.
+	Delegation []string `json:"delegation,omitempty"`
+}
+
+// ModelCalled records one model call.
+type ModelCalled struct {
+	NS    string `json:"ns"`
+	Key   string `json:"key"`
+	Model string `json:"model,omitempty"`
+	// Turn counts model calls in this evaluation, from 1.
+	Turn         int                `json:"turn"`
+	Duration     time.Duration      `json:"duration"`
+	Usage        model.Usage        `json:"usage"`
+	FinishReason model.FinishReason `json:"finish_reason,omitempty"`
+	// ToolCalls names the tools the reply calls, in order.
+	ToolCalls []string `json:"tool_calls,omitempty"`
+	// Error is the model's error when the call failed.
+	Error string `json:"error,omitempty"`
+}
+
+// ToolInvoked records one tool call. It is dispatched atomically with the
+// events the tool returned, so the record and the state change it caused
+// are applied together or not at all.
+type ToolInvoked struct {
+	NS     string `json:"ns"`
+	Key    string `json:"key"`
+	Name   string `json:"name"`
+	CallID string `json:"call_id"`
+	// Arguments is the model's arguments, compacted when they are valid
+	// JSON.
+	Arguments json.RawMessage `json:"arguments"`
+	// Result is the text the model was shown.
+	Result  string `json:"result"`
+	Success bool   `json:"success"`
+	// Value is the JSON of the result value, when the tool produced one.
+	Value    json.RawMessage `json:"value,omitempty"`
+	Duration time.Duration   `json:"duration"`
+}
+
+// PromptExecuted records the end of a successful evaluation.
+type PromptExecuted struct {
+	NS   string `json:"ns"`
+	Key  string `json:"key"`
+	Text string `json:"text"`
+	// Output is the JSON of the structured output, when the prompt
+	// declares one.
+	Output    json.RawMessage `json:"output,omitempty"`
+	Usage     model.Usage     `json:"usage"`
+	Turns     int             `json:"turns"`
+	ToolCalls int             `json:"tool_calls"`
+	Duration  time.Duration   `json:"duration"`
+}
+
+// Inbound is a message for an evaluation that is running on the session: a
+// background task's notification, an operator's note. Dispatch it to the
+// session; before each model call the runner adds the Inbound events
+// dispatched since the evaluation started to the conversation, as user
+// messages, in order.
+type Inbound struct {
+	// Source says where the message comes from ("task", "operator", …).
+	Source string `json:"source,omitempty"`
+	// Text is the message the model sees.
+	Text string `json:"text"`
+}
+
+// ChildUsage reports tokens spent on the session's behalf by work it
+// delegated (a subagent). Dispatched to a session while an evaluation runs
+// on it, it counts against the evaluation's Budget.
+type ChildUsage struct {
+	// AgentID identifies the child run.
+	AgentID string      `json:"agent_id"`
+	Usage   model.Usage `json:"usage"`
+}

@@ -1,0 +1,359 @@
+// Package runner is the evaluation loop every agent and subagent uses:
+// render a prompt, call the model, run the tools it asks for, and record
+// everything as events on a session.
+//
+// Evaluate renders the prompt, installs its tools on the session, then
+// loops: check the deadline and budget, add Inbound messages that arrived,
+// call the model, and either finish (no tool calls) or run the calls and
+// give their results back. Tool handlers never change the session directly:
+// the events they return are dispatched with the call's ToolInvoked record,
+// atomically. The runner knows nothing of subagents: delegated work reports
+// back through Inbound and ChildUsage events.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// DefaultMaxTurns bounds the model calls of an evaluation whose MaxTurns is
+// zero.
+const DefaultMaxTurns = 50
+
+// Request is one evaluation.
+type Request struct {
+	// Prompt is rendered with Params (matched to its sections by type).
+	Prompt *prompt.Prompt
+	Params []any
+	// Session is the state the evaluation reads and records into.
+	Session *session.Session
+	// UserMessage, when not empty, follows the system message.
+	UserMessage string
+	// Messages, when given, continue an earlier conversation: they follow
+	// the system message (and come before UserMessage).
+	Messages []model.Message
+	// Model answers; ModelName is what the records and tools call it
+	// ("main", "light", a configured name).
+	Model     model.Model
+	ModelName string
+	// MaxTurns bounds the model calls (DefaultMaxTurns when zero).
+	MaxTurns int
+	// Budget bounds the tokens spent by this evaluation and the children
+	// that report ChildUsage to its session; zero means no bound.
+	Budget int
+	// ToolFilter narrows the rendered toolset by name or glob.
+	ToolFilter tools.Filter
+	// InheritedTools are offered before the prompt's own tools: the toolset
+	// a delegating parent hands down. A tool of the same name in both must be
+	// the same tool.
+	InheritedTools tools.Toolset
+	// Delegation is the chain of agents or prompts that led here, outermost
+	// first; tools see it in their Invocation.
+	Delegation []string
+	// Logger is handed to tools (a discarding logger when nil).
+	Logger *slog.Logger
+	// Clock times model and tool calls (the session bus's clock when nil).
+	Clock func() time.Time
+}
+
+// Response is the result of an evaluation, complete or partial.
+type Response struct {
+	NS, Key string
+	// Text is the final assistant text (the last text seen, for a partial
+	// response).
+	Text string
+	// Output is the parsed structured output (a value of the prompt's output
+	// type) when the prompt declares one; see Output.
+	Output any
+	// Messages is the whole conversation, system message first.
+	Messages []model.Message
+	// Rendered is the rendered prompt with the toolset that was offered.
+	Rendered *prompt.Rendered
+	// Usage is what this evaluation's model calls spent; ChildUsage is what
+	// its children reported.
+	Usage      model.Usage
+	ChildUsage model.Usage
+	// Turns counts model calls; ToolCalls counts tool calls.
+	Turns     int
+	ToolCalls int
+	// ToolsUsed names the tools called, distinct, in first-use order.
+	ToolsUsed []string
+	Duration  time.Duration
+}
+
+// Output returns the evaluation's structured output as an O. It fails when
+// the prompt declared no output or declared another type.
+func Output[O any](resp *Response) (O, error) {
+	var zero O
+	if resp == nil || resp.Output == nil {
+		return zero, errors.New("runner: the response has no structured output; declare one with prompt.WithOutput")
+	}
+	o, ok := resp.Output.(O)
+	if !ok {
+		return zero, fmt.Errorf("runner: the structured output is a %T, not a %T", resp.Output, zero)
+	}
+	return o, nil
+}
+
+// Evaluate runs req to completion. On failure it returns an
+// *EvaluationError (with the partial Response for ErrMaxTurns and
+// ErrBudgetExceeded). It never panics: a panic in the model or the loop
+// becomes an error.
+func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
+	if req.Prompt == nil || req.Session == nil || req.Model == nil {
+		return nil, errors.New("runner: a Request needs a Prompt, a Session and a Model")
+	}
+	r := &run{req: req, ctx: ctx, prompt: req.Prompt.NS() + "/" + req.Prompt.Key()}
+	defer func() {
+		if p := recover(); p != nil {
+			resp, err = r.resp, r.fail(PhaseRequest, fmt.Errorf("panic: %v", p))
+		}
+	}()
+	return r.evaluate()
+}
+
+// run is the state of one evaluation.
+type run struct {
+	req     Request
+	ctx     context.Context
+	toolCtx context.Context // ctx marked WithCaller, for tool calls
+	prompt  string
+	clock   func() time.Time
+	start   time.Time
+
+	rendered *prompt.Rendered
+	toolset  tools.Toolset
+	specs    []model.ToolSpec
+	resp     *Response
+	used     map[string]bool
+
+	inboundSeen, childSeen int
+}
+
+func (r *run) fail(phase Phase, err error) error {
+	return &EvaluationError{Phase: phase, Prompt: r.prompt, Err: err}
+}
+
+func (r *run) evaluate() (*Response, error) {
+	s := r.req.Session
+	r.clock = r.req.Clock
+	if r.clock == nil {
+		r.clock = s.Bus().Now
+	}
+	r.start = r.clock()
+	if err := r.render(); err != nil {
+		return nil, r.fail(PhaseRender, err)
+	}
+	r.toolCtx = WithCaller(r.ctx, Caller{Model: r.req.Model, ModelName: r.req.ModelName, NS: r.rendered.NS, Key: r.rendered.Key})
+	r.inboundSeen = session.Len[Inbound](s)
+	r.childSeen = session.Len[ChildUsage](s)
+	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Rendered: r.rendered}
+	msgs := make([]model.Message, 0, 8+len(r.req.Messages))
+	msgs = append(msgs, model.SystemMessage(r.rendered.Text))
+	msgs = append(msgs, r.req.Messages...)
+	if r.req.UserMessage != "" {
+		msgs = append(msgs, model.UserMessage(r.req.UserMessage))
+	}
+	r.resp.Messages = msgs
+
+	maxTurns := r.req.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = DefaultMaxTurns
+	}
+	for {
+		if err := r.ctx.Err(); err != nil {
+			return nil, r.fail(PhaseRequest, err)
+		}
+		r.collectChildUsage()
+		if r.overBudget() {
+			return r.partial(PhaseRequest, ErrBudgetExceeded)
+		}
+		if r.resp.Turns >= maxTurns {
+			return r.partial(PhaseRequest, fmt.Errorf("%w (%d)", ErrMaxTurns, maxTurns))
+		}
+		r.drainInbound()
+		reply, err := r.callModel()
+		if err != nil {
+			return nil, r.fail(PhaseRequest, err)
+		}
+		msg := reply.Message
+		msg.Role = model.RoleAssistant
+		r.resp.Messages = append(r.resp.Messages, msg)
+		if msg.Content != "" || len(msg.ToolCalls) == 0 {
+			r.resp.Text = msg.Content
+		}
+		if len(msg.ToolCalls) == 0 {
+			return r.finish()
+		}
+		if r.overBudget() {
+			return r.partial(PhaseRequest, ErrBudgetExceeded)
+		}
+		if err := r.runTools(msg.ToolCalls); err != nil {
+			return nil, r.fail(PhaseTool, err)
+		}
+	}
+}
+
+// render renders the prompt, builds the toolset and installs it.
+func (r *run) render() error {
+	rendered, err := r.req.Prompt.Render(r.req.Params...)
+	if err != nil {
+		return err
+	}
+	set := rendered.Tools
+	if r.req.InheritedTools.Len() > 0 {
+		set, err = mergeToolsets(r.req.InheritedTools, rendered.Tools)
+		if err != nil {
+			return err
+		}
+	}
+	if set, err = set.Filter(r.req.ToolFilter); err != nil {
+		return err
+	}
+	rendered.Tools = set
+	if err := set.Install(r.req.Session); err != nil {
+		return err
+	}
+	r.rendered, r.toolset = rendered, set
+	r.specs = make([]model.ToolSpec, 0, set.Len())
+	for t := range set.All() {
+		r.specs = append(r.specs, model.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.ParamsSchema()})
+	}
+	return r.req.Session.Dispatch(r.ctx, PromptRendered{
+		NS: rendered.NS, Key: rendered.Key, Text: rendered.Text,
+		Tools: set.Names(), Delegation: slices.Clone(r.req.Delegation),
+	})
+}
+
+// mergeToolsets returns inherited followed by own's tools that inherited
+// lacks; a name in both must name the same tool.
+func mergeToolsets(inherited, own tools.Toolset) (tools.Toolset, error) {
+	set := inherited
+	for t := range own.All() {
+		if prev, ok := inherited.Lookup(t.Name()); ok {
+			if prev != t {
+				return tools.Toolset{}, fmt.Errorf("runner: the prompt's tool %q clashes with an inherited tool of the same name; rename one of them", t.Name())
+			}
+			continue
+		}
+		var err error
+		if set, err = set.With(t); err != nil {
+			return tools.Toolset{}, err
+		}
+	}
+	return set, nil
+}
+
+func (r *run) callModel() (*model.Response, error) {
+	req := &model.Request{Messages: r.resp.Messages, Tools: r.specs}
+	if out := r.rendered.Output; out != nil {
+		req.Output = &model.OutputSpec{Name: outputName(r.rendered), Schema: out.Schema(), Strict: true}
+	}
+	r.resp.Turns++
+	started := r.clock()
+	reply, err := r.generate(req)
+	rec := ModelCalled{NS: r.rendered.NS, Key: r.rendered.Key, Model: r.req.ModelName, Turn: r.resp.Turns, Duration: r.clock().Sub(started)}
+	if err != nil {
+		rec.Error = err.Error()
+		_ = r.req.Session.Dispatch(r.ctx, rec)
+		return nil, err
+	}
+	if reply == nil {
+		err := errors.New("runner: the model returned neither a response nor an error")
+		rec.Error = err.Error()
+		_ = r.req.Session.Dispatch(r.ctx, rec)
+		return nil, err
+	}
+	r.resp.Usage = r.resp.Usage.Add(reply.Usage)
+	rec.Usage, rec.FinishReason = reply.Usage, reply.FinishReason
+	if n := len(reply.Message.ToolCalls); n > 0 {
+		rec.ToolCalls = make([]string, n)
+		for i, c := range reply.Message.ToolCalls {
+			rec.ToolCalls[i] = c.Name
+		}
+	}
+	_ = r.req.Session.Dispatch(r.ctx, rec)
+	return reply, nil
+}
+
+// generate calls the model, turning a panic into an error.
+func (r *run) generate(req *model.Request) (resp *model.Response, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp, err = nil, fmt.Errorf("runner: the model panicked: %v", p)
+		}
+	}()
+	return r.req.Model.Generate(r.ctx, req)
+}
+
+func outputName(rd *prompt.Rendered) string {
+	name := make([]byte, 0, len(rd.NS)+len(rd.Key)+1)
+	for _, c := range []byte(rd.NS + "_" + rd.Key) {
+		if (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' {
+			name = append(name, c)
+		} else {
+			name = append(name, '_')
+		}
+	}
+	return string(name)
+}
+
+// drainInbound adds the Inbound events dispatched since the last look.
+func (r *run) drainInbound() {
+	in := session.Get[Inbound](r.req.Session)
+	for ; r.inboundSeen < in.Len(); r.inboundSeen++ {
+		r.resp.Messages = append(r.resp.Messages, model.UserMessage(in.At(r.inboundSeen).Text))
+	}
+}
+
+// collectChildUsage adds the ChildUsage events dispatched since the last
+// look.
+func (r *run) collectChildUsage() {
+	cu := session.Get[ChildUsage](r.req.Session)
+	for ; r.childSeen < cu.Len(); r.childSeen++ {
+		r.resp.ChildUsage = r.resp.ChildUsage.Add(cu.At(r.childSeen).Usage)
+	}
+}
+
+func (r *run) overBudget() bool {
+	if r.req.Budget <= 0 {
+		return false
+	}
+	r.collectChildUsage()
+	return r.resp.Usage.TotalTokens+r.resp.ChildUsage.TotalTokens > r.req.Budget
+}
+
+func (r *run) partial(phase Phase, err error) (*Response, error) {
+	r.resp.Duration = r.clock().Sub(r.start)
+	return r.resp, r.fail(phase, err)
+}
+
+// finish parses structured output and records the evaluation.
+func (r *run) finish() (*Response, error) {
+	if err := r.ctx.Err(); err != nil {
+		return nil, r.fail(PhaseResponse, err)
+	}
+	rec := PromptExecuted{NS: r.rendered.NS, Key: r.rendered.Key, Text: r.resp.Text}
+	if out := r.rendered.Output; out != nil {
+		v, err := out.Parse(r.resp.Text)
+		if err != nil {
+			return nil, r.fail(PhaseResponse, err)
+		}
+		r.resp.Output = v
+		rec.Output, _ = json.Marshal(v)
+	}
+	r.resp.Duration = r.clock().Sub(r.start)
+	rec.Usage, rec.Turns, rec.ToolCalls, rec.Duration = r.resp.Usage, r.resp.Turns, r.resp.ToolCalls, r.resp.Duration
+	_ = r.req.Session.Dispatch(r.ctx, rec)
+	return r.resp, nil
+}

@@ -1,0 +1,330 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestEvaluateRecordsTheWholeLoop(t *testing.T) {
+	s := newSession(t)
+	m := scripted.New(
+		scripted.ToolCall("echo", `{"text":"hello"}`),
+		scripted.Text("all done"),
+	)
+	resp, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+	require.NoError(t, err)
+	assert.Equal(t, "all done", resp.Text)
+	assert.Equal(t, 2, resp.Turns)
+	assert.Equal(t, 1, resp.ToolCalls)
+	assert.Equal(t, []string{"echo"}, resp.ToolsUsed)
+	assert.Equal(t, []string{"echoed\n\n{\"echo\":\"hello\"}"}, toolMessages(resp))
+
+	// The conversation: system, user, assistant (call), tool, assistant.
+	roles := []model.Role{}
+	for _, msg := range resp.Messages {
+		roles = append(roles, msg.Role)
+	}
+	assert.Equal(t, []model.Role{model.RoleSystem, model.RoleUser, model.RoleAssistant, model.RoleTool, model.RoleAssistant}, roles)
+	assert.Equal(t, "## 1. Task\n\nWork on: testing", resp.Messages[0].Content)
+
+	// The model saw the tool's spec.
+	calls := m.Calls()
+	require.Len(t, calls, 2)
+	require.Len(t, calls[0].Request.Tools, 1)
+	assert.Equal(t, "echo", calls[0].Request.Tools[0].Name)
+	assert.JSONEq(t, `{"type":"object","properties":{"text":{"type":"string","minLength":1,"maxLength":20}},"required":["text"],"additionalProperties":false}`,
+		string(calls[0].Request.Tools[0].Parameters))
+
+	// Events: rendered, two model calls, the tool call with its event, executed.
+	rendered, ok := session.Latest[runner.PromptRendered](s)
+	require.True(t, ok)
+	assert.Equal(t, []string{"echo"}, rendered.Tools)
+	assert.Equal(t, "test", rendered.NS)
+	mc := session.Get[runner.ModelCalled](s).Values()
+	require.Len(t, mc, 2)
+	assert.Equal(t, []string{"echo"}, mc[0].ToolCalls)
+	assert.Equal(t, "scripted", mc[0].Model)
+	assert.Equal(t, 2, mc[1].Turn)
+	ti := session.Get[runner.ToolInvoked](s).Values()
+	require.Len(t, ti, 1)
+	assert.True(t, ti[0].Success)
+	assert.JSONEq(t, `{"text":"hello"}`, string(ti[0].Arguments))
+	assert.JSONEq(t, `{"echo":"hello"}`, string(ti[0].Value))
+	assert.Equal(t, []Echoed{{"hello"}}, session.Get[Echoed](s).Values(), "the tool's events were applied")
+	pe, ok := session.Latest[runner.PromptExecuted](s)
+	require.True(t, ok)
+	assert.Equal(t, "all done", pe.Text)
+	assert.Equal(t, 2, pe.Turns)
+	assert.Equal(t, resp.Usage, pe.Usage)
+	assert.Positive(t, resp.Usage.TotalTokens)
+}
+
+func TestToolFailuresAreReportedToTheModel(t *testing.T) {
+	tests := []struct {
+		name, tool, args, want string
+	}{
+		{"unknown tool", "ehco", `{}`, "Unknown tool 'ehco'. Available tools: echo"},
+		{"malformed arguments", "echo", `{"text":`, "Tool validation failed: echo: "},
+		{"non-object arguments", "echo", `["hello"]`, "Tool validation failed: echo: "},
+		{"null arguments", "echo", `null`, "Tool validation failed: echo: "},
+		{"validation failure", "echo", `{"text":"this text is far too long for echo"}`, "Tool validation failed: echo: text: "},
+		{"unknown field", "echo", `{"text":"a","loud":true}`, "Tool validation failed: echo: loud: "},
+		{"handler error", "echo", `{"text":"fail"}`, "Tool 'echo' execution failed: echo refused"},
+		{"handler panic", "echo", `{"text":"panic"}`, "Tool 'echo' execution failed: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSession(t)
+			m := scripted.New(scripted.ToolCall(tt.tool, tt.args), scripted.Text("recovered"))
+			resp, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+			require.NoError(t, err, "a failing tool is the model's business, not the loop's")
+			assert.Equal(t, "recovered", resp.Text)
+			got := lastToolMessage(t, resp)
+			assert.Contains(t, got, tt.want)
+			ti, ok := session.Latest[runner.ToolInvoked](s)
+			require.True(t, ok)
+			assert.False(t, ti.Success)
+			assert.Equal(t, got, ti.Result)
+			assert.Zero(t, session.Len[Echoed](s))
+		})
+	}
+}
+
+func TestReducerFailureAppliesNothingOfTheCall(t *testing.T) {
+	s := newSession(t)
+	require.NoError(t, session.Register(s, func(_ session.ReducerContext, sl session.Slice[Echoed], e Echoed) (session.Slice[Echoed], error) {
+		if e.Text == "bad" {
+			return sl, errors.New("bad echoes are not allowed")
+		}
+		return sl.Append(e), nil
+	}))
+	m := scripted.New(scripted.ToolCall("echo", `{"text":"bad"}`), scripted.ToolCall("echo", `{"text":"good"}`), scripted.Text("done"))
+	resp, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+	require.NoError(t, err)
+	msgs := toolMessages(resp)
+	require.Len(t, msgs, 2)
+	assert.Equal(t, "Reducer errors prevented applying tool result: session: reducer runner_test.Echoed -> runner_test.Echoed failed on event 1: bad echoes are not allowed", msgs[0])
+	assert.Equal(t, []Echoed{{"good"}}, session.Get[Echoed](s).Values())
+	ti := session.Get[runner.ToolInvoked](s).Values()
+	require.Len(t, ti, 1, "the failed call's record was not applied either")
+	assert.JSONEq(t, `{"text":"good"}`, string(ti[0].Arguments))
+}
+
+func TestConcurrentSafeToolsRunInParallelWithDeterministicEvents(t *testing.T) {
+	var running, peak atomicInt
+	s := newSession(t)
+	m := scripted.New(
+		scripted.ToolCalls(
+			model.ToolCall{Name: "sleep", Arguments: `{"ms":60}`},
+			model.ToolCall{Name: "sleep", Arguments: `{"ms":1}`},
+			model.ToolCall{Name: "sleep", Arguments: `{"ms":30}`},
+			model.ToolCall{Name: "echo", Arguments: `{"text":"after"}`},
+			model.ToolCall{Name: "sleep", Arguments: `{"ms":5}`},
+		),
+		scripted.Text("done"),
+	)
+	resp, err := runner.Evaluate(ctx, request(newPrompt(t, sleepTool(t, &running.Int32, &peak.Int32), echoTool(t)), s, m))
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, peak.Load(), "the three consecutive concurrent-safe calls overlapped")
+	assert.Equal(t, []Echoed{{"slept 60"}, {"slept 1"}, {"slept 30"}, {"after"}, {"slept 5"}}, session.Get[Echoed](s).Values(),
+		"events are applied in call order")
+	var ids []string
+	for ti := range session.All[runner.ToolInvoked](s) {
+		ids = append(ids, ti.CallID)
+	}
+	assert.Equal(t, []string{"call_2_0", "call_2_1", "call_2_2", "call_2_3", "call_2_4"}, ids)
+	assert.Len(t, toolMessages(resp), 5)
+}
+
+func TestDeadlines(t *testing.T) {
+	t.Run("before the request", func(t *testing.T) {
+		c, cancel := context.WithTimeout(ctx, time.Nanosecond)
+		defer cancel()
+		<-c.Done()
+		_, err := runner.Evaluate(c, request(newPrompt(t), newSession(t), scripted.New(scripted.Text("never"))))
+		var ee *runner.EvaluationError
+		require.ErrorAs(t, err, &ee)
+		assert.Equal(t, runner.PhaseRequest, ee.Phase)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+	})
+	t.Run("during a tool", func(t *testing.T) {
+		c, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+		defer cancel()
+		s := newSession(t)
+		m := scripted.New(scripted.ToolCall("sleep", `{"ms":5000}`), scripted.Text("never"))
+		start := time.Now()
+		_, err := runner.Evaluate(c, request(newPrompt(t, sleepTool(t, nil, nil)), s, m))
+		var ee *runner.EvaluationError
+		require.ErrorAs(t, err, &ee)
+		assert.Equal(t, runner.PhaseTool, ee.Phase)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Less(t, time.Since(start), 2*time.Second)
+		assert.Zero(t, session.Len[Echoed](s), "the interrupted call was not recorded")
+	})
+	t.Run("at the finish", func(t *testing.T) {
+		c, cancel := context.WithCancel(ctx)
+		m := scripted.New(scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			cancel() // the deadline passes while the final answer comes back
+			return &model.Response{Message: model.AssistantMessage("late")}, nil
+		}))
+		s := newSession(t)
+		_, err := runner.Evaluate(c, request(newPrompt(t), s, m))
+		var ee *runner.EvaluationError
+		require.ErrorAs(t, err, &ee)
+		assert.Equal(t, runner.PhaseResponse, ee.Phase)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Zero(t, session.Len[runner.PromptExecuted](s))
+	})
+}
+
+func TestCancellationWhileTheModelIsCalledReturnsPromptly(t *testing.T) {
+	c, cancel := context.WithCancel(ctx)
+	started := make(chan struct{})
+	m := scripted.New(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}))
+	done := make(chan error, 1)
+	go func() {
+		_, err := runner.Evaluate(c, request(newPrompt(t), newSession(t), m))
+		done <- err
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		assert.ErrorIs(t, err, context.Canceled)
+		var ee *runner.EvaluationError
+		require.ErrorAs(t, err, &ee)
+		assert.Equal(t, runner.PhaseRequest, ee.Phase)
+	case <-time.After(2 * time.Second):
+		t.Fatal("Evaluate did not return after cancellation")
+	}
+}
+
+func TestMaxTurnsReturnsThePartialResponse(t *testing.T) {
+	s := newSession(t)
+	m := scripted.New(scripted.Repeat(scripted.Reply(&model.Response{Message: model.AssistantMessage("still working",
+		model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text":"again"}`})})))
+	req := request(newPrompt(t, echoTool(t)), s, m)
+	req.MaxTurns = 3
+	resp, err := runner.Evaluate(ctx, req)
+	require.ErrorIs(t, err, runner.ErrMaxTurns)
+	assert.Contains(t, err.Error(), "(3)")
+	require.NotNil(t, resp)
+	assert.Equal(t, "still working", resp.Text)
+	assert.Equal(t, 3, resp.Turns)
+	assert.Equal(t, 3, resp.ToolCalls)
+}
+
+func TestBudgetCountsChildUsage(t *testing.T) {
+	s := newSession(t)
+	usage := model.Usage{InputTokens: 40, OutputTokens: 10, TotalTokens: 50}
+	m := scripted.New(scripted.Repeat(scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+		// A subagent reports its usage to the parent's session mid-run.
+		require.NoError(t, s.Dispatch(ctx, runner.ChildUsage{AgentID: "child", Usage: model.Usage{TotalTokens: 70}}))
+		return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text":"x"}`}), Usage: usage}, nil
+	})))
+	req := request(newPrompt(t, echoTool(t)), s, m)
+	req.Budget = 200
+	resp, err := runner.Evaluate(ctx, req)
+	require.ErrorIs(t, err, runner.ErrBudgetExceeded)
+	require.NotNil(t, resp)
+	assert.Equal(t, 2, resp.Turns, "50+70 after one turn, 240 after two")
+	assert.Equal(t, 100, resp.Usage.TotalTokens)
+	assert.Equal(t, 140, resp.ChildUsage.TotalTokens)
+}
+
+func TestInboundMessagesReachTheNextRequest(t *testing.T) {
+	s := newSession(t)
+	require.NoError(t, s.Dispatch(ctx, runner.Inbound{Text: "from before the run"}))
+	m := scripted.New(
+		scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			require.NoError(t, s.Dispatch(ctx, runner.Inbound{Source: "task", Text: "<task-notification>done</task-notification>"}))
+			return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c1", Name: "echo", Arguments: `{"text":"x"}`})}, nil
+		}),
+		scripted.When(scripted.LastUserContains("<task-notification>"), scripted.Text("noted")),
+	)
+	resp, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+	require.NoError(t, err)
+	assert.Equal(t, "noted", resp.Text)
+	last := m.Calls()[1].Request.Messages
+	assert.Equal(t, model.UserMessage("<task-notification>done</task-notification>"), last[len(last)-1])
+	for _, msg := range resp.Messages {
+		assert.NotEqual(t, "from before the run", msg.Content, "inbound messages from before the run are not replayed")
+	}
+}
+
+type Verdict struct {
+	Ok     bool   `json:"ok"`
+	Reason string `json:"reason" validate:"required"`
+}
+
+func TestStructuredOutput(t *testing.T) {
+	p, err := prompt.New("test", "judge", prompt.Markdown[Task]("Task", "Judge: {{ .Goal }}"), prompt.WithOutput[Verdict]())
+	require.NoError(t, err)
+
+	s := newSession(t)
+	m := scripted.New(scripted.Text("```json\n{\"ok\":true,\"reason\":\"fine\"}\n```"))
+	resp, err := runner.Evaluate(ctx, request(p, s, m))
+	require.NoError(t, err)
+	v, err := runner.Output[Verdict](resp)
+	require.NoError(t, err)
+	assert.Equal(t, Verdict{Ok: true, Reason: "fine"}, v)
+	req := m.Calls()[0].Request
+	require.NotNil(t, req.Output)
+	assert.True(t, req.Output.Strict)
+	assert.Equal(t, "test_judge", req.Output.Name)
+	pe, _ := session.Latest[runner.PromptExecuted](s)
+	assert.JSONEq(t, `{"ok":true,"reason":"fine"}`, string(pe.Output))
+
+	_, err = runner.Output[string](resp)
+	assert.ErrorContains(t, err, "is a runner_test.Verdict")
+
+	bad := scripted.New(scripted.Text(`{"ok":"yes"}`))
+	_, err = runner.Evaluate(ctx, request(p, newSession(t), bad))
+	var ee *runner.EvaluationError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, runner.PhaseResponse, ee.Phase)
+	var oe *prompt.OutputError
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "ok", oe.Path)
+}
+
+func TestModelErrorsAndRenderErrors(t *testing.T) {
+	_, err := runner.Evaluate(ctx, request(newPrompt(t), newSession(t), scripted.New(scripted.Fail(model.ErrAuth))))
+	var ee *runner.EvaluationError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, runner.PhaseRequest, ee.Phase)
+	assert.ErrorIs(t, err, model.ErrAuth)
+	assert.Contains(t, err.Error(), "runner: evaluating test/agent failed in the request phase")
+
+	req := request(newPrompt(t), newSession(t), scripted.New())
+	req.Params = []any{Task{}} // fails `validate:"required"`
+	_, err = runner.Evaluate(ctx, req)
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, runner.PhaseRender, ee.Phase)
+
+	panicky := scripted.New(scripted.Func(func(context.Context, *model.Request) (*model.Response, error) { panic("model bug") }))
+	_, err = runner.Evaluate(ctx, request(newPrompt(t), newSession(t), panicky))
+	require.ErrorAs(t, err, &ee)
+	assert.Contains(t, err.Error(), "model bug")
+
+	_, err = runner.Evaluate(ctx, runner.Request{})
+	assert.ErrorContains(t, err, "needs a Prompt, a Session and a Model")
+}
