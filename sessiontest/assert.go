@@ -13,10 +13,10 @@ import (
 // AssertParity checks that every slice of child equals the one in snap —
 // what must hold right after child was forked (or rolled back) from snap,
 // before the child runs anything. It reports a diff and returns false when
-// parity is broken.
-func AssertParity(t testing.TB, snap session.Snapshot, child *session.Session) bool {
+// parity is broken. Options such as Ignore narrow the comparison.
+func AssertParity(t testing.TB, snap session.Snapshot, child *session.Session, opts ...Option) bool {
 	t.Helper()
-	if d := Diff(snap, child.Snapshot()); d != "" {
+	if d := diff(snap, child.Snapshot(), ignoring(opts)); d != "" {
 		t.Errorf("snapshot parity broken: session %s differs from the snapshot of %s (- snapshot, + session):\n%s", child.ID(), snap.SessionID(), d)
 		return false
 	}
@@ -25,10 +25,11 @@ func AssertParity(t testing.TB, snap session.Snapshot, child *session.Session) b
 
 // AssertUnchanged checks that s holds exactly the slices it held when
 // before was taken: the isolation check after a child ran. It reports a
-// diff and returns false otherwise.
-func AssertUnchanged(t testing.TB, before session.Snapshot, s *session.Session) bool {
+// diff and returns false otherwise. Options such as Ignore narrow the
+// comparison.
+func AssertUnchanged(t testing.TB, before session.Snapshot, s *session.Session, opts ...Option) bool {
 	t.Helper()
-	if d := Diff(before, s.Snapshot()); d != "" {
+	if d := diff(before, s.Snapshot(), ignoring(opts)); d != "" {
 		t.Errorf("session %s changed (- before, + now):\n%s", s.ID(), d)
 		return false
 	}

@@ -22,10 +22,33 @@ const maxItemLines = 10
 // ids, children, tags, times — are not compared. Two slices are equal when
 // they are the same version (O(1), as after a fork), else item by item: with
 // the item type's Equal method when it has one, else by canonical JSON.
-func Diff(a, b session.Snapshot) string {
+func Diff(a, b session.Snapshot) string { return diff(a, b, nil) }
+
+// Option adjusts a comparison of the assertions.
+type Option func(ignored map[reflect.Type]bool)
+
+// Ignore leaves slices of type T out of a comparison — for records a
+// check expects to change, such as the runner.ChildUsage a parent receives
+// from a child run.
+func Ignore[T any]() Option {
+	return func(ignored map[reflect.Type]bool) { ignored[reflect.TypeFor[T]()] = true }
+}
+
+func ignoring(opts []Option) map[reflect.Type]bool {
+	if len(opts) == 0 {
+		return nil
+	}
+	m := map[reflect.Type]bool{}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+func diff(a, b session.Snapshot, ignored map[reflect.Type]bool) string {
 	var out strings.Builder
 	for _, t := range unionTypes(a, b) {
-		if a.Same(b, t) {
+		if ignored[t] || a.Same(b, t) {
 			continue
 		}
 		if d := diffSlice(a, b, t); d != "" {

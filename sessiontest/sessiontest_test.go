@@ -93,6 +93,12 @@ func TestAssertUnchanged(t *testing.T) {
 	assert.Contains(t, msg, "changed (- before, + now)")
 	assert.Contains(t, msg, "  - [0] {\"Text\":\"a\"}\n  + [0] {\"Text\":\"z\"}")
 	assert.Contains(t, msg, "slice int: missing vs 1 items")
+
+	ignoring := &fakeTB{TB: t}
+	require.NoError(t, session.Clear[Note](s, nil))
+	require.NoError(t, s.Dispatch(ctx, Note{"a"}))
+	assert.True(t, sessiontest.AssertUnchanged(ignoring, before, s, sessiontest.Ignore[int]()), "ignored types are left out")
+	assert.Empty(t, ignoring.errors)
 }
 
 func TestDiff(t *testing.T) {

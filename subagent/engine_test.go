@@ -1,0 +1,306 @@
+package subagent_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"weak"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
+	"github.com/offshoot-dev/offshoot/subagent"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestForkedChildStartsWithParityAndLeavesTheParentUnchanged(t *testing.T) {
+	parent := newParent(t)
+	before := parent.Snapshot()
+	var sawParity bool
+	var childID string
+	observed := map[string]int{}
+	var mu sync.Mutex
+	parent.Bus().SubscribeAll("watch", func(_ context.Context, env bus.Envelope) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if env.SessionID != parent.ID() {
+			observed[env.ParentSessionID]++
+		}
+		return nil
+	})
+	e := subagent.New(subagent.WithChildSetup(func(child *session.Session) error {
+		childID = child.ID()
+		sawParity = sessiontest.AssertParity(t, before, child)
+		return nil
+	}))
+	m := scripted.New(scripted.ToolCall("write", `{"text":"child work"}`), scripted.Text("summary of the work"))
+	out, err := e.Run(ctx, spec(t, parent, m, writeTool(t)))
+	require.NoError(t, err)
+	assert.True(t, sawParity, "the child started with exactly the parent's state")
+
+	assert.Equal(t, "summary of the work", out.Text)
+	assert.Equal(t, childID, out.SessionID)
+	assert.Equal(t, 1, out.Depth)
+	assert.Equal(t, map[string]int{"write": 1}, out.Usage.ToolCalls)
+	assert.Equal(t, 2, out.Usage.ModelCalls)
+	assert.Equal(t, []Wrote{{"child work"}}, session.SliceOfSnapshot[Wrote](out.Final).Values())
+	assert.Equal(t, []Note{{"parent state"}}, session.SliceOfSnapshot[Note](out.Final).Values())
+
+	sessiontest.AssertUnchanged(t, before, parent, sessiontest.Ignore[runner.ChildUsage]())
+	assert.Zero(t, session.Len[Wrote](parent))
+	assert.Empty(t, parent.ChildIDs(), "the child was closed")
+	assert.False(t, parent.Bus().Attached(childID))
+	mu.Lock()
+	assert.Positive(t, observed[parent.ID()], "the child's events went on the parent's bus, addressed to the child")
+	mu.Unlock()
+
+	// The child's usage was reported to the parent.
+	assert.Equal(t, out.Usage.Total.TotalTokens, childUsage(parent))
+	assert.Positive(t, out.Usage.Total.TotalTokens)
+
+	// The child was told what it is.
+	sys := m.Calls()[0].Request.Messages[0].Content
+	assert.Contains(t, sys, "## 1. Role\n\nYou are worker.")
+	assert.Contains(t, sys, "## 2. Subagent\n\nYou are a subagent")
+}
+
+func TestFreshChildHasTheReducersButNoState(t *testing.T) {
+	parent := newParent(t)
+	require.NoError(t, session.Register(parent, session.ReplaceLatest[Wrote]))
+	m := scripted.New(scripted.ToolCall("write", `{"text":"a"}`), scripted.ToolCall("write", `{"text":"b"}`), scripted.Text("ok"))
+	sp := spec(t, parent, m, writeTool(t))
+	sp.Mode = subagent.Fresh
+	out, err := subagent.New().Run(ctx, sp)
+	require.NoError(t, err)
+	assert.Zero(t, session.SliceOfSnapshot[Note](out.Start).Len())
+	assert.Equal(t, []Wrote{{"b"}}, session.SliceOfSnapshot[Wrote](out.Final).Values(), "the parent's reducer ran in the child")
+}
+
+func TestSetupFailureAbortsAndLeavesNothingBehind(t *testing.T) {
+	for name, setup := range map[string]func(*session.Session) error{
+		"error": func(*session.Session) error { return errors.New("metrics store unavailable") },
+		"panic": func(*session.Session) error { panic("setup bug") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			parent := newParent(t)
+			before := parent.Snapshot()
+			m := scripted.New()
+			var child weak.Pointer[session.Session]
+			sp := spec(t, parent, m)
+			sp.Setup = func(c *session.Session) error { child = weak.Make(c); return setup(c) }
+			_, err := subagent.New().Run(ctx, sp)
+			require.ErrorIs(t, err, subagent.ErrSetup)
+			assert.Contains(t, err.Error(), "Failed to initialize subagent: ")
+			assert.Empty(t, m.Calls(), "the child never ran")
+			sessiontest.AssertUnchanged(t, before, parent, sessiontest.Ignore[runner.ChildUsage]())
+			assert.Empty(t, parent.ChildIDs())
+			runtime.GC()
+			runtime.GC()
+			assert.Nil(t, child.Value(), "the child was collected")
+		})
+	}
+}
+
+func TestCycleAndDepth(t *testing.T) {
+	parent := newParent(t)
+	sp := spec(t, parent, scripted.New())
+	sp.Delegation = []string{"root/agent", "child/worker", "child/other"}
+	_, err := subagent.New().Run(ctx, sp)
+	require.ErrorIs(t, err, subagent.ErrCycle)
+	assert.EqualError(t, err, "Circular delegation prevented: root/agent -> child/worker -> child/other -> child/worker")
+
+	sp = spec(t, parent, scripted.New())
+	sp.Delegation = []string{"a", "b", "c", "d"}
+	_, err = subagent.New(subagent.WithMaxDepth(3)).Run(ctx, sp)
+	require.ErrorIs(t, err, subagent.ErrDepth)
+	assert.EqualError(t, err, "Subagent depth limit reached (3)")
+	assert.Empty(t, parent.ChildIDs())
+}
+
+func TestNestedDelegationWithholdsTheDelegatingToolAtTheLimit(t *testing.T) {
+	parent := newParent(t)
+	m := scripted.New(
+		scripted.When(scripted.SystemContains("You are worker."),
+			scripted.ToolCall("delegate", `{"name":"helper","task":"help"}`), scripted.Text("worker done")),
+		scripted.When(scripted.SystemContains("You are helper."), scripted.Text("helper done")),
+	)
+	e := subagent.New(subagent.WithMaxDepth(2), subagent.WithMaxConcurrent(1))
+	delegate := delegateTool(t, e, m)
+	sp := spec(t, parent, m, delegate, writeTool(t))
+	sp.Withhold = []string{"delegate"}
+	out, err := e.Run(ctx, sp)
+	require.NoError(t, err, "one slot per parent: the worker waiting on its helper holds no slot the helper needs")
+	assert.Equal(t, "worker done", out.Text)
+
+	var workerTools, helperTools []string
+	for _, c := range m.Calls() {
+		var names []string
+		for _, ts := range c.Request.Tools {
+			names = append(names, ts.Name)
+		}
+		if c.Route == `when system prompt contains "You are worker."` {
+			workerTools = names
+		} else {
+			helperTools = names
+		}
+	}
+	assert.Equal(t, []string{"delegate", "write"}, workerTools)
+	assert.Equal(t, []string{"write"}, helperTools, "at the depth limit the delegating tool is withheld")
+
+	// The helper's usage counts in the worker's total, and only the total
+	// reaches the root.
+	assert.Greater(t, out.Usage.Total.TotalTokens, out.Usage.Own.TotalTokens)
+	assert.Equal(t, out.Usage.Total.TotalTokens, childUsage(parent))
+}
+
+func TestConcurrencyPerParentAndSpawnBudget(t *testing.T) {
+	parent := newParent(t)
+	var running, peak atomic.Int32
+	m := scripted.New(scripted.Repeat(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for {
+			old := peak.Load()
+			if n <= old || peak.CompareAndSwap(old, n) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		return &model.Response{Message: model.AssistantMessage("done")}, nil
+	})))
+	e := subagent.New(subagent.WithMaxConcurrent(2), subagent.WithMaxSpawns(6))
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = e.Run(ctx, spec(t, parent, m))
+		}()
+	}
+	wg.Wait()
+	assert.EqualValues(t, 2, peak.Load())
+	var exhausted int
+	for _, err := range errs {
+		if err != nil {
+			require.ErrorIs(t, err, subagent.ErrBudget)
+			assert.EqualError(t, err, "Subagent budget exhausted (6)")
+			exhausted++
+		}
+	}
+	assert.Equal(t, 2, exhausted)
+}
+
+func TestWaitingForASlotHonoursTheContext(t *testing.T) {
+	parent := newParent(t)
+	release := make(chan struct{})
+	m := scripted.New(scripted.Repeat(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+		<-release
+		return &model.Response{Message: model.AssistantMessage("done")}, nil
+	})))
+	e := subagent.New(subagent.WithMaxConcurrent(1))
+	done := make(chan error, 1)
+	go func() { _, err := e.Run(ctx, spec(t, parent, m)); done <- err }()
+	require.Eventually(t, func() bool { return len(parent.ChildIDs()) == 1 }, time.Second, time.Millisecond)
+	c, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	_, err := e.Run(c, spec(t, parent, m))
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	close(release)
+	require.NoError(t, <-done)
+}
+
+func TestTimeoutCancellationAndMaxTurns(t *testing.T) {
+	hang := scripted.New(scripted.Repeat(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})))
+	t.Run("timeout", func(t *testing.T) {
+		parent := newParent(t)
+		before := parent.Snapshot()
+		_, err := subagent.New(subagent.WithTimeout(30*time.Millisecond)).Run(ctx, spec(t, parent, hang))
+		require.ErrorIs(t, err, subagent.ErrTimeout)
+		assert.EqualError(t, err, "Subagent task timed out after 30ms")
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		sessiontest.AssertUnchanged(t, before, parent)
+		assert.Empty(t, parent.ChildIDs())
+	})
+	t.Run("parent cancelled", func(t *testing.T) {
+		parent := newParent(t)
+		c, cancel := context.WithCancel(ctx)
+		time.AfterFunc(20*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := subagent.New().Run(c, spec(t, parent, hang))
+		require.ErrorIs(t, err, subagent.ErrRun)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Less(t, time.Since(start), 2*time.Second)
+	})
+	t.Run("max turns", func(t *testing.T) {
+		parent := newParent(t)
+		loop := scripted.New(scripted.Repeat(scripted.Reply(&model.Response{Message: model.AssistantMessage("partial findings",
+			model.ToolCall{ID: "c", Name: "write", Arguments: `{"text":"x"}`})})))
+		sp := spec(t, parent, loop, writeTool(t))
+		sp.MaxTurns = 2
+		out, err := subagent.New().Run(ctx, sp)
+		require.ErrorIs(t, err, subagent.ErrMaxTurns)
+		assert.EqualError(t, err, "Subagent stopped after reaching max turns (2)")
+		require.NotNil(t, out)
+		assert.Equal(t, "partial findings", out.Text)
+		assert.Zero(t, session.Len[Wrote](parent))
+	})
+}
+
+func TestChildFailuresNeverCorruptTheParent(t *testing.T) {
+	tests := map[string]struct {
+		model   model.Model
+		wantErr bool
+	}{
+		"model error":                        {scripted.New(scripted.Fail(model.ErrAuth)), true},
+		"model panic":                        {scripted.New(scripted.Func(func(context.Context, *model.Request) (*model.Response, error) { panic("model bug") })), true},
+		"tool crash is the child's business": {scripted.New(scripted.ToolCall("write", `{"text":"crash"}`), scripted.Text("recovered")), false},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			parent := newParent(t)
+			before := parent.Snapshot()
+			var child weak.Pointer[session.Session]
+			sp := spec(t, parent, tt.model, writeTool(t))
+			sp.Setup = func(c *session.Session) error { child = weak.Make(c); return nil }
+			out, err := subagent.New().Run(ctx, sp)
+			if tt.wantErr {
+				require.ErrorIs(t, err, subagent.ErrRun)
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, "recovered", out.Text)
+			}
+			sessiontest.AssertUnchanged(t, before, parent, sessiontest.Ignore[runner.ChildUsage]())
+			assert.Empty(t, parent.ChildIDs())
+			runtime.GC()
+			runtime.GC()
+			assert.Nil(t, child.Value(), "the child was collected")
+		})
+	}
+}
+
+func TestInvalidSpec(t *testing.T) {
+	_, err := subagent.New().Run(ctx, subagent.Spec{})
+	require.ErrorIs(t, err, subagent.ErrInvalidSpec)
+	assert.Contains(t, err.Error(), "[Name Parent Prompt Model]")
+
+	parent := newParent(t)
+	require.NoError(t, parent.Close())
+	_, err = subagent.New().Run(ctx, spec(t, parent, scripted.New()))
+	assert.ErrorIs(t, err, subagent.ErrParentClosed)
+}

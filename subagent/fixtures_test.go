@@ -1,0 +1,113 @@
+package subagent_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+var ctx = context.Background()
+
+// Note is parent state the children read; Wrote is what a child's tool
+// records.
+type (
+	Note  struct{ Text string }
+	Wrote struct{ Text string }
+)
+
+type WriteParams struct {
+	Text string `json:"text"`
+}
+
+func writeTool(t testing.TB) tools.Tool {
+	t.Helper()
+	tool, err := tools.New("write", "Record a line.", func(_ context.Context, _ *tools.Invocation, p WriteParams) (tools.Result[string], error) {
+		if p.Text == "crash" {
+			panic("write crashed")
+		}
+		return tools.OK("written", p.Text).WithEvents(Wrote{p.Text}), nil
+	})
+	require.NoError(t, err)
+	return tool
+}
+
+type DelegateParams struct {
+	Name string `json:"name"`
+	Task string `json:"task"`
+}
+
+// delegateTool runs a grandchild through the engine, as a front end would.
+func delegateTool(t testing.TB, e *subagent.Engine, m model.Model) tools.Tool {
+	t.Helper()
+	tool, err := tools.New("delegate", "Delegate a task.", func(ctx context.Context, inv *tools.Invocation, p DelegateParams) (tools.Result[string], error) {
+		out, err := e.Run(ctx, subagent.Spec{
+			Name: p.Name, Parent: inv.Session, Prompt: childPrompt(t, p.Name), UserMessage: p.Task,
+			Model: m, ModelName: "scripted", Tools: inv.Tools, Withhold: []string{"delegate"},
+			Delegation: inv.Delegation,
+		})
+		if err != nil {
+			return tools.Failed[string](err.Error()), nil
+		}
+		return tools.OK("delegated", out.Text), nil
+	}, tools.ConcurrentSafe())
+	require.NoError(t, err)
+	return tool
+}
+
+func childPrompt(t testing.TB, name string) *prompt.Prompt {
+	t.Helper()
+	p, err := prompt.New("child", name, prompt.Markdown[prompt.NoParams]("Role", "You are "+name+"."))
+	require.NoError(t, err)
+	return p
+}
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func newParent(t testing.TB) *session.Session {
+	t.Helper()
+	var n atomic.Int64
+	s, err := session.New(
+		session.WithBus(bus.New(bus.WithClock(func() time.Time { return t0 }))),
+		session.WithRegistry(serde.NewRegistry()),
+		session.WithIDGenerator(func() string { return fmt.Sprintf("s%d", n.Add(1)) }),
+	)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	require.NoError(t, s.Dispatch(ctx, Note{"parent state"}))
+	return s
+}
+
+func toolset(t testing.TB, ts ...tools.Tool) tools.Toolset {
+	t.Helper()
+	set, err := tools.NewToolset(ts...)
+	require.NoError(t, err)
+	return set
+}
+
+func spec(t testing.TB, parent *session.Session, m model.Model, ts ...tools.Tool) subagent.Spec {
+	return subagent.Spec{
+		Name: "child/worker", Parent: parent, Prompt: childPrompt(t, "worker"), UserMessage: "do the work",
+		Model: m, ModelName: "scripted", Tools: toolset(t, ts...), Delegation: []string{"root/agent"},
+	}
+}
+
+// rootUsage is what a parent's runner would count from ChildUsage events.
+func childUsage(s *session.Session) (total int) {
+	for u := range session.All[runner.ChildUsage](s) {
+		total += u.Usage.TotalTokens
+	}
+	return total
+}

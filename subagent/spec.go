@@ -1,0 +1,107 @@
+package subagent
+
+import (
+	"time"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// Mode says how a child session starts.
+type Mode int
+
+const (
+	// Forked children start from a snapshot of the parent session (the
+	// parent's state now, or Spec.Snapshot).
+	Forked Mode = iota
+	// Fresh children start empty, with the parent's reducer table.
+	Fresh
+)
+
+func (m Mode) String() string {
+	if m == Fresh {
+		return "fresh"
+	}
+	return "forked"
+}
+
+// Spec describes one child run.
+type Spec struct {
+	// Name identifies what runs — a prompt's "ns/key", an agent type. The
+	// delegation chain is made of names; a chain that would repeat one is a
+	// cycle.
+	Name string
+	// Parent is the delegating session. The child goes on its bus.
+	Parent *session.Session
+	// Mode chooses a forked or a fresh child; Snapshot, when set, is the
+	// state a forked child starts from instead of the parent's current one.
+	Mode     Mode
+	Snapshot *session.Snapshot
+	// Prompt is the child's prompt, rendered with Params. The engine adds
+	// a section telling the child it is a subagent.
+	Prompt *prompt.Prompt
+	Params []any
+	// UserMessage is the child's first user message, if any.
+	UserMessage string
+	// Model answers the child; ModelName is what records call it.
+	Model     model.Model
+	ModelName string
+	// Tools are handed down from the parent (its rendered toolset); the
+	// child also gets its own prompt's tools. ToolFilter narrows them.
+	Tools      tools.Toolset
+	ToolFilter tools.Filter
+	// Withhold names the delegating tools (dispatch_subagent, Task…) that
+	// are removed from a child at the depth limit, so it cannot delegate
+	// further.
+	Withhold []string
+	// Delegation is the chain that led to the parent, outermost first,
+	// ending with the parent's own name.
+	Delegation []string
+	// MaxDepth overrides the engine's depth limit for this run (0: keep).
+	MaxDepth int
+	// MaxTurns bounds the child's model calls (0: the runner's default).
+	MaxTurns int
+	// Timeout overrides the engine's per-child timeout (0: keep).
+	Timeout time.Duration
+	// Setup runs on the child after hydration and after the engine's
+	// ChildSetup, for derived reducers such as artifact collectors. If it
+	// fails, the run aborts and the parent is untouched.
+	Setup func(child *session.Session) error
+}
+
+// Usage is what a child run spent.
+type Usage struct {
+	// Own is the child's own model usage; Total adds what its own children
+	// reported (runner.ChildUsage).
+	Own, Total model.Usage
+	// ModelCalls counts the child's model calls.
+	ModelCalls int
+	// ToolCalls counts the child's tool calls by tool name.
+	ToolCalls map[string]int
+}
+
+// Outcome is the result of a child run.
+type Outcome struct {
+	// AgentID identifies the run; SessionID is the child session's id.
+	AgentID, SessionID string
+	// Name is Spec.Name; Depth is the child's depth (1 for a child of a
+	// root run).
+	Name  string
+	Depth int
+	// Text is the child's final text; Output its structured output, if its
+	// prompt declares one.
+	Text   string
+	Output any
+	// Response is the child's whole evaluation (nil when it never ran).
+	Response *runner.Response
+	// Start and Final are the child's state when it started and when it
+	// finished, before teardown. Events the child recorded are those Final
+	// holds beyond Start.
+	Start, Final session.Snapshot
+	Usage        Usage
+	ModelName    string
+	Duration     time.Duration
+}
