@@ -11,6 +11,10 @@ import (
 // Options configure the VFS tools (Tools) and section (Section). The zero
 // value gives an empty filesystem.
 type Options struct {
+	// Title is the title of the section Section builds (DefaultTitle when
+	// empty); the section key is derived from it unless prompt.WithKey
+	// gives one.
+	Title string
 	// Mounts are host directories (or files) copied, read-only, into the
 	// VFS of every session the tools are installed on that has no files
 	// yet. They are read once, when Tools or Section is called.
