@@ -11,27 +11,36 @@ import (
 
 // SetupParams are the arguments of planning_setup_plan.
 type SetupParams struct {
-	Objective    string      `json:"objective" jsonschema:"what the plan achieves, 1 to 240 ASCII characters"`
+	// Objective says what the plan achieves.
+	Objective string `json:"objective" jsonschema:"what the plan achieves, 1 to 240 ASCII characters"`
+	// InitialSteps are the plan's first steps.
 	InitialSteps []StepDraft `json:"initial_steps,omitempty" jsonschema:"the first steps, in order"`
 }
 
 // AddStepsParams are the arguments of planning_add_step.
 type AddStepsParams struct {
+	// Steps are the steps to append.
 	Steps []StepDraft `json:"steps" validate:"required,min=1" jsonschema:"the steps to append, in order"`
 }
 
 // UpdateStepParams are the arguments of planning_update_step.
 type UpdateStepParams struct {
-	StepID  string  `json:"step_id" jsonschema:"the step to change, such as S002"`
-	Title   *string `json:"title,omitempty" jsonschema:"the new title, 1 to 160 ASCII characters"`
+	// StepID is the step to change.
+	StepID string `json:"step_id" jsonschema:"the step to change, such as S002"`
+	// Title, when set, is the new title.
+	Title *string `json:"title,omitempty" jsonschema:"the new title, 1 to 160 ASCII characters"`
+	// Details, when set, are the new details.
 	Details *string `json:"details,omitempty" jsonschema:"the new details, at most 512 ASCII characters"`
 }
 
 // MarkStepParams are the arguments of planning_mark_step.
 type MarkStepParams struct {
-	StepID string     `json:"step_id" jsonschema:"the step to mark, such as S002"`
+	// StepID is the step to mark.
+	StepID string `json:"step_id" jsonschema:"the step to mark, such as S002"`
+	// Status is the step's new status.
 	Status StepStatus `json:"status" validate:"required,oneof=pending in_progress blocked done" jsonschema:"the step's new status"`
-	Note   string     `json:"note,omitempty" jsonschema:"a note to append to the step, at most 512 ASCII characters"`
+	// Note, when set, is appended to the step's notes.
+	Note string `json:"note,omitempty" jsonschema:"a note to append to the step, at most 512 ASCII characters"`
 }
 
 // ClearPlanParams are the (no) arguments of planning_clear_plan.

@@ -9,6 +9,7 @@ import (
 
 // ListParams are the arguments of ls.
 type ListParams struct {
+	// Path is the directory to list (the root when empty).
 	Path string `json:"path,omitempty" jsonschema:"the directory to list; empty or / for the root"`
 }
 

@@ -16,9 +16,12 @@ const MaxReadLines = 2000
 
 // ReadParams are the arguments of read_file.
 type ReadParams struct {
+	// FilePath is the file to read.
 	FilePath string `json:"file_path" jsonschema:"the file to read, such as docs/notes.md"`
-	Offset   int    `json:"offset,omitempty" validate:"min=0" jsonschema:"how many lines to skip from the start"`
-	Limit    int    `json:"limit,omitempty" validate:"min=1,max=2000" jsonschema:"the most lines to return"`
+	// Offset is how many lines to skip.
+	Offset int `json:"offset,omitempty" validate:"min=0" jsonschema:"how many lines to skip from the start"`
+	// Limit is the most lines to return (1 to MaxReadLines).
+	Limit int `json:"limit,omitempty" validate:"min=1,max=2000" jsonschema:"the most lines to return"`
 }
 
 // ReadResult is what read_file returns.
@@ -28,9 +31,10 @@ type ReadResult struct {
 	// Content holds the lines read, each as "%4d | text" with its 1-based
 	// line number, joined by newlines.
 	Content string `json:"content"`
-	// Offset and Limit are the ones the call used.
+	// Offset is the offset the call used.
 	Offset int `json:"offset"`
-	Limit  int `json:"limit"`
+	// Limit is the limit the call used.
+	Limit int `json:"limit"`
 	// TotalLines is the number of lines in the file (a final newline does
 	// not start another).
 	TotalLines int `json:"total_lines"`

@@ -9,6 +9,7 @@ import (
 
 // RemoveParams are the arguments of rm.
 type RemoveParams struct {
+	// Path is what to remove.
 	Path string `json:"path" jsonschema:"the file, or the directory with everything below it, to remove"`
 }
 

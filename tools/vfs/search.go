@@ -20,8 +20,10 @@ const (
 
 // GlobParams are the arguments of glob.
 type GlobParams struct {
+	// Pattern is the glob, relative to Path.
 	Pattern string `json:"pattern" validate:"required" jsonschema:"a glob relative to path: * and ? match within one path segment, ** matches any number of segments (**/*.md finds Markdown files at any depth)"`
-	Path    string `json:"path,omitempty" jsonschema:"the directory to search; empty or / for the root"`
+	// Path is the directory to search (the root when empty).
+	Path string `json:"path,omitempty" jsonschema:"the directory to search; empty or / for the root"`
 }
 
 // GlobResult is what glob returns.
@@ -34,9 +36,12 @@ type GlobResult struct {
 
 // GrepParams are the arguments of grep.
 type GrepParams struct {
+	// Pattern is the regular expression.
 	Pattern string `json:"pattern" validate:"required" jsonschema:"a Go (RE2) regular expression matched against each line"`
-	Path    string `json:"path,omitempty" jsonschema:"the file or directory to search; empty or / for the root"`
-	Glob    string `json:"glob,omitempty" jsonschema:"only search files whose path relative to path matches this glob, such as **/*.go"`
+	// Path is the file or directory to search (the root when empty).
+	Path string `json:"path,omitempty" jsonschema:"the file or directory to search; empty or / for the root"`
+	// Glob, when set, limits the search to the files it matches.
+	Glob string `json:"glob,omitempty" jsonschema:"only search files whose path relative to path matches this glob, such as **/*.go"`
 }
 
 // GrepMatch is one line grep found.

@@ -18,10 +18,11 @@ type File struct {
 	// Version is 1 when the file is created and grows by one with each
 	// write or edit.
 	Version int `json:"version"`
-	// CreatedAt and UpdatedAt are UTC times with millisecond precision,
+	// CreatedAt is when the file was created: UTC, millisecond precision,
 	// from the session bus's clock (the host file's modification time for
 	// mounted files).
 	CreatedAt time.Time `json:"created_at"`
+	// UpdatedAt is when the file was last written, as CreatedAt.
 	UpdatedAt time.Time `json:"updated_at"`
 }
 

@@ -11,8 +11,10 @@ import (
 
 // WriteParams are the arguments of write_file.
 type WriteParams struct {
+	// FilePath is the file to create.
 	FilePath string `json:"file_path" jsonschema:"the file to create, such as docs/notes.md"`
-	Content  string `json:"content" jsonschema:"the whole text of the file, at most 48000 characters"`
+	// Content is the file's text.
+	Content string `json:"content" jsonschema:"the whole text of the file, at most 48000 characters"`
 }
 
 // WriteResult is what write_file and edit_file return.
@@ -30,10 +32,14 @@ type WriteResult struct {
 
 // EditParams are the arguments of edit_file.
 type EditParams struct {
-	FilePath   string `json:"file_path" jsonschema:"the file to edit"`
-	OldString  string `json:"old_string" validate:"required" jsonschema:"the exact text to replace; it must occur once unless replace_all is set"`
-	NewString  string `json:"new_string" jsonschema:"the text to put in its place"`
-	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of exactly one"`
+	// FilePath is the file to edit.
+	FilePath string `json:"file_path" jsonschema:"the file to edit"`
+	// OldString is the exact text to replace.
+	OldString string `json:"old_string" validate:"required" jsonschema:"the exact text to replace; it must occur once unless replace_all is set"`
+	// NewString replaces it.
+	NewString string `json:"new_string" jsonschema:"the text to put in its place"`
+	// ReplaceAll replaces every occurrence instead of exactly one.
+	ReplaceAll bool `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of exactly one"`
 }
 
 func newWriteFile() (tools.Tool, error) {
