@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -93,7 +94,8 @@ func (r *run) execute(c model.ToolCall) callResult {
 func (r *run) record(res *callResult) {
 	o := res.outcome
 	res.rec.Result, res.rec.Success = o.Text, o.Success
-	if o.Value != nil {
+	// Like the model's text, the record leaves a zero value out.
+	if o.Value != nil && !reflect.ValueOf(o.Value).IsZero() {
 		if v, err := json.Marshal(o.Value); err == nil {
 			res.rec.Value = v
 		}

@@ -12,6 +12,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -236,12 +237,13 @@ func (r *run) render() error {
 }
 
 // mergeToolsets returns inherited followed by own's tools that inherited
-// lacks; a name in both must name the same tool.
+// lacks. A name in both must name the same tool, or one with the same
+// contract (description and schemas) — a section built twice, say.
 func mergeToolsets(inherited, own tools.Toolset) (tools.Toolset, error) {
 	set := inherited
 	for t := range own.All() {
 		if prev, ok := inherited.Lookup(t.Name()); ok {
-			if prev != t {
+			if prev != t && !sameContract(prev, t) {
 				return tools.Toolset{}, fmt.Errorf("runner: the prompt's tool %q clashes with an inherited tool of the same name; rename one of them", t.Name())
 			}
 			continue
@@ -252,6 +254,11 @@ func mergeToolsets(inherited, own tools.Toolset) (tools.Toolset, error) {
 		}
 	}
 	return set, nil
+}
+
+func sameContract(a, b tools.Tool) bool {
+	return a.Description() == b.Description() &&
+		bytes.Equal(a.ParamsSchema(), b.ParamsSchema()) && bytes.Equal(a.ResultSchema(), b.ResultSchema())
 }
 
 func (r *run) callModel() (*model.Response, error) {

@@ -1,0 +1,103 @@
+package promptsubagent_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+)
+
+// Observation is a ~100-byte event, as spec/performance.md measures.
+type Observation struct {
+	ID   int    `json:"id"`
+	Body string `json:"body"`
+}
+
+// benchParent returns a dispatcher, an invocation on a parent session
+// holding n observations, and a caller context with a one-turn child model.
+func benchParent(b *testing.B, n int) (*promptsubagent.Dispatcher, *tools.Invocation, context.Context) {
+	b.Helper()
+	reg := prompt.NewRegistry()
+	worker, err := prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", workerText))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := reg.Register(worker); err != nil {
+		b.Fatal(err)
+	}
+	engine := subagent.New(subagent.WithMaxSpawns(1 << 30))
+	d := promptsubagent.NewDispatcher(reg, engine)
+	tool, err := promptsubagent.Tool(reg, engine)
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := tools.NewToolset(tool)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := session.New(session.WithRegistry(serde.NewRegistry()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	obs := make([]Observation, n)
+	for i := range obs {
+		obs[i] = Observation{ID: i, Body: "a line of tool output that is about eighty characters long, give or take a few"}
+	}
+	if err := session.Seed(s, obs...); err != nil {
+		b.Fatal(err)
+	}
+	answer := &model.Response{Message: model.AssistantMessage("done"), Usage: model.Usage{InputTokens: 20, OutputTokens: 1, TotalTokens: 21}}
+	m := model.Func(func(context.Context, *model.Request) (*model.Response, error) { return answer, nil })
+	inv := &tools.Invocation{Session: s, Bus: s.Bus(), PromptNS: "root", PromptKey: "planner", Tools: set}
+	return d, inv, runner.WithCaller(context.Background(), runner.Caller{Model: m, ModelName: "bench"})
+}
+
+// BenchmarkDispatch is one dispatch_subagent round trip — validate,
+// snapshot, fork, render, a one-turn child, collect, teardown — from a
+// parent holding N items. Flat in N is the point.
+func BenchmarkDispatch(b *testing.B) {
+	for _, n := range []int{10, 1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			d, inv, ctx := benchParent(b, n)
+			in := adHoc("Summarize the observations.")
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := d.Dispatch(ctx, inv, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDispatchParallel100 is 100 dispatches from one turn, run the way
+// the runner runs a turn's concurrent-safe calls: all at once, with the
+// engine's default limit of 5 children at a time.
+func BenchmarkDispatchParallel100(b *testing.B) {
+	d, inv, ctx := benchParent(b, 10_000)
+	in := adHoc("Summarize the observations.")
+	b.ReportAllocs()
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for range 100 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, _, err := d.Dispatch(ctx, inv, in); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}

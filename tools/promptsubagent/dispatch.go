@@ -1,0 +1,357 @@
+package promptsubagent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/planning"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// Dispatcher runs dispatch_subagent calls: the Go API behind the tool, for
+// programs that dispatch from their own code. Create one with NewDispatcher;
+// it is safe for concurrent use and holds no session.
+type Dispatcher struct {
+	reg    *prompt.Registry
+	engine *subagent.Engine
+	cfg    config
+	// withTask caches registry prompts extended with the Delegated task
+	// section.
+	withTask sync.Map // *prompt.Prompt -> *prompt.Prompt
+}
+
+type config struct {
+	model       model.Model
+	modelName   string
+	noReconcile bool
+	setup       func(*session.Session) error
+	maxTurns    int
+	title       string
+}
+
+// Option configures a Dispatcher (and Section, Tool).
+type Option func(*config)
+
+// WithModel makes children run on m, called name in records, instead of
+// the model of the evaluation that dispatches them.
+func WithModel(m model.Model, name string) Option {
+	return func(c *config) { c.model, c.modelName = m, name }
+}
+
+// WithoutPlanReconciliation leaves the plan alone after plan_step
+// dispatches (by default the step gets a note and becomes done or blocked).
+func WithoutPlanReconciliation() Option { return func(c *config) { c.noReconcile = true } }
+
+// WithChildSetup runs setup on each child after hydration, for derived
+// reducers. A failure rejects the dispatch as invalid and leaves the parent
+// untouched.
+func WithChildSetup(setup func(child *session.Session) error) Option {
+	return func(c *config) { c.setup = setup }
+}
+
+// WithMaxTurns bounds each child's model calls.
+func WithMaxTurns(n int) Option { return func(c *config) { c.maxTurns = n } }
+
+// WithTitle sets the title of the section Section builds.
+func WithTitle(title string) Option { return func(c *config) { c.title = title } }
+
+// NewDispatcher returns a dispatcher looking child prompts up in reg and
+// running them on engine.
+func NewDispatcher(reg *prompt.Registry, engine *subagent.Engine, opts ...Option) *Dispatcher {
+	d := &Dispatcher{reg: reg, engine: engine}
+	for _, o := range opts {
+		o(&d.cfg)
+	}
+	return d
+}
+
+var delegationType = reflect.TypeFor[Delegation]()
+
+// Dispatch runs one dispatch for the tool call inv, from the session
+// inv.Session with the toolset inv.Tools. It returns the result and the
+// events to dispatch to the parent (plan reconciliation), or:
+//   - a *tools.ValidationError for invalid input — no child was created
+//     (or, for a failed child setup, it was closed at once);
+//   - a *DispatchSubagentError when the child's evaluation failed;
+//   - another error, whose message the model is shown, when the child
+//     prompt could not be rendered or the engine refused the run (cycle,
+//     depth, budget).
+//
+// Events may accompany an error: a plan step marked blocked.
+func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in DispatchSubagent) (DispatchSubagentResult, []any, error) {
+	res := DispatchSubagentResult{PromptNS: in.PromptNS, PromptKey: in.PromptKey}
+	if inv == nil || inv.Session == nil {
+		return res, nil, errors.New("dispatch_subagent needs the session of the calling evaluation; run it through the runner")
+	}
+	p, deleg, plan, err := d.validate(inv.Session, &in)
+	if err != nil {
+		return res, nil, &tools.ValidationError{Tool: ToolName, Err: err}
+	}
+	snap := inv.Session.Snapshot()
+	deleg.Snapshot = summarize(snap)
+
+	m, name := d.cfg.model, d.cfg.modelName
+	if m == nil {
+		if c, ok := runner.CallerFrom(ctx); ok {
+			m, name = c.Model, c.ModelName
+		}
+	}
+	if m == nil {
+		return res, nil, errors.New("dispatch_subagent has no model to run the subagent on; give one with promptsubagent.WithModel")
+	}
+	chain := inv.Delegation
+	if len(chain) == 0 {
+		chain = []string{inv.PromptNS + "/" + inv.PromptKey}
+	}
+	out, err := d.engine.Run(ctx, subagent.Spec{
+		Name:        in.PromptNS + "/" + in.PromptKey,
+		Parent:      inv.Session,
+		Mode:        subagent.Forked,
+		Snapshot:    &snap,
+		Prompt:      p,
+		Params:      []any{deleg},
+		UserMessage: deleg.Instructions,
+		Model:       m,
+		ModelName:   name,
+		Tools:       inv.Tools,
+		Withhold:    []string{ToolName},
+		Delegation:  chain,
+		MaxTurns:    d.cfg.maxTurns,
+		Setup:       d.setup,
+	})
+	if err != nil {
+		err = d.failure(in, err)
+		var ve *tools.ValidationError
+		if errors.As(err, &ve) {
+			return res, nil, err
+		}
+		return res, d.reconcile(plan, in, false, err.Error()), err
+	}
+	res.MessageSummary = strings.TrimSpace(out.Text)
+	if res.MessageSummary == "" {
+		res.MessageSummary = "(the subagent finished without a summary)"
+	}
+	res.Artifacts = artifacts(out)
+	res.ToolsUsed = []string{}
+	if out.Response != nil && out.Response.ToolsUsed != nil {
+		res.ToolsUsed = slices.Clone(out.Response.ToolsUsed)
+	}
+	return res, d.reconcile(plan, in, true, res.MessageSummary), nil
+}
+
+// setup records the child's file writes (for artifacts), then runs the
+// configured setup.
+func (d *Dispatcher) setup(child *session.Session) error {
+	if err := session.Register(child, session.AppendAll[vfs.FileWritten]); err != nil {
+		return err
+	}
+	if d.cfg.setup != nil {
+		return d.cfg.setup(child)
+	}
+	return nil
+}
+
+// failure words an engine error as the dispatch reports it.
+func (d *Dispatcher) failure(in DispatchSubagent, err error) error {
+	var ee *runner.EvaluationError
+	switch {
+	case errors.Is(err, subagent.ErrSetup):
+		return &tools.ValidationError{Tool: ToolName, Err: &serde.ValidationError{Reason: "the subagent's session could not be hydrated: " + err.Error()}}
+	case errors.As(err, &ee) && ee.Phase == runner.PhaseRender:
+		return fmt.Errorf("The subagent prompt %s/%s could not be rendered: %v", in.PromptNS, in.PromptKey, ee.Err)
+	case errors.Is(err, subagent.ErrCycle), errors.Is(err, subagent.ErrDepth), errors.Is(err, subagent.ErrBudget),
+		errors.Is(err, subagent.ErrParentClosed), errors.Is(err, subagent.ErrInvalidSpec):
+		return err
+	}
+	return &DispatchSubagentError{PromptNS: in.PromptNS, PromptKey: in.PromptKey, Err: err}
+}
+
+// validate checks the input against the registry and the parent session.
+func (d *Dispatcher) validate(s *session.Session, in *DispatchSubagent) (*prompt.Prompt, Delegation, planning.Plan, error) {
+	var deleg Delegation
+	in.Instructions = strings.TrimSpace(in.Instructions)
+	if n := len(in.Instructions); n == 0 || n > MaxInstructions || !isASCII(in.Instructions) {
+		return nil, deleg, planning.Plan{}, &serde.ValidationError{Path: "instructions", Reason: fmt.Sprintf("must be 1 to %d ASCII characters after trimming, got %d characters", MaxInstructions, n)}
+	}
+	for i, a := range in.ExpectedArtifacts {
+		if len(a) > MaxArtifactName || !isASCII(a) {
+			return nil, deleg, planning.Plan{}, &serde.ValidationError{Path: fmt.Sprintf("expected_artifacts[%d]", i), Reason: fmt.Sprintf("must be ASCII of at most %d characters", MaxArtifactName)}
+		}
+	}
+	plan, hasPlan := planning.CurrentPlan(s)
+	deleg = Delegation{Instructions: in.Instructions, Mode: in.Mode, ExpectedArtifacts: slices.Clone(in.ExpectedArtifacts)}
+	switch in.Mode {
+	case ModePlanStep:
+		if strings.TrimSpace(in.PlanStepID) == "" {
+			return nil, deleg, plan, &serde.ValidationError{Path: "plan_step_id", Reason: "is required when mode is plan_step"}
+		}
+		if hasPlan && plan.Exists() {
+			step, ok := plan.Step(in.PlanStepID)
+			if !ok {
+				return nil, deleg, plan, &serde.ValidationError{Path: "plan_step_id", Reason: fmt.Sprintf("%q names no step of the plan; steps: %s", in.PlanStepID, stepIDs(plan))}
+			}
+			deleg.PlanStepID, deleg.PlanStepTitle, deleg.PlanStepDetails = step.StepID, step.Title, step.Details
+		} else {
+			deleg.PlanStepID = in.PlanStepID
+		}
+	case ModeAdHoc:
+		if in.PlanStepID != "" {
+			return nil, deleg, plan, &serde.ValidationError{Path: "plan_step_id", Reason: "must be empty when mode is ad_hoc; use mode plan_step to work on a plan step"}
+		}
+	default:
+		return nil, deleg, plan, &serde.ValidationError{Path: "mode", Reason: "must be one of: plan_step ad_hoc"}
+	}
+	if in.SnapshotVersion != "" && in.SnapshotVersion != session.SchemaVersion {
+		return nil, deleg, plan, &serde.ValidationError{Path: "snapshot_version", Reason: fmt.Sprintf("%q is not this session's snapshot schema version %q", in.SnapshotVersion, session.SchemaVersion)}
+	}
+	if d.reg == nil {
+		return nil, deleg, plan, &serde.ValidationError{Path: "prompt_key", Reason: "no prompt registry is configured"}
+	}
+	p, err := d.reg.LookupEnabled(in.PromptNS, in.PromptKey)
+	if err != nil {
+		return nil, deleg, plan, &serde.ValidationError{Path: "prompt_key", Reason: err.Error()}
+	}
+	p, err = d.withDelegatedTask(p)
+	if err != nil {
+		return nil, deleg, plan, &serde.ValidationError{Path: "prompt_key", Reason: err.Error()}
+	}
+	return p, deleg, plan, nil
+}
+
+// withDelegatedTask returns p, extended with the Delegated task section when
+// none of its sections takes Delegation params.
+func (d *Dispatcher) withDelegatedTask(p *prompt.Prompt) (*prompt.Prompt, error) {
+	if slices.Contains(p.ParamTypes(), delegationType) {
+		return p, nil
+	}
+	if ext, ok := d.withTask.Load(p); ok {
+		return ext.(*prompt.Prompt), nil
+	}
+	ext, err := p.Extend(delegatedTask)
+	if err != nil {
+		return nil, err
+	}
+	d.withTask.Store(p, ext)
+	return ext, nil
+}
+
+// reconcile returns the planning event marking the dispatched step.
+func (d *Dispatcher) reconcile(plan planning.Plan, in DispatchSubagent, ok bool, text string) []any {
+	if d.cfg.noReconcile || in.Mode != ModePlanStep || !plan.Exists() {
+		return nil
+	}
+	status, note := planning.StepBlocked, "Subagent failed: "+text
+	if ok {
+		status, note = planning.StepDone, "Subagent: "+firstLine(text)
+	}
+	ev, err := planning.MarkStepEvent(plan, in.PlanStepID, status, clip(note, 512))
+	if err != nil {
+		return nil
+	}
+	return []any{ev}
+}
+
+// artifacts lists the VFS paths the child wrote and the artifacts its
+// structured output declares.
+func artifacts(out *subagent.Outcome) []string {
+	t := reflect.TypeFor[vfs.FileWritten]()
+	seen := map[string]bool{}
+	var paths []string
+	i, base := 0, out.Start.Len(t)
+	for x := range out.Final.Items(t) {
+		if i >= base {
+			if p := x.(vfs.FileWritten).Path; !seen[p] {
+				seen[p] = true
+				paths = append(paths, p)
+			}
+		}
+		i++
+	}
+	slices.Sort(paths)
+	if out.Output != nil {
+		if b, err := json.Marshal(out.Output); err == nil {
+			for _, a := range gjson.GetBytes(b, "artifacts").Array() {
+				if s := a.String(); a.Type == gjson.String && s != "" && !seen[s] {
+					seen[s] = true
+					paths = append(paths, s)
+				}
+			}
+		}
+	}
+	if paths == nil {
+		paths = []string{}
+	}
+	return paths
+}
+
+func summarize(snap session.Snapshot) string {
+	var parts []string
+	for _, t := range snap.Types() {
+		n := snap.Len(t)
+		unit := "items"
+		if n == 1 {
+			unit = "item"
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d %s", t, n, unit))
+	}
+	if len(parts) == 0 {
+		return "empty"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func stepIDs(p planning.Plan) string {
+	ids := make([]string, 0, len(p.Steps))
+	for _, s := range p.Steps {
+		ids = append(ids, s.StepID)
+	}
+	if len(ids) == 0 {
+		return "none"
+	}
+	return strings.Join(ids, ", ")
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] > 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// clip shortens s to at most n bytes of ASCII text, as plan notes require.
+func clip(s string, n int) string {
+	b := make([]byte, 0, min(len(s), n))
+	for i := 0; i < len(s) && len(b) < n; i++ {
+		if c := s[i]; c >= 0x20 && c < 0x7f {
+			b = append(b, c)
+		} else if c == '\n' || c == '\t' {
+			b = append(b, ' ')
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,312 @@
+package promptsubagent_test
+
+import (
+	"encoding/json"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"weak"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
+	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/planning"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func adHoc(instructions string) promptsubagent.DispatchSubagent {
+	return promptsubagent.DispatchSubagent{Mode: "ad_hoc", PromptNS: "agents", PromptKey: "worker", Instructions: instructions}
+}
+
+func TestDispatchEndToEnd(t *testing.T) {
+	var child weak.Pointer[session.Session]
+	var childID string
+	var parity bool
+	var w *world
+	w = newWorld(t, promptsubagent.WithChildSetup(func(c *session.Session) error {
+		child, childID = weak.Make(c), c.ID()
+		// The parent cannot change while its child runs: its state now is
+		// the state it dispatched from.
+		parity = sessiontest.AssertParity(t, w.s.Snapshot(), c)
+		return nil
+	}))
+	m := scripted.New(
+		scripted.When(scripted.SystemContains(workerText),
+			scripted.ToolCall("read_file", `{"file_path":"src/a.go"}`),
+			scripted.ToolCall("write_file", `{"file_path":"notes/a.md","content":"a is fine"}`),
+			scripted.Text("Reviewed a.go: fine.\nDetails in notes/a.md."),
+		),
+		scripted.ToolCall("dispatch_subagent", args(t, promptsubagent.DispatchSubagent{Mode: "plan_step", PromptNS: "agents", PromptKey: "worker",
+			Instructions: "  Review src/a.go and write notes/a.md  ", PlanStepID: "S001", ExpectedArtifacts: []string{"notes/a.md"}})),
+		scripted.Text("done"),
+	)
+	resp := w.evaluate(t, m)
+	assert.Equal(t, "done", resp.Text)
+	assert.True(t, parity, "snapshot parity: the child started with the parent's exact state")
+
+	// The tool result: message_summary is the message, then the payload.
+	ti, ok := session.Latest[runner.ToolInvoked](w.s)
+	require.True(t, ok)
+	require.True(t, ti.Success, ti.Result)
+	var res promptsubagent.DispatchSubagentResult
+	require.NoError(t, json.Unmarshal(ti.Value, &res))
+	assert.Equal(t, promptsubagent.DispatchSubagentResult{
+		PromptNS: "agents", PromptKey: "worker",
+		MessageSummary: "Reviewed a.go: fine.\nDetails in notes/a.md.",
+		Artifacts:      []string{"notes/a.md"},
+		ToolsUsed:      []string{"read_file", "write_file"},
+	}, res)
+	assert.Equal(t, res.MessageSummary+"\n\n"+string(ti.Value), ti.Result)
+
+	// Isolation: the child's write never reached the parent, and the child
+	// is gone.
+	_, err := vfs.FS(w.s).Open("notes/a.md")
+	assert.Error(t, err)
+	assert.Empty(t, w.s.ChildIDs())
+	assert.False(t, w.s.Bus().Attached(childID))
+	runtime.GC()
+	runtime.GC()
+	assert.Nil(t, child.Value(), "the child session was garbage-collected")
+
+	// Plan reconciliation through the planning events.
+	plan, ok := planning.CurrentPlan(w.s)
+	require.True(t, ok)
+	step, _ := plan.Step("S001")
+	assert.Equal(t, planning.StepDone, step.Status)
+	assert.Contains(t, step.Notes, "Subagent: Reviewed a.go: fine.")
+
+	// The child's usage counts for the parent.
+	var child0 int
+	for u := range session.All[runner.ChildUsage](w.s) {
+		child0 += u.Usage.TotalTokens
+	}
+	assert.Positive(t, child0)
+
+	// The child saw the Delegated task section and the orientation.
+	sys := childCalls(m)[0].Request.Messages[0].Content
+	assert.Contains(t, sys, "## 2. Delegated task\n\nReview src/a.go and write notes/a.md\n\nMode: plan_step\nPlan step S001: Review a.go\nExpected artifacts:\n- notes/a.md\n\nSession state you start from: ")
+	assert.Contains(t, sys, "planning.Plan: 1 item")
+	assert.Contains(t, sys, "## 3. Subagent")
+}
+
+func TestToolPropagation(t *testing.T) {
+	w := newWorld(t)
+	m := scripted.New(
+		scripted.When(scripted.SystemContains(workerText), scripted.Text("nothing to do")),
+		scripted.ToolCall("dispatch_subagent", args(t, adHoc("Look around."))),
+		scripted.Text("done"),
+	)
+	w.evaluate(t, m)
+	parentTools := m.Calls()[0].Request.Tools
+	childTools := childCalls(m)[0].Request.Tools
+	require.NotEmpty(t, parentTools)
+	assert.Equal(t, parentTools, childTools, "a child prompt without tools gets exactly the parent's definitions")
+}
+
+func TestParallelDispatchesForkFromTheSameStateAndReturnInCallOrder(t *testing.T) {
+	w := newWorld(t)
+	m := scripted.New(
+		scripted.When(scripted.All(scripted.SystemContains(workerText), scripted.LastUserContains("first")),
+			scripted.ToolCall("write_file", `{"file_path":"notes/x.md","content":"first"}`), scripted.Text("first done")),
+		scripted.When(scripted.All(scripted.SystemContains(workerText), scripted.LastUserContains("second")),
+			scripted.ToolCall("write_file", `{"file_path":"notes/x.md","content":"second"}`), scripted.Text("second done")),
+		scripted.ToolCalls(
+			model.ToolCall{Name: "dispatch_subagent", Arguments: args(t, promptsubagent.DispatchSubagent{Mode: "plan_step", PromptNS: "agents", PromptKey: "worker", Instructions: "the first step", PlanStepID: "S001"})},
+			model.ToolCall{Name: "dispatch_subagent", Arguments: args(t, promptsubagent.DispatchSubagent{Mode: "plan_step", PromptNS: "agents", PromptKey: "worker", Instructions: "the second step", PlanStepID: "S002"})},
+		),
+		scripted.Text("done"),
+	)
+	resp := w.evaluate(t, m)
+	msgs := []string{}
+	for _, msg := range resp.Messages {
+		if msg.Role == model.RoleTool {
+			msgs = append(msgs, msg.Content)
+		}
+	}
+	require.Len(t, msgs, 2)
+	assert.Contains(t, msgs[0], "first done")
+	assert.Contains(t, msgs[1], "second done", "results come back in call order")
+	plan, _ := planning.CurrentPlan(w.s)
+	assert.Equal(t, planning.PlanCompleted, plan.Status, "both steps were marked done")
+}
+
+func TestValidation(t *testing.T) {
+	w := newWorld(t)
+	disabled, err := prompt.New("agents", "retired", prompt.Markdown[prompt.NoParams]("Old", "old"))
+	require.NoError(t, err)
+	require.NoError(t, w.reg.Register(disabled))
+	require.NoError(t, w.reg.Disable("agents", "retired"))
+	long := make([]byte, 2001)
+	for i := range long {
+		long[i] = 'x'
+	}
+	tests := []struct {
+		name string
+		in   promptsubagent.DispatchSubagent
+		path string
+		want string
+	}{
+		{"empty instructions", adHoc("   "), "instructions", "must be 1 to 2000 ASCII characters after trimming, got 0"},
+		{"long instructions", adHoc(string(long)), "instructions", "got 2001"},
+		{"non-ASCII instructions", adHoc("prüfen"), "instructions", "ASCII"},
+		{"bad artifact", func() promptsubagent.DispatchSubagent {
+			d := adHoc("x")
+			d.ExpectedArtifacts = []string{"ok", "née"}
+			return d
+		}(), "expected_artifacts[1]", "ASCII"},
+		{"bad mode", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.Mode = "solo"; return d }(), "mode", "must be one of"},
+		{"plan_step without id", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.Mode = "plan_step"; return d }(), "plan_step_id", "is required when mode is plan_step"},
+		{"plan_step unknown id", func() promptsubagent.DispatchSubagent {
+			d := adHoc("x")
+			d.Mode, d.PlanStepID = "plan_step", "S009"
+			return d
+		}(), "plan_step_id", `"S009" names no step of the plan; steps: S001, S002`},
+		{"ad_hoc with id", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.PlanStepID = "S001"; return d }(), "plan_step_id", "must be empty when mode is ad_hoc"},
+		{"unknown prompt", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.PromptKey = "nobody"; return d }(), "prompt_key", "worker"},
+		{"disabled prompt", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.PromptKey = "retired"; return d }(), "prompt_key", "disabled"},
+		{"snapshot version", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.SnapshotVersion = "2"; return d }(), "snapshot_version", `"2" is not this session's snapshot schema version "1"`},
+	}
+	tool, err := promptsubagent.Tool(w.reg, w.engine)
+	require.NoError(t, err)
+	r, err := w.parent.Render()
+	require.NoError(t, err)
+	inv := &tools.Invocation{Session: w.s, PromptNS: "root", PromptKey: "planner", Tools: r.Tools}
+	m := scripted.New() // any call would fail: no child may run
+	cctx := runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "scripted"})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := w.s.Snapshot()
+			out := tool.Call(cctx, inv, json.RawMessage(args(t, tt.in)))
+			var ve *tools.ValidationError
+			require.ErrorAs(t, out.Err, &ve, out.Text)
+			var se *serde.ValidationError
+			require.ErrorAs(t, out.Err, &se)
+			assert.Equal(t, tt.path, se.Path)
+			assert.Contains(t, out.Text, "Tool validation failed: dispatch_subagent: "+tt.path)
+			assert.Contains(t, out.Text, tt.want)
+			assert.Empty(t, m.Calls())
+			assert.Empty(t, w.s.ChildIDs())
+			sessiontest.AssertUnchanged(t, before, w.s)
+		})
+	}
+}
+
+func TestFailureReporting(t *testing.T) {
+	t.Run("hydration failure", func(t *testing.T) {
+		w := newWorld(t, promptsubagent.WithChildSetup(func(*session.Session) error { return errors.New("index unavailable") }))
+		before := w.s.Snapshot()
+		res, _, err := dispatch(t, w, adHoc("x"), scripted.New())
+		var ve *tools.ValidationError
+		require.ErrorAs(t, err, &ve)
+		assert.Contains(t, err.Error(), "the subagent's session could not be hydrated: Failed to initialize subagent: index unavailable")
+		assert.Empty(t, res.MessageSummary)
+		sessiontest.AssertUnchanged(t, before, w.s)
+		assert.Empty(t, w.s.ChildIDs())
+	})
+	t.Run("render failure", func(t *testing.T) {
+		w := newWorld(t)
+		type Needs struct {
+			Topic string `validate:"required"`
+		}
+		bad, err := prompt.New("agents", "picky", prompt.Markdown[Needs]("Picky", "About {{ .Topic }}"))
+		require.NoError(t, err)
+		require.NoError(t, w.reg.Register(bad))
+		before := w.s.Snapshot()
+		d := adHoc("x")
+		d.PromptKey = "picky"
+		m := scripted.New(scripted.ToolCall("dispatch_subagent", args(t, d)), scripted.Text("ok"))
+		w.evaluate(t, m)
+		ti, _ := session.Latest[runner.ToolInvoked](w.s)
+		assert.False(t, ti.Success)
+		assert.Contains(t, ti.Result, "The subagent prompt agents/picky could not be rendered: ")
+		assert.Contains(t, ti.Result, "Topic")
+		assert.Empty(t, ti.Value, "no payload")
+		sessiontest.AssertUnchanged(t, before, w.s, sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.ModelCalled](),
+			sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted]())
+	})
+	t.Run("model error", func(t *testing.T) {
+		w := newWorld(t)
+		before := w.s.Snapshot()
+		d := adHoc("x")
+		d.Mode, d.PlanStepID = "plan_step", "S002"
+		_, events, err := dispatch(t, w, d, scripted.New(scripted.Fail(model.ErrContextLength)))
+		var de *promptsubagent.DispatchSubagentError
+		require.ErrorAs(t, err, &de)
+		assert.ErrorIs(t, err, model.ErrContextLength)
+		assert.Equal(t, "worker", de.PromptKey)
+		assert.Contains(t, err.Error(), "Subagent run aborted: ")
+		sessiontest.AssertUnchanged(t, before, w.s)
+		assert.Empty(t, w.s.ChildIDs())
+		require.Len(t, events, 1, "the step is marked blocked")
+		mark := events[0].(planning.StepMarked)
+		assert.Equal(t, planning.StepBlocked, mark.Status)
+		assert.Contains(t, mark.Note, "Subagent failed: Subagent run aborted:")
+
+		// Through the tool, the model sees the same text as a failed result.
+		m := scripted.New(
+			scripted.When(scripted.SystemContains(workerText), scripted.Fail(model.ErrContextLength)),
+			scripted.ToolCall("dispatch_subagent", args(t, d)), scripted.Text("ok"))
+		w.evaluate(t, m)
+		ti, _ := session.Latest[runner.ToolInvoked](w.s)
+		assert.False(t, ti.Success)
+		assert.Equal(t, err.Error(), ti.Result)
+		plan, _ := planning.CurrentPlan(w.s)
+		step, _ := plan.Step("S002")
+		assert.Equal(t, planning.StepBlocked, step.Status)
+	})
+	t.Run("a crashing tool is the child's business", func(t *testing.T) {
+		w := newWorld(t)
+		m := scripted.New(
+			scripted.When(scripted.SystemContains(workerText),
+				scripted.ToolCall("read_file", `{"file_path":"../etc/passwd"}`),
+				scripted.When(scripted.HasToolResult("read_file"), scripted.Text("could not read it, carried on"))),
+		)
+		res, _, err := dispatch(t, w, adHoc("read something"), m)
+		require.NoError(t, err)
+		assert.Equal(t, "could not read it, carried on", res.MessageSummary)
+		assert.Equal(t, []string{"read_file"}, res.ToolsUsed)
+	})
+	t.Run("cycle", func(t *testing.T) {
+		w := newWorld(t)
+		r, err := w.parent.Render()
+		require.NoError(t, err)
+		d := promptsubagent.NewDispatcher(w.reg, w.engine)
+		inv := &tools.Invocation{Session: w.s, PromptNS: "agents", PromptKey: "worker", Tools: r.Tools, Delegation: []string{"root/planner", "agents/worker"}}
+		_, _, err = d.Dispatch(runner.WithCaller(ctx, runner.Caller{Model: scripted.New()}), inv, adHoc("again"))
+		require.Error(t, err)
+		assert.Equal(t, "Circular delegation prevented: root/planner -> agents/worker -> agents/worker", err.Error())
+	})
+}
+
+// childCalls returns the model calls the children made.
+func childCalls(m *scripted.Model) []scripted.Call {
+	var out []scripted.Call
+	for _, c := range m.Calls() {
+		if strings.Contains(c.Request.Messages[0].Content, workerText) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func dispatch(t *testing.T, w *world, in promptsubagent.DispatchSubagent, m model.Model) (promptsubagent.DispatchSubagentResult, []any, error) {
+	t.Helper()
+	r, err := w.parent.Render()
+	require.NoError(t, err)
+	d := promptsubagent.NewDispatcher(w.reg, w.engine, w.opts...)
+	inv := &tools.Invocation{Session: w.s, PromptNS: "root", PromptKey: "planner", Tools: r.Tools}
+	return d.Dispatch(runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "scripted"}), inv, in)
+}

@@ -1,0 +1,93 @@
+package promptsubagent_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+)
+
+// TestNestedDispatchWithholdsTheToolAtTheDepthLimitAndTotalsUsage runs
+// root → worker → helper with a depth limit of 2: the helper, at the limit,
+// runs without dispatch_subagent, and the root's ChildUsage is the worker's
+// total, helper included.
+func TestNestedDispatchWithholdsTheToolAtTheDepthLimitAndTotalsUsage(t *testing.T) {
+	w := newWorld(t)
+	engine := subagent.New(subagent.WithMaxDepth(2), subagent.WithMaxConcurrent(1))
+	reg := w.reg
+	helper, err := prompt.New("agents", "helper", prompt.Markdown[prompt.NoParams]("Helper", "You help the worker."))
+	require.NoError(t, err)
+	require.NoError(t, reg.Register(helper))
+	parent, err := prompt.New("root", "planner",
+		prompt.Markdown[prompt.NoParams]("Planner", "You coordinate the work."),
+		promptsubagent.Section(reg, engine),
+	)
+	require.NoError(t, err)
+	usage := model.Usage{InputTokens: 100, OutputTokens: 10, TotalTokens: 110}
+	helperCall := promptsubagent.DispatchSubagent{Mode: "ad_hoc", PromptNS: "agents", PromptKey: "helper", Instructions: "help me"}
+	m := scripted.New(
+		scripted.When(scripted.SystemContains("You help the worker."), scripted.Text("helped").WithUsage(usage)),
+		scripted.When(scripted.SystemContains(workerText),
+			scripted.ToolCall("dispatch_subagent", args(t, helperCall)).WithUsage(usage),
+			scripted.Text("worker done").WithUsage(usage)),
+		scripted.ToolCall("dispatch_subagent", args(t, adHoc("work"))).WithUsage(usage),
+		scripted.Text("root done").WithUsage(usage),
+	)
+	resp, err := runner.Evaluate(ctx, runner.Request{Prompt: parent, Session: w.s, Model: m, ModelName: "scripted", UserMessage: "go"})
+	require.NoError(t, err)
+	assert.Equal(t, "root done", resp.Text)
+
+	names := func(c scripted.Call) []string {
+		var out []string
+		for _, spec := range c.Request.Tools {
+			out = append(out, spec.Name)
+		}
+		return out
+	}
+	var workerTools, helperTools []string
+	for _, c := range m.Calls() {
+		sys := c.Request.Messages[0].Content
+		switch {
+		case contains(sys, "You help the worker."):
+			helperTools = names(c)
+		case contains(sys, workerText):
+			workerTools = names(c)
+		}
+	}
+	assert.Equal(t, []string{"dispatch_subagent"}, workerTools)
+	assert.Empty(t, helperTools, "at the depth limit dispatch_subagent is withheld")
+
+	// The root saw the worker's total: its two calls plus the helper's one.
+	assert.Equal(t, 2*usage.TotalTokens, resp.Usage.TotalTokens)
+	assert.Equal(t, 3*usage.TotalTokens, resp.ChildUsage.TotalTokens)
+	var reported []runner.ChildUsage
+	for u := range session.All[runner.ChildUsage](w.s) {
+		reported = append(reported, u)
+	}
+	require.Len(t, reported, 1, "only the direct child reports to the root")
+	assert.Equal(t, 3*usage.TotalTokens, reported[0].Usage.TotalTokens)
+
+	// A budget that the children's usage exceeds stops the root.
+	m2 := scripted.New(
+		scripted.When(scripted.SystemContains("You help the worker."), scripted.Text("helped").WithUsage(usage)),
+		scripted.When(scripted.SystemContains(workerText),
+			scripted.ToolCall("dispatch_subagent", args(t, helperCall)).WithUsage(usage),
+			scripted.Text("worker done").WithUsage(usage)),
+		scripted.ToolCall("dispatch_subagent", args(t, adHoc("work"))).WithUsage(usage),
+		scripted.Text("root done").WithUsage(usage),
+	)
+	_, err = runner.Evaluate(ctx, runner.Request{Prompt: parent, Session: w.s, Model: m2, UserMessage: "go", Budget: 3 * usage.TotalTokens})
+	assert.ErrorIs(t, err, runner.ErrBudgetExceeded, fmt.Sprint(err))
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
