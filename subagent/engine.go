@@ -256,6 +256,11 @@ func (e *Engine) hydrate(spec Spec) (*session.Session, error) {
 }
 
 func (e *Engine) setUp(child *session.Session, spec Spec) error {
+	// The parent's pending Inbound messages are the parent's, not the
+	// child's.
+	if err := runner.SkipInbound(child); err != nil {
+		return setupError(err)
+	}
 	for _, setup := range []func(*session.Session) error{e.setup, spec.Setup} {
 		if setup == nil {
 			continue

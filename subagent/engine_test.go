@@ -337,3 +337,16 @@ func TestLifecycleEventsReachObserversWithoutChangingState(t *testing.T) {
 	assert.Zero(t, session.Len[subagent.Started](parent))
 	assert.Zero(t, session.Len[subagent.Finished](parent))
 }
+
+func TestForkedChildDoesNotDeliverTheParentsPendingInbound(t *testing.T) {
+	parent := newParent(t)
+	require.NoError(t, parent.Dispatch(ctx, runner.Inbound{Text: "for the parent only"}))
+	m := scripted.New(scripted.Text("done"))
+	_, err := subagent.New().Run(ctx, spec(t, parent, m))
+	require.NoError(t, err)
+	for _, msg := range m.Calls()[0].Request.Messages {
+		assert.NotEqual(t, "for the parent only", msg.Content)
+	}
+	read, _ := session.Latest[runner.InboundRead](parent)
+	assert.Zero(t, read.Upto, "the parent's own cursor is untouched")
+}
