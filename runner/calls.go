@@ -3,12 +3,14 @@ package runner
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -54,7 +56,9 @@ func (r *run) runTools(calls []model.ToolCall) error {
 			return err
 		}
 		for k := range results {
-			r.record(&results[k])
+			if err := r.record(&results[k]); err != nil {
+				return err
+			}
 		}
 		i = j
 	}
@@ -90,8 +94,10 @@ func (r *run) execute(c model.ToolCall) callResult {
 }
 
 // record dispatches the call's ToolInvoked record with its events in one
-// atomic dispatch and appends the tool message the model will see.
-func (r *run) record(res *callResult) {
+// atomic dispatch and appends the tool message the model will see. A
+// reducer's rejection is the model's to deal with; any other failure to
+// record (a closed session) ends the evaluation.
+func (r *run) record(res *callResult) error {
 	o := res.outcome
 	res.rec.Result, res.rec.Success = o.Text, o.Success
 	// Like the model's text, the record leaves a zero value out.
@@ -105,6 +111,10 @@ func (r *run) record(res *callResult) {
 	events = append(events, res.rec)
 	events = append(events, o.Events...)
 	if err := r.req.Session.Dispatch(r.ctx, events...); err != nil {
+		var re *session.ReducerError
+		if !errors.As(err, &re) {
+			return err
+		}
 		text = ReducerFailurePrefix + err.Error()
 	}
 	r.resp.ToolCalls++
@@ -116,6 +126,7 @@ func (r *run) record(res *callResult) {
 		r.resp.ToolsUsed = append(r.resp.ToolsUsed, res.call.Name)
 	}
 	r.resp.Messages = append(r.resp.Messages, model.ToolMessage(res.call.ID, res.call.Name, text))
+	return nil
 }
 
 // compactArgs returns the arguments compacted when they are valid JSON, and

@@ -8,7 +8,7 @@ import (
 var (
 	// ErrMaxTurns means the model was still calling tools after MaxTurns
 	// model calls. The partial Response is returned with it.
-	ErrMaxTurns = errors.New("runner: the model did not finish within the allowed turns; raise MaxTurns or narrow the task")
+	ErrMaxTurns = errors.New("runner: max turns reached")
 	// ErrBudgetExceeded means the evaluation (with the usage its children
 	// reported) spent more tokens than its Budget. The partial Response is
 	// returned with it.

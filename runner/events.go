@@ -71,11 +71,12 @@ type PromptExecuted struct {
 	Duration  time.Duration   `json:"duration"`
 }
 
-// Inbound is a message for an evaluation that is running on the session: a
+// Inbound is a message for the evaluation running on the session — a
 // background task's notification, an operator's note. Dispatch it to the
-// session; before each model call the runner adds the Inbound events
-// dispatched since the evaluation started to the conversation, as user
-// messages, in order.
+// session; before each model call the runner adds the Inbound messages no
+// evaluation has delivered yet to the conversation, as user messages, in
+// order. One that arrives after an evaluation's last model call waits for
+// the next evaluation on the session.
 type Inbound struct {
 	// Source says where the message comes from ("task", "operator", …).
 	Source string `json:"source,omitempty"`
@@ -90,4 +91,12 @@ type ChildUsage struct {
 	// AgentID identifies the child run.
 	AgentID string      `json:"agent_id"`
 	Usage   model.Usage `json:"usage"`
+}
+
+// InboundRead records how many of the session's Inbound messages have been
+// delivered to a model. The runner keeps it (one value, ReplaceLatest);
+// SkipInbound sets it for a session that must not deliver what is pending,
+// such as a forked child.
+type InboundRead struct {
+	Upto int `json:"upto"`
 }

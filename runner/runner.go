@@ -156,7 +156,7 @@ func (r *run) evaluate() (*Response, error) {
 		return nil, r.fail(PhaseRender, err)
 	}
 	r.toolCtx = WithCaller(r.ctx, Caller{Model: r.req.Model, ModelName: r.req.ModelName, NS: r.rendered.NS, Key: r.rendered.Key})
-	r.inboundSeen = session.Len[Inbound](s)
+	r.inboundSeen = inboundCursor(s)
 	r.childSeen = session.Len[ChildUsage](s)
 	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Rendered: r.rendered}
 	msgs := make([]model.Message, 0, 8+len(r.req.Messages))
@@ -180,7 +180,7 @@ func (r *run) evaluate() (*Response, error) {
 			return r.partial(PhaseRequest, ErrBudgetExceeded)
 		}
 		if r.resp.Turns >= maxTurns {
-			return r.partial(PhaseRequest, fmt.Errorf("%w (%d)", ErrMaxTurns, maxTurns))
+			return r.partial(PhaseRequest, fmt.Errorf("%w: the model was still calling tools after %d turns; raise MaxTurns or narrow the task", ErrMaxTurns, maxTurns))
 		}
 		r.drainInbound()
 		reply, err := r.callModel()
@@ -223,6 +223,9 @@ func (r *run) render() error {
 	}
 	rendered.Tools = set
 	if err := set.Install(r.req.Session); err != nil {
+		return err
+	}
+	if err := install(r.req.Session); err != nil {
 		return err
 	}
 	r.rendered, r.toolset = rendered, set
@@ -315,12 +318,17 @@ func outputName(rd *prompt.Rendered) string {
 	return string(name)
 }
 
-// drainInbound adds the Inbound events dispatched since the last look.
+// drainInbound adds the Inbound messages not delivered yet, and records
+// that they were.
 func (r *run) drainInbound() {
 	in := session.Get[Inbound](r.req.Session)
+	if r.inboundSeen >= in.Len() {
+		return
+	}
 	for ; r.inboundSeen < in.Len(); r.inboundSeen++ {
 		r.resp.Messages = append(r.resp.Messages, model.UserMessage(in.At(r.inboundSeen).Text))
 	}
+	_ = r.req.Session.Dispatch(r.ctx, InboundRead{Upto: r.inboundSeen})
 }
 
 // collectChildUsage adds the ChildUsage events dispatched since the last

@@ -225,7 +225,7 @@ func TestMaxTurnsReturnsThePartialResponse(t *testing.T) {
 	req.MaxTurns = 3
 	resp, err := runner.Evaluate(ctx, req)
 	require.ErrorIs(t, err, runner.ErrMaxTurns)
-	assert.Contains(t, err.Error(), "(3)")
+	assert.Contains(t, err.Error(), "runner: max turns reached: the model was still calling tools after 3 turns")
 	require.NotNil(t, resp)
 	assert.Equal(t, "still working", resp.Text)
 	assert.Equal(t, 3, resp.Turns)
@@ -252,7 +252,7 @@ func TestBudgetCountsChildUsage(t *testing.T) {
 
 func TestInboundMessagesReachTheNextRequest(t *testing.T) {
 	s := newSession(t)
-	require.NoError(t, s.Dispatch(ctx, runner.Inbound{Text: "from before the run"}))
+	require.NoError(t, s.Dispatch(ctx, runner.Inbound{Text: "pending before the run"}))
 	m := scripted.New(
 		scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
 			require.NoError(t, s.Dispatch(ctx, runner.Inbound{Source: "task", Text: "<task-notification>done</task-notification>"}))
@@ -263,11 +263,48 @@ func TestInboundMessagesReachTheNextRequest(t *testing.T) {
 	resp, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
 	require.NoError(t, err)
 	assert.Equal(t, "noted", resp.Text)
+	first := m.Calls()[0].Request.Messages
+	assert.Equal(t, model.UserMessage("pending before the run"), first[len(first)-1], "an undelivered message reaches the first request")
 	last := m.Calls()[1].Request.Messages
 	assert.Equal(t, model.UserMessage("<task-notification>done</task-notification>"), last[len(last)-1])
-	for _, msg := range resp.Messages {
-		assert.NotEqual(t, "from before the run", msg.Content, "inbound messages from before the run are not replayed")
+
+	// A message that arrives after the last model call waits for the next
+	// evaluation; delivered ones are not delivered again.
+	require.NoError(t, s.Dispatch(ctx, runner.Inbound{Text: "late news"}))
+	m2 := scripted.New(scripted.Text("ok"))
+	_, err = runner.Evaluate(ctx, request(newPrompt(t), s, m2))
+	require.NoError(t, err)
+	var users []string
+	for _, msg := range m2.Calls()[0].Request.Messages {
+		if msg.Role == model.RoleUser {
+			users = append(users, msg.Content)
+		}
 	}
+	assert.Equal(t, []string{"go", "late news"}, users)
+
+	// SkipInbound marks pending messages as delivered.
+	require.NoError(t, s.Dispatch(ctx, runner.Inbound{Text: "not for the child"}))
+	require.NoError(t, runner.SkipInbound(s))
+	m3 := scripted.New(scripted.Text("ok"))
+	_, err = runner.Evaluate(ctx, request(newPrompt(t), s, m3))
+	require.NoError(t, err)
+	assert.Len(t, m3.Calls()[0].Request.Messages, 2, "system and user only")
+	rev := s.Revision()
+	require.NoError(t, runner.SkipInbound(s))
+	assert.Equal(t, rev, s.Revision(), "nothing pending, nothing dispatched")
+}
+
+func TestClosedSessionEndsTheEvaluation(t *testing.T) {
+	s := newSession(t)
+	m := scripted.New(scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+		require.NoError(t, s.Close())
+		return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c1", Name: "echo", Arguments: `{"text":"x"}`})}, nil
+	}), scripted.Text("never"))
+	_, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+	var ee *runner.EvaluationError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, runner.PhaseTool, ee.Phase)
+	assert.ErrorIs(t, err, session.ErrClosed)
 }
 
 type Verdict struct {

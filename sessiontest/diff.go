@@ -22,7 +22,7 @@ const maxItemLines = 10
 // ids, children, tags, times — are not compared. Two slices are equal when
 // they are the same version (O(1), as after a fork), else item by item: with
 // the item type's Equal method when it has one, else by canonical JSON.
-func Diff(a, b session.Snapshot) string { return diff(a, b, nil) }
+func Diff(a, b session.Snapshot, opts ...Option) string { return diff(a, b, ignoring(opts)) }
 
 // Option adjusts a comparison of the assertions.
 type Option func(ignored map[reflect.Type]bool)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
@@ -155,11 +156,24 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 		_ = child.Close()
 		e.limits.release(child.ID())
 	}()
-	out = &Outcome{AgentID: e.newID(), SessionID: child.ID(), Name: spec.Name, Depth: depth, ModelName: spec.ModelName}
+	oc := &Outcome{AgentID: e.newID(), SessionID: child.ID(), Name: spec.Name, Depth: depth, ModelName: spec.ModelName}
 	if err := e.setUp(child, spec); err != nil {
 		return nil, err
 	}
-	out.Start = child.Snapshot()
+	oc.Start = child.Snapshot()
+	publish(ctx, spec.Parent, Started{AgentID: oc.AgentID, Name: spec.Name, SessionID: child.ID(), ParentID: spec.Parent.ID(),
+		Depth: depth, Mode: spec.Mode.String(), Model: spec.ModelName})
+	defer func() {
+		fin := Finished{AgentID: oc.AgentID, Name: spec.Name, SessionID: child.ID(), ParentID: spec.Parent.ID(), Depth: depth,
+			Duration: e.clock().Sub(started), Usage: oc.Usage.Total}
+		for _, n := range oc.Usage.ToolCalls {
+			fin.ToolCalls += n
+		}
+		if err != nil {
+			fin.Error = err.Error()
+		}
+		publish(ctx, spec.Parent, fin)
+	}()
 
 	filter := spec.ToolFilter
 	if depth >= maxDepth && len(spec.Withhold) > 0 {
@@ -181,20 +195,25 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 		ToolFilter: filter, InheritedTools: spec.Tools,
 		Delegation: append(slices.Clone(chain), spec.Name), Logger: e.logger,
 	})
-	out.Final = child.Snapshot()
-	out.Duration = e.clock().Sub(started)
-	out.Response = resp
-	e.account(out, resp)
-	if out.Usage.Total.TotalTokens > 0 {
-		_ = spec.Parent.Dispatch(context.WithoutCancel(ctx), runner.ChildUsage{AgentID: out.AgentID, Usage: out.Usage.Total})
+	oc.Final = child.Snapshot()
+	oc.Duration = e.clock().Sub(started)
+	oc.Response = resp
+	e.account(oc, resp)
+	if oc.Usage.Total.TotalTokens > 0 {
+		_ = spec.Parent.Dispatch(context.WithoutCancel(ctx), runner.ChildUsage{AgentID: oc.AgentID, Usage: oc.Usage.Total})
 	}
 	if resp != nil {
-		out.Text, out.Output = resp.Text, resp.Output
+		oc.Text, oc.Output = resp.Text, resp.Output
 	}
 	if rerr != nil {
-		return out, e.classify(ctx, cctx, rerr, timeout, spec)
+		return oc, e.classify(ctx, cctx, rerr, timeout, spec)
 	}
-	return out, nil
+	return oc, nil
+}
+
+// publish tells the parent's bus observers about a child run.
+func publish(ctx context.Context, parent *session.Session, event any) {
+	parent.Bus().Publish(context.WithoutCancel(ctx), bus.Envelope{ParentSessionID: parent.ID(), Payload: event})
 }
 
 func checkSpec(spec Spec) error {
@@ -237,6 +256,11 @@ func (e *Engine) hydrate(spec Spec) (*session.Session, error) {
 }
 
 func (e *Engine) setUp(child *session.Session, spec Spec) error {
+	// The parent's pending Inbound messages are the parent's, not the
+	// child's.
+	if err := runner.SkipInbound(child); err != nil {
+		return setupError(err)
+	}
 	for _, setup := range []func(*session.Session) error{e.setup, spec.Setup} {
 		if setup == nil {
 			continue

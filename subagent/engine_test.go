@@ -304,3 +304,49 @@ func TestInvalidSpec(t *testing.T) {
 	_, err = subagent.New().Run(ctx, spec(t, parent, scripted.New()))
 	assert.ErrorIs(t, err, subagent.ErrParentClosed)
 }
+
+func TestLifecycleEventsReachObserversWithoutChangingState(t *testing.T) {
+	parent := newParent(t)
+	var started []subagent.Started
+	var finished []subagent.Finished
+	var envs []bus.Envelope
+	bus.Subscribe(parent.Bus(), "started", func(_ context.Context, env bus.Envelope, e subagent.Started) error {
+		started, envs = append(started, e), append(envs, env)
+		return nil
+	})
+	bus.Subscribe(parent.Bus(), "finished", func(_ context.Context, env bus.Envelope, e subagent.Finished) error {
+		finished = append(finished, e)
+		return nil
+	})
+	m := scripted.New(scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("done"))
+	out, err := subagent.New().Run(ctx, spec(t, parent, m, writeTool(t)))
+	require.NoError(t, err)
+	_, err = subagent.New().Run(ctx, spec(t, parent, scripted.New(scripted.Fail(model.ErrAuth))))
+	require.Error(t, err)
+
+	require.Len(t, started, 2)
+	require.Len(t, finished, 2)
+	assert.Equal(t, subagent.Started{AgentID: out.AgentID, Name: "child/worker", SessionID: out.SessionID, ParentID: parent.ID(),
+		Depth: 1, Mode: "forked", Model: "scripted"}, started[0])
+	assert.Empty(t, envs[0].SessionID, "addressed to no session")
+	assert.Equal(t, parent.ID(), envs[0].ParentSessionID)
+	assert.Equal(t, out.Usage.Total, finished[0].Usage)
+	assert.Equal(t, 1, finished[0].ToolCalls)
+	assert.Empty(t, finished[0].Error)
+	assert.Contains(t, finished[1].Error, "auth")
+	assert.Zero(t, session.Len[subagent.Started](parent))
+	assert.Zero(t, session.Len[subagent.Finished](parent))
+}
+
+func TestForkedChildDoesNotDeliverTheParentsPendingInbound(t *testing.T) {
+	parent := newParent(t)
+	require.NoError(t, parent.Dispatch(ctx, runner.Inbound{Text: "for the parent only"}))
+	m := scripted.New(scripted.Text("done"))
+	_, err := subagent.New().Run(ctx, spec(t, parent, m))
+	require.NoError(t, err)
+	for _, msg := range m.Calls()[0].Request.Messages {
+		assert.NotEqual(t, "for the parent only", msg.Content)
+	}
+	read, _ := session.Latest[runner.InboundRead](parent)
+	assert.Zero(t, read.Upto, "the parent's own cursor is untouched")
+}

@@ -1,0 +1,40 @@
+package subagent
+
+import (
+	"time"
+
+	"github.com/offshoot-dev/offshoot/model"
+)
+
+// The engine publishes Started and Finished on the parent's bus for
+// observers — progress displays, logs, traces. They are addressed to no
+// session (the envelope's ParentSessionID is the parent's id), so neither
+// the parent's nor the child's state changes because of them.
+
+// Started is published when a child session has been hydrated and set up,
+// just before its first turn.
+type Started struct {
+	AgentID   string `json:"agent_id"`
+	Name      string `json:"name"`
+	SessionID string `json:"session_id"`
+	ParentID  string `json:"parent_id"`
+	Depth     int    `json:"depth"`
+	Mode      string `json:"mode"`
+	Model     string `json:"model,omitempty"`
+}
+
+// Finished is published when a child run ends, whatever the outcome,
+// before the child session is closed.
+type Finished struct {
+	AgentID   string        `json:"agent_id"`
+	Name      string        `json:"name"`
+	SessionID string        `json:"session_id"`
+	ParentID  string        `json:"parent_id"`
+	Depth     int           `json:"depth"`
+	Duration  time.Duration `json:"duration"`
+	// Usage is the child's total, its own children included.
+	Usage     model.Usage `json:"usage"`
+	ToolCalls int         `json:"tool_calls"`
+	// Error is the failure's model-facing text; empty on success.
+	Error string `json:"error,omitempty"`
+}
