@@ -15,8 +15,11 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
+	"weak"
 
 	"github.com/google/uuid"
 
@@ -44,6 +47,7 @@ type Engine struct {
 	clock                              func() time.Time
 	logger                             *slog.Logger
 	limits                             *limits
+	prompts                            sync.Map // weak.Pointer[prompt.Prompt] -> the prompt, oriented
 }
 
 // Option configures an Engine.
@@ -179,7 +183,7 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 	if depth >= maxDepth && len(spec.Withhold) > 0 {
 		filter.Deny = append(slices.Clone(filter.Deny), spec.Withhold...)
 	}
-	p, err := spec.Prompt.Extend(orientation)
+	p, err := e.oriented(spec.Prompt)
 	if err != nil {
 		return nil, runError(err)
 	}
@@ -313,6 +317,23 @@ func (e *Engine) classify(ctx, cctx context.Context, err error, timeout time.Dur
 		return timeoutError(timeout, err)
 	}
 	return runError(err)
+}
+
+// oriented returns p extended with the orientation section, built once
+// per prompt: the cache entry goes when the prompt is garbage-collected.
+func (e *Engine) oriented(p *prompt.Prompt) (*prompt.Prompt, error) {
+	key := weak.Make(p)
+	if ext, ok := e.prompts.Load(key); ok {
+		return ext.(*prompt.Prompt), nil
+	}
+	ext, err := p.Extend(orientation)
+	if err != nil {
+		return nil, err
+	}
+	if _, loaded := e.prompts.LoadOrStore(key, ext); !loaded {
+		runtime.AddCleanup(p, func(k weak.Pointer[prompt.Prompt]) { e.prompts.Delete(k) }, key)
+	}
+	return ext, nil
 }
 
 // orientation tells a child what it is (appended to every child prompt).

@@ -350,3 +350,20 @@ func TestForkedChildDoesNotDeliverTheParentsPendingInbound(t *testing.T) {
 	read, _ := session.Latest[runner.InboundRead](parent)
 	assert.Zero(t, read.Upto, "the parent's own cursor is untouched")
 }
+
+func TestOrientedPromptsAreCachedWithoutKeepingPromptsAlive(t *testing.T) {
+	parent := newParent(t)
+	e := subagent.New()
+	p := childPrompt(t, "worker")
+	for range 2 {
+		sp := spec(t, parent, scripted.New(scripted.Text("ok")))
+		sp.Prompt = p
+		_, err := e.Run(ctx, sp)
+		require.NoError(t, err)
+	}
+	wp := weak.Make(p)
+	p = nil
+	runtime.GC()
+	runtime.GC()
+	assert.Nil(t, wp.Value(), "the engine's cache does not keep a prompt alive")
+}

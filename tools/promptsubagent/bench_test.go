@@ -58,6 +58,15 @@ func benchParent(b *testing.B, n int) (*promptsubagent.Dispatcher, *tools.Invoca
 	}
 	answer := &model.Response{Message: model.AssistantMessage("done"), Usage: model.Usage{InputTokens: 20, OutputTokens: 1, TotalTokens: 21}}
 	m := model.Func(func(context.Context, *model.Request) (*model.Response, error) { return answer, nil })
+	// The parent is dispatching from a tool call, so it has run an
+	// evaluation: its session knows the runner's records.
+	planner, err := prompt.New("root", "planner", prompt.Markdown[prompt.NoParams]("Planner", "Plan.", prompt.WithTools(tool)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := runner.Evaluate(context.Background(), runner.Request{Prompt: planner, Session: s, Model: m}); err != nil {
+		b.Fatal(err)
+	}
 	inv := &tools.Invocation{Session: s, Bus: s.Bus(), PromptNS: "root", PromptKey: "planner", Tools: set}
 	return d, inv, runner.WithCaller(context.Background(), runner.Caller{Model: m, ModelName: "bench"})
 }

@@ -310,3 +310,28 @@ func dispatch(t *testing.T, w *world, in promptsubagent.DispatchSubagent, m mode
 	inv := &tools.Invocation{Session: w.s, PromptNS: "root", PromptKey: "planner", Tools: r.Tools}
 	return d.Dispatch(runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "scripted"}), inv, in)
 }
+
+// Report is a child prompt's structured output declaring artifacts.
+type Report struct {
+	Findings  string   `json:"findings"`
+	Artifacts []string `json:"artifacts"`
+}
+
+func TestStructuredOutputArtifactsJoinTheWrittenFiles(t *testing.T) {
+	w := newWorld(t)
+	reporter, err := prompt.New("agents", "reporter", prompt.Markdown[prompt.NoParams]("Reporter", "You report."), prompt.WithOutput[Report]())
+	require.NoError(t, err)
+	require.NoError(t, w.reg.Register(reporter))
+	m := scripted.New(
+		scripted.ToolCall("write_file", `{"file_path":"out/z.md","content":"z"}`),
+		scripted.ToolCall("write_file", `{"file_path":"out/a.md","content":"a"}`),
+		scripted.Text(`{"findings":"two notes","artifacts":["https://example.test/ticket/1","out/a.md"]}`),
+	)
+	d := adHoc("report")
+	d.PromptKey = "reporter"
+	res, _, err := dispatch(t, w, d, m)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"out/a.md", "out/z.md", "https://example.test/ticket/1"}, res.Artifacts,
+		"written paths sorted and distinct, then the output's own artifacts")
+	assert.Equal(t, `{"findings":"two notes","artifacts":["https://example.test/ticket/1","out/a.md"]}`, res.MessageSummary)
+}
