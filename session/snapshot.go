@@ -119,14 +119,13 @@ func (s *Session) Rollback(snap Snapshot) error {
 	if s.closed {
 		return ErrClosed
 	}
-	s.adoptLocked(snap)
+	s.adopt(snap)
 	return nil
 }
 
-// adopt is Rollback for a session that nobody else can see yet.
-func (s *Session) adopt(snap Snapshot) { s.adoptLocked(snap) }
-
-func (s *Session) adoptLocked(snap Snapshot) {
+// adopt makes snap's state the session's. The caller holds the write lock,
+// or is New, before anyone else can see the session.
+func (s *Session) adopt(snap Snapshot) {
 	src := snap.state()
 	cur := s.state.Load()
 	tbl := s.table

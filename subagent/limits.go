@@ -101,10 +101,3 @@ func (l *limits) release(child string) {
 	delete(l.rootOf, child)
 	l.mu.Unlock()
 }
-
-// spawned returns how many children root has spawned.
-func (l *limits) spawned(root string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.spawns[root]
-}
