@@ -17,8 +17,19 @@ func cloneSchema(s *jsonschema.Schema) *jsonschema.Schema {
 	return deepCopy(reflect.ValueOf(s)).Interface().(*jsonschema.Schema)
 }
 
-// deepCopy copies v and everything it refers to. It is meant for
-// jsonschema.Schema values: acyclic, with exported fields only.
+// Clone returns a deep copy of v that shares no pointers, slices or maps
+// with it — for decoding over a value (see DecodeInto) without changing the
+// original, such as a tool's defaults. Unexported fields are copied by
+// assignment; channels and functions are shared. v must not be cyclic.
+func Clone[T any](v T) T {
+	var out T
+	reflect.ValueOf(&out).Elem().Set(deepCopy(reflect.ValueOf(&v).Elem()))
+	return out
+}
+
+// deepCopy returns a copy of v that shares no pointers, slices or maps with
+// it, so that decoding into the copy cannot change v. Unexported fields are
+// copied by assignment; channels and functions are shared.
 func deepCopy(v reflect.Value) reflect.Value {
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -53,12 +64,18 @@ func deepCopy(v reflect.Value) reflect.Value {
 			c.SetMapIndex(it.Key(), deepCopy(it.Value()))
 		}
 		return c
+	case reflect.Array:
+		c := reflect.New(v.Type()).Elem()
+		for i := range v.Len() {
+			c.Index(i).Set(deepCopy(v.Index(i)))
+		}
+		return c
 	case reflect.Struct:
 		c := reflect.New(v.Type()).Elem()
 		c.Set(v)
 		for i := range v.NumField() {
-			if c.Field(i).CanSet() {
-				c.Field(i).Set(deepCopy(v.Field(i)))
+			if f := c.Field(i); f.CanSet() {
+				f.Set(deepCopy(v.Field(i)))
 			}
 		}
 		return c

@@ -185,7 +185,7 @@ func (t *typed[P, R]) buildExamples(examples []any) error {
 func (t *typed[P, R]) Call(ctx context.Context, inv *Invocation, args json.RawMessage) Outcome {
 	p := new(P)
 	if t.copyDefaults {
-		*p = deepCopy(reflect.ValueOf(t.defaults)).Interface().(P)
+		*p = serde.Clone(t.defaults)
 	} else {
 		*p = t.defaults
 	}
