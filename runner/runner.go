@@ -107,9 +107,10 @@ func Output[O any](resp *Response) (O, error) {
 }
 
 // Evaluate runs req to completion. On failure it returns an
-// *EvaluationError (with the partial Response for ErrMaxTurns and
-// ErrBudgetExceeded). It never panics: a panic in the model or the loop
-// becomes an error.
+// *EvaluationError and, once the prompt has rendered, the partial Response
+// — the conversation and the usage so far — so callers can account for
+// what a failed run spent. It never panics: a panic in the model or the
+// loop becomes an error.
 func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
 	if req.Prompt == nil || req.Session == nil || req.Model == nil {
 		return nil, errors.New("runner: a Request needs a Prompt, a Session and a Model")
@@ -173,7 +174,7 @@ func (r *run) evaluate() (*Response, error) {
 	}
 	for {
 		if err := r.ctx.Err(); err != nil {
-			return nil, r.fail(PhaseRequest, err)
+			return r.partial(PhaseRequest, err)
 		}
 		r.collectChildUsage()
 		if r.overBudget() {
@@ -185,7 +186,7 @@ func (r *run) evaluate() (*Response, error) {
 		r.drainInbound()
 		reply, err := r.callModel()
 		if err != nil {
-			return nil, r.fail(PhaseRequest, err)
+			return r.partial(PhaseRequest, err)
 		}
 		msg := reply.Message
 		msg.Role = model.RoleAssistant
@@ -200,7 +201,7 @@ func (r *run) evaluate() (*Response, error) {
 			return r.partial(PhaseRequest, ErrBudgetExceeded)
 		}
 		if err := r.runTools(msg.ToolCalls); err != nil {
-			return nil, r.fail(PhaseTool, err)
+			return r.partial(PhaseTool, err)
 		}
 	}
 }
@@ -356,13 +357,13 @@ func (r *run) partial(phase Phase, err error) (*Response, error) {
 // finish parses structured output and records the evaluation.
 func (r *run) finish() (*Response, error) {
 	if err := r.ctx.Err(); err != nil {
-		return nil, r.fail(PhaseResponse, err)
+		return r.partial(PhaseResponse, err)
 	}
 	rec := PromptExecuted{NS: r.rendered.NS, Key: r.rendered.Key, Text: r.resp.Text}
 	if out := r.rendered.Output; out != nil {
 		v, err := out.Parse(r.resp.Text)
 		if err != nil {
-			return nil, r.fail(PhaseResponse, err)
+			return r.partial(PhaseResponse, err)
 		}
 		r.resp.Output = v
 		rec.Output, _ = json.Marshal(v)

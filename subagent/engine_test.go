@@ -367,3 +367,21 @@ func TestOrientedPromptsAreCachedWithoutKeepingPromptsAlive(t *testing.T) {
 	runtime.GC()
 	assert.Nil(t, wp.Value(), "the engine's cache does not keep a prompt alive")
 }
+
+func TestATimedOutChildStillReportsWhatItSpent(t *testing.T) {
+	parent := newParent(t)
+	spent := model.Usage{InputTokens: 40, OutputTokens: 2, TotalTokens: 42}
+	m := scripted.New(
+		scripted.ToolCall("write", `{"text":"partial"}`).WithUsage(spent),
+		scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}),
+	)
+	out, err := subagent.New(subagent.WithTimeout(50*time.Millisecond)).Run(ctx, spec(t, parent, m, writeTool(t)))
+	require.ErrorIs(t, err, subagent.ErrTimeout)
+	require.NotNil(t, out)
+	assert.Equal(t, spent, out.Usage.Own)
+	assert.Equal(t, map[string]int{"write": 1}, out.Usage.ToolCalls)
+	assert.Equal(t, spent.TotalTokens, childUsage(parent), "the parent's budget counts it")
+}
