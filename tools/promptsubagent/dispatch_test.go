@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"weak"
 
@@ -117,7 +118,14 @@ func TestToolPropagation(t *testing.T) {
 }
 
 func TestParallelDispatchesForkFromTheSameStateAndReturnInCallOrder(t *testing.T) {
-	w := newWorld(t)
+	var mu sync.Mutex
+	var starts []session.Snapshot
+	w := newWorld(t, promptsubagent.WithChildSetup(func(c *session.Session) error {
+		mu.Lock()
+		defer mu.Unlock()
+		starts = append(starts, c.Snapshot())
+		return nil
+	}))
 	m := scripted.New(
 		scripted.When(scripted.All(scripted.SystemContains(workerText), scripted.LastUserContains("first")),
 			scripted.ToolCall("write_file", `{"file_path":"notes/x.md","content":"first"}`), scripted.Text("first done")),
@@ -141,6 +149,11 @@ func TestParallelDispatchesForkFromTheSameStateAndReturnInCallOrder(t *testing.T
 	assert.Contains(t, msgs[1], "second done", "results come back in call order")
 	plan, _ := planning.CurrentPlan(w.s)
 	assert.Equal(t, planning.PlanCompleted, plan.Status, "both steps were marked done")
+	require.Len(t, starts, 2)
+	for _, typ := range starts[0].Types() {
+		assert.True(t, starts[0].Same(starts[1], typ), "both children start from the very same %s", typ)
+	}
+	assert.Equal(t, starts[0].Types(), starts[1].Types())
 }
 
 func TestValidation(t *testing.T) {
