@@ -5,8 +5,8 @@
 // and cycles, concurrency per parent run, a spawn budget per root run, a
 // timeout and max turns. Whatever happens, the child session is closed
 // afterwards and the parent's slices are unchanged; the child's usage is
-// reported to the parent as a runner.ChildUsage event so the parent's budget
-// counts it.
+// reported to the parent as a runner.ChildUsage event (by the engine, or by
+// the front end with its tool result) so the parent's budget counts it.
 package subagent
 
 import (
@@ -203,8 +203,8 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 	oc.Duration = e.clock().Sub(started)
 	oc.Response = resp
 	e.account(oc, resp)
-	if oc.Usage.Total.TotalTokens > 0 {
-		_ = spec.Parent.Dispatch(context.WithoutCancel(ctx), runner.ChildUsage{AgentID: oc.AgentID, Usage: oc.Usage.Total})
+	if report, ok := oc.UsageReport(); ok && !spec.DeferUsage {
+		_ = spec.Parent.Dispatch(context.WithoutCancel(ctx), report)
 	}
 	if resp != nil {
 		oc.Text, oc.Output = resp.Text, resp.Output

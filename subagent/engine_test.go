@@ -385,3 +385,18 @@ func TestATimedOutChildStillReportsWhatItSpent(t *testing.T) {
 	assert.Equal(t, map[string]int{"write": 1}, out.Usage.ToolCalls)
 	assert.Equal(t, spent.TotalTokens, childUsage(parent), "the parent's budget counts it")
 }
+
+func TestDeferUsageLeavesTheReportToTheCaller(t *testing.T) {
+	parent := newParent(t)
+	before := parent.Snapshot()
+	sp := spec(t, parent, scripted.New(scripted.Text("done")))
+	sp.DeferUsage = true
+	out, err := subagent.New().Run(ctx, sp)
+	require.NoError(t, err)
+	sessiontest.AssertUnchanged(t, before, parent)
+	report, ok := out.UsageReport()
+	require.True(t, ok)
+	assert.Equal(t, runner.ChildUsage{AgentID: out.AgentID, Usage: out.Usage.Total}, report)
+	_, ok = (*subagent.Outcome)(nil).UsageReport()
+	assert.False(t, ok)
+}

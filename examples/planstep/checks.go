@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/offshoot-dev/offshoot/bus"
-	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/subagent"
@@ -68,9 +67,7 @@ func (c *checks) childSetup(child *session.Session) error {
 func (c *checks) finished(_ context.Context, _ bus.Envelope, e subagent.Finished) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// Sibling runs report their usage to the parent as they finish; that
-	// record is the one change a parent sees while children run.
-	d := sessiontest.Diff(c.during[e.SessionID], c.parent.Snapshot(), sessiontest.Ignore[runner.ChildUsage]())
+	d := sessiontest.Diff(c.during[e.SessionID], c.parent.Snapshot())
 	c.report(d == "", "isolation: the parent's state did not change while %s (session %s) ran%s", e.AgentID, e.SessionID, indent(d))
 	return nil
 }

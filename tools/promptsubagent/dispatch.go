@@ -84,7 +84,9 @@ var delegationType = reflect.TypeFor[Delegation]()
 
 // Dispatch runs one dispatch for the tool call inv, from the session
 // inv.Session with the toolset inv.Tools. It returns the result and the
-// events to dispatch to the parent (plan reconciliation), or:
+// events to dispatch to the parent — the child's runner.ChildUsage and the
+// plan reconciliation; the tool returns them with its result, so the parent
+// changes only when the result is recorded — or:
 //   - a *tools.ValidationError for invalid input — no child was created
 //     (or, for a failed child setup, it was closed at once);
 //   - a *DispatchSubagentError when the child's evaluation failed;
@@ -92,7 +94,7 @@ var delegationType = reflect.TypeFor[Delegation]()
 //     prompt could not be rendered or the engine refused the run (cycle,
 //     depth, budget).
 //
-// Events may accompany an error: a plan step marked blocked.
+// Events may accompany an error: the usage, a plan step marked blocked.
 func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in DispatchSubagent) (DispatchSubagentResult, []any, error) {
 	res := DispatchSubagentResult{PromptNS: in.PromptNS, PromptKey: in.PromptKey}
 	if inv == nil || inv.Session == nil {
@@ -133,14 +135,19 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 		Delegation:  chain,
 		MaxTurns:    d.cfg.maxTurns,
 		Setup:       d.setup,
+		DeferUsage:  true,
 	})
+	var events []any
+	if report, ok := out.UsageReport(); ok {
+		events = append(events, report)
+	}
 	if err != nil {
 		err = d.failure(in, err)
 		var ve *tools.ValidationError
 		if errors.As(err, &ve) {
 			return res, nil, err
 		}
-		return res, d.reconcile(plan, in, false, err.Error()), err
+		return res, append(events, d.reconcile(plan, in, false, err.Error())...), err
 	}
 	res.MessageSummary = strings.TrimSpace(out.Text)
 	if res.MessageSummary == "" {
@@ -151,7 +158,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 	if out.Response != nil && out.Response.ToolsUsed != nil {
 		res.ToolsUsed = slices.Clone(out.Response.ToolsUsed)
 	}
-	return res, d.reconcile(plan, in, true, res.MessageSummary), nil
+	return res, append(events, d.reconcile(plan, in, true, res.MessageSummary)...), nil
 }
 
 // setup records the child's file writes (for artifacts), then runs the
