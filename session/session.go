@@ -23,8 +23,10 @@ var (
 	// ErrClosed is returned by every write to a session after Close.
 	ErrClosed = errors.New("session: the session is closed; fork or create a new one")
 	// ErrReentrant is returned when a reducer dispatches (or otherwise
-	// writes) to the session it is reducing. Reducers must be pure: return
-	// the new slice instead.
+	// writes) to the session it is reducing, instead of a deadlock.
+	// Reducers must be pure: return the new slice instead. (A reducer that
+	// writes to another session that is busy reducing may get it too: the
+	// check knows that the caller is a reducer, not whose.)
 	ErrReentrant = errors.New("session: a reducer wrote to the session it is reducing; reducers must be pure and return the new slice instead")
 )
 
