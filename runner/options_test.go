@@ -13,6 +13,9 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -189,4 +192,18 @@ func TestCassetteRecordedFromAnEvaluationReplaysIdentically(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestRecordsHaveStableNamesInSnapshotJSON(t *testing.T) {
+	s := newSession(t)
+	_, err := runner.Evaluate(ctx, request(newPrompt(t), s, scripted.New(scripted.Text("ok"))))
+	require.NoError(t, err)
+	data, err := session.MarshalSnapshot(s.Snapshot(), s.Registry())
+	require.NoError(t, err)
+	for _, name := range []string{"offshoot.runner.PromptRendered", "offshoot.runner.ModelCalled", "offshoot.runner.PromptExecuted", "offshoot.runner.InboundRead"} {
+		assert.Contains(t, string(data), `"slice_type":"`+name+`"`)
+	}
+	_, ok := serde.DefaultRegistry.Lookup("offshoot.runner.ToolInvoked")
+	assert.True(t, ok)
+	sessiontest.RoundTrip(t, s, s.Registry())
 }

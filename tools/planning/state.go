@@ -32,6 +32,7 @@ func Install(s *session.Session) error {
 // session's Plan slice with Apply: the slice holds the current plan as its
 // only value.
 func register(s *session.Session) error {
+	_ = RegisterNames(s.Registry()) // a program's own names win
 	if err := session.Register(s, reducer[PlanSetUp]); err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ func Install(s *session.Session) error {
 // FilesSeeded into the session's Table slice, whose latest value is the
 // current file table.
 func register(s *session.Session) error {
+	_ = RegisterNames(s.Registry()) // a program's own names win
 	if err := session.Register(s, reduceWritten); err != nil {
 		return err
 	}
