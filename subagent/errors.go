@@ -40,7 +40,7 @@ func (e *Error) Is(target error) bool { return target == e.Kind }
 func (e *Error) Unwrap() error { return e.Err }
 
 func cycleError(chain []string, name string) error {
-	return &Error{Kind: ErrCycle, Msg: "Circular delegation prevented: " + strings.Join(append(chain, name), " -> ")}
+	return &Error{Kind: ErrCycle, Msg: "Circular delegation prevented: " + strings.Join(append(chain[:len(chain):len(chain)], name), " -> ")}
 }
 
 func depthError(max int) error {
