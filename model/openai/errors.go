@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	gopenai "github.com/sashabaranov/go-openai"
@@ -101,7 +104,7 @@ func isContextLength(code, kind, msg string) bool {
 func retryable(err error) bool {
 	var e *model.APIError
 	if !errors.As(err, &e) {
-		return false
+		return transient(err)
 	}
 	if e.StatusCode == http.StatusTooManyRequests {
 		return e.Code != "insufficient_quota"
@@ -141,4 +144,17 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// transient reports whether a transport error is worth another try: the
+// connection was refused, reset or cut before an answer came, or the
+// request timed out in the transport (the context's own end is checked
+// before any retry).
+func transient(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

@@ -6,7 +6,8 @@
 // usage and finish reasons; structured output to response_format
 // json_schema (strict schemas are rewritten as strict mode requires, and
 // the answer is mapped back); provider errors to the model package's error
-// kinds; and it retries throttling (429) and server errors (5xx) with
+// kinds; and it retries throttling (429), server errors (5xx) and dropped
+// or refused connections with
 // exponential backoff and full jitter, honouring Retry-After, within a
 // total time budget and the context.
 package openai

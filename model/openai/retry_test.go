@@ -3,9 +3,11 @@ package openai_test
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -244,4 +246,29 @@ func TestTransportError(t *testing.T) {
 	var apiErr *model.APIError
 	assert.False(t, errors.As(err, &apiErr), "a transport error is not a provider error")
 	assert.Contains(t, err.Error(), "openai: chat completion")
+}
+
+func TestDroppedConnectionsAreRetried(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.Close() // cut before any answer
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, finalReply)
+	}))
+	defer srv.Close()
+	clock := newFakeClock()
+	m, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m", HTTPClient: srv.Client(),
+		Rand: func() float64 { return 0.5 }, Sleep: clock.Sleep, Now: clock.Now})
+	require.NoError(t, err)
+	resp, err := m.Generate(context.Background(), &model.Request{Messages: []model.Message{model.UserMessage("hi")}})
+	require.NoError(t, err)
+	assert.Equal(t, "It is sunny in Paris.", resp.Message.Content)
+	assert.EqualValues(t, 2, calls.Load())
+	assert.Len(t, clock.Sleeps(), 1, "one backoff before the retry")
 }
