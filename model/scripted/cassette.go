@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/offshoot-dev/offshoot/model"
 )
@@ -27,6 +28,8 @@ type entry struct {
 	Response  *model.Response `json:"response,omitempty"`
 	Error     string          `json:"error,omitempty"`
 	ErrorKind string          `json:"error_kind,omitempty"`
+	// RetryAfter is a rate-limit error's wait, in nanoseconds.
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
 }
 
 // Error kinds recorded in cassettes, so that replayed errors still match
@@ -137,6 +140,10 @@ func (r *Recorder) Generate(ctx context.Context, req *model.Request) (*model.Res
 				e.ErrorKind = k.kind
 				break
 			}
+		}
+		var rl *model.RateLimitError
+		if errors.As(genErr, &rl) {
+			e.RetryAfter = rl.RetryAfter
 		}
 	} else {
 		e.Response = resp

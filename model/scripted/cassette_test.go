@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -129,7 +130,7 @@ func TestRequestHashIsCanonical(t *testing.T) {
 func TestRecordedErrors(t *testing.T) {
 	var cassette bytes.Buffer
 	rec := scripted.Record(scripted.New(
-		scripted.When(scripted.LastUserContains("limit"), scripted.Fail(&model.RateLimitError{Err: errors.New("slow down")})),
+		scripted.When(scripted.LastUserContains("limit"), scripted.Fail(&model.RateLimitError{RetryAfter: 3 * time.Second, Err: errors.New("slow down")})),
 		scripted.When(scripted.LastUserContains("plain"), scripted.Fail(errors.New("plain failure"))),
 		scripted.When(scripted.LastUserContains("cancel"), scripted.Fail(fmt.Errorf("call: %w", context.Canceled))),
 	), &cassette)
@@ -143,7 +144,10 @@ func TestRecordedErrors(t *testing.T) {
 
 	_, err = player.Generate(ctx, conv(model.UserMessage("limit")))
 	require.ErrorIs(t, err, model.ErrRateLimited)
-	assert.Equal(t, "model: rate limited: slow down", err.Error())
+	assert.Equal(t, "model: rate limited (retry after 3s): slow down", err.Error())
+	var rl *model.RateLimitError
+	require.ErrorAs(t, err, &rl, "a replayed rate limit is a *model.RateLimitError too")
+	assert.Equal(t, 3*time.Second, rl.RetryAfter)
 	_, err = player.Generate(ctx, conv(model.UserMessage("plain")))
 	var re *scripted.RecordedError
 	require.ErrorAs(t, err, &re)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/offshoot-dev/offshoot/model"
 )
@@ -152,7 +153,7 @@ func (p *Replayer) Generate(ctx context.Context, req *model.Request) (*model.Res
 	}
 	p.mu.Unlock()
 	if e.Error != "" {
-		return nil, &RecordedError{Message: e.Error, Kind: e.ErrorKind}
+		return nil, &RecordedError{Message: e.Error, Kind: e.ErrorKind, RetryAfter: e.RetryAfter}
 	}
 	return e.Response.Clone(), nil
 }
@@ -189,13 +190,19 @@ type RecordedError struct {
 	Message string
 	// Kind is "rate_limited", "context_length", "auth" or empty.
 	Kind string
+	// RetryAfter is a rate-limit error's recorded wait.
+	RetryAfter time.Duration
 }
 
 // Error returns the recorded text.
 func (e *RecordedError) Error() string { return e.Message }
 
-// Unwrap returns the sentinel of the error's kind, or nil.
+// Unwrap returns the sentinel of the error's kind — for a rate limit, a
+// *model.RateLimitError with the recorded wait — or nil.
 func (e *RecordedError) Unwrap() error {
+	if e.Kind == "rate_limited" {
+		return &model.RateLimitError{RetryAfter: e.RetryAfter, Err: model.ErrRateLimited}
+	}
 	for _, k := range errorKinds {
 		if k.kind == e.Kind {
 			return k.err
