@@ -232,7 +232,7 @@ func (r *run) render() error {
 	r.rendered, r.toolset = rendered, set
 	r.specs = make([]model.ToolSpec, 0, set.Len())
 	for t := range set.All() {
-		r.specs = append(r.specs, model.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.ParamsSchema()})
+		r.specs = append(r.specs, model.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: tools.ParamsSchemaView(t)})
 	}
 	return r.req.Session.Dispatch(r.ctx, PromptRendered{
 		NS: rendered.NS, Key: rendered.Key, Text: rendered.Text,

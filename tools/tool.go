@@ -83,3 +83,20 @@ type RawExample struct {
 	// Output is the example's result value, as JSON.
 	Output json.RawMessage `json:"output"`
 }
+
+// schemaViewer is implemented by tools that can lend their params schema
+// without copying it.
+type schemaViewer interface {
+	paramsSchemaView() json.RawMessage
+}
+
+// ParamsSchemaView returns t's params schema for read-only use: the tool's
+// own bytes when it lends them (tools built with New do), a copy otherwise.
+// Callers must not modify the result. The runner uses it to describe tools
+// to the model without copying every schema on every evaluation.
+func ParamsSchemaView(t Tool) json.RawMessage {
+	if v, ok := t.(schemaViewer); ok {
+		return v.paramsSchemaView()
+	}
+	return t.ParamsSchema()
+}

@@ -113,11 +113,12 @@ func (t *installingTyped[P, R]) Install(s *session.Session) error {
 
 // The Tool methods of a typed tool; see Tool.
 
-func (t *typed[P, R]) Name() string                  { return t.name }
-func (t *typed[P, R]) Description() string           { return t.description }
-func (t *typed[P, R]) ParamsSchema() json.RawMessage { return bytes.Clone(t.paramsSchema) }
-func (t *typed[P, R]) ResultSchema() json.RawMessage { return bytes.Clone(t.resultSchema) }
-func (t *typed[P, R]) ConcurrentSafe() bool          { return t.concurrentSafe }
+func (t *typed[P, R]) Name() string                      { return t.name }
+func (t *typed[P, R]) Description() string               { return t.description }
+func (t *typed[P, R]) ParamsSchema() json.RawMessage     { return bytes.Clone(t.paramsSchema) }
+func (t *typed[P, R]) paramsSchemaView() json.RawMessage { return t.paramsSchema }
+func (t *typed[P, R]) ResultSchema() json.RawMessage     { return bytes.Clone(t.resultSchema) }
+func (t *typed[P, R]) ConcurrentSafe() bool              { return t.concurrentSafe }
 
 func (t *typed[P, R]) Examples() []RawExample {
 	out := slices.Clone(t.examples)

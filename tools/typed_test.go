@@ -410,3 +410,13 @@ func TestHandlerValidationErrorIsAValidationFailure(t *testing.T) {
 	require.ErrorAs(t, out.Err, &se)
 	assert.Equal(t, P{ID: "S9"}, out.Params)
 }
+
+func TestParamsSchemaViewLendsTheToolsOwnBytes(t *testing.T) {
+	tool := newLs(t, listPath)
+	view := tools.ParamsSchemaView(tool)
+	assert.JSONEq(t, string(tool.ParamsSchema()), string(view))
+	assert.Equal(t, &view[0], &tools.ParamsSchemaView(tool)[0], "no copy")
+	redescribed, err := tools.Redescribe(tool, "Other words.")
+	require.NoError(t, err)
+	assert.JSONEq(t, string(tool.ParamsSchema()), string(tools.ParamsSchemaView(redescribed)), "other tools fall back to a copy")
+}
