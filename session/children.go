@@ -19,6 +19,8 @@ type children struct {
 	refs  []*childRef
 	epoch uint64
 	dead  int
+	// published is the current view, for readers that take no lock.
+	published atomic.Pointer[childView]
 }
 
 type childView struct {
@@ -29,6 +31,7 @@ type childView struct {
 func (c *children) add(id string) *childRef {
 	r := &childRef{id: id}
 	c.refs = append(c.refs, r)
+	c.publish()
 	return r
 }
 
@@ -48,13 +51,22 @@ func (c *children) remove(r *childRef) {
 		}
 		c.refs, c.dead = live, 0
 	}
+	c.publish()
 }
 
-// view returns the list as it is now; later changes do not show in it. It
-// shares the backing array: appends write past the view's length and
-// compaction makes a new array, so the view's elements never change.
+func (c *children) publish() {
+	c.published.Store(&childView{refs: c.refs[:len(c.refs):len(c.refs)], epoch: c.epoch})
+}
+
+// view returns the list as it is now, without locking; later changes do
+// not show in it. It shares the backing array: appends write past the
+// view's length and compaction makes a new array, so the view's elements
+// never change.
 func (c *children) view() childView {
-	return childView{refs: c.refs[:len(c.refs):len(c.refs)], epoch: c.epoch}
+	if v := c.published.Load(); v != nil {
+		return *v
+	}
+	return childView{}
 }
 
 func (v childView) ids() []string {

@@ -63,7 +63,7 @@ func (t *target) Reduce(_ context.Context, envs []bus.Envelope) error {
 		return err
 	}
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return ErrClosed
 	}
 	tbl := s.table

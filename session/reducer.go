@@ -110,7 +110,7 @@ func (s *Session) Install(key string, install func(*Session) error) error {
 	s.installMu.Lock()
 	defer s.installMu.Unlock()
 	s.mu.Lock()
-	if s.closed {
+	if s.closed.Load() {
 		s.mu.Unlock()
 		return ErrClosed
 	}

@@ -48,12 +48,12 @@ type Session struct {
 
 	state atomic.Pointer[state]
 
-	mu        sync.Mutex // guards table, children, closed and every state change
+	mu        sync.Mutex // serializes changes to table, children, closed and the state
 	installMu sync.Mutex
 	reducing  atomic.Bool
 	table     *table
 	children  children
-	closed    bool
+	closed    atomic.Bool
 }
 
 // Option configures New and Fork.
@@ -150,12 +150,12 @@ func New(opts ...Option) (*Session, error) {
 		s.parent, s.parentID = c.parent, c.parent.id
 		c.parent.mu.Lock()
 		s.table = c.parent.table
-		if c.parent.closed {
+		if c.parent.closed.Load() {
 			c.parent.mu.Unlock()
 			return nil, fmt.Errorf("session: cannot fork closed session %q: %w", c.parent.id, ErrClosed)
 		}
 		if c.snapshot == nil {
-			snap := c.parent.snapshotLocked()
+			snap := c.parent.Snapshot()
 			c.snapshot = &snap
 		}
 		c.parent.mu.Unlock()
@@ -170,7 +170,7 @@ func New(opts ...Option) (*Session, error) {
 	s.detach = detach
 	if c.parent != nil {
 		c.parent.mu.Lock()
-		if c.parent.closed {
+		if c.parent.closed.Load() {
 			c.parent.mu.Unlock()
 			detach()
 			return nil, fmt.Errorf("session: cannot fork closed session %q: %w", c.parent.id, ErrClosed)
@@ -214,31 +214,19 @@ func (s *Session) Revision() uint64 { return s.state.Load().revision }
 
 // ChildIDs returns the ids of the session's live (not closed) children in
 // creation order.
-func (s *Session) ChildIDs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.children.view().ids()
-}
+func (s *Session) ChildIDs() []string { return s.children.view().ids() }
 
 // Closed reports whether Close has been called.
-func (s *Session) Closed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
-}
+func (s *Session) Closed() bool { return s.closed.Load() }
 
 // Close detaches the session from its bus and from its parent's live
 // children; later writes return ErrClosed. It is idempotent. After Close
 // nothing in offshoot keeps the session alive, so a discarded child is
 // garbage-collected. Its own children stay usable.
 func (s *Session) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	s.closed = true
-	s.mu.Unlock()
 	s.detach()
 	if p := s.parent; p != nil {
 		p.mu.Lock()

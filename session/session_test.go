@@ -145,3 +145,24 @@ func TestInstallRunsOncePerKeyAndForksInheritIt(t *testing.T) {
 	assert.ErrorContains(t, s.Install("broken", failing), `installing "broken": no`)
 	assert.False(t, s.Installed("broken"))
 }
+
+func TestReducersAndObserversMayReadAndClose(t *testing.T) {
+	s := newSession(t)
+	var seen []int
+	require.NoError(t, session.Register(s, func(_ session.ReducerContext, sl session.Slice[Note], e Note) (session.Slice[Note], error) {
+		snap := s.Snapshot() // lock-free: no deadlock inside a reducer
+		seen = append(seen, snap.Len(typeOf[Note]()), len(s.ChildIDs()))
+		return sl.Append(e), nil
+	}))
+	require.NoError(t, s.Dispatch(ctx, Note{"a"}))
+	assert.Equal(t, []int{0, 0}, seen)
+
+	child, err := s.Fork()
+	require.NoError(t, err)
+	require.NoError(t, session.Register(child, func(_ session.ReducerContext, sl session.Slice[Counter], e Counter) (session.Slice[Counter], error) {
+		return sl.Append(e), child.Close() // closing from a reducer does not deadlock either
+	}))
+	require.NoError(t, child.Dispatch(ctx, Counter{1}))
+	assert.True(t, child.Closed())
+	assert.ErrorIs(t, child.Dispatch(ctx, Counter{2}), session.ErrClosed)
+}

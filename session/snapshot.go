@@ -23,14 +23,10 @@ type Snapshot struct {
 	st        *state
 }
 
-// Snapshot returns the session's current state as an immutable value.
+// Snapshot returns the session's current state as an immutable value. It
+// takes no lock: like Get, it never waits for a writer, and a reducer or an
+// observer may call it.
 func (s *Session) Snapshot() Snapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.snapshotLocked()
-}
-
-func (s *Session) snapshotLocked() Snapshot {
 	return Snapshot{
 		sessionID: s.id,
 		parentID:  s.parentID,
@@ -116,7 +112,7 @@ func (s *Session) Rollback(snap Snapshot) error {
 		return err
 	}
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return ErrClosed
 	}
 	s.adopt(snap)
@@ -178,7 +174,7 @@ func (s *Session) register(e reducerEntry) error {
 		return err
 	}
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return ErrClosed
 	}
 	s.table = s.table.with(e)

@@ -38,7 +38,7 @@ func (s *Session) Reset() error {
 		return err
 	}
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return ErrClosed
 	}
 	cur := s.state.Load()
@@ -52,7 +52,7 @@ func (s *Session) write(t reflect.Type, change func(*pvec.Vector) *pvec.Vector) 
 		return err
 	}
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed.Load() {
 		return ErrClosed
 	}
 	if !s.table.slices[t] {
