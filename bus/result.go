@@ -44,6 +44,7 @@ type HandlerError struct {
 	Err error
 }
 
+// Error says which handler failed on which envelope, and why.
 func (e *HandlerError) Error() string {
 	return fmt.Sprintf("bus: handler %q failed on envelope %d: %v", e.Name, e.Seq, e.Err)
 }

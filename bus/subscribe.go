@@ -138,6 +138,7 @@ type PanicError struct {
 	Value any
 }
 
+// Error returns "panic: VALUE".
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 
 // Unwrap returns the panic value when it is an error.

@@ -42,6 +42,7 @@ type EvaluationError struct {
 	Err    error
 }
 
+// Error names the prompt, the phase and the cause.
 func (e *EvaluationError) Error() string {
 	return fmt.Sprintf("runner: evaluating %s failed in the %s phase: %v", e.Prompt, e.Phase, e.Err)
 }

@@ -22,6 +22,7 @@ type ReducerError struct {
 	Err error
 }
 
+// Error names the reducer's types, the event's position and the cause.
 func (e *ReducerError) Error() string {
 	return fmt.Sprintf("session: reducer %s -> %s failed on event %d: %v", e.Event, e.Slice, e.Index, e.Err)
 }

@@ -22,6 +22,7 @@ type RestoreError struct {
 	Err    error
 }
 
+// Error says where the snapshot JSON is wrong and how.
 func (e *RestoreError) Error() string {
 	msg := "session: cannot restore snapshot: "
 	if e.Path != "" {

@@ -31,6 +31,7 @@ type Error struct {
 	Err  error
 }
 
+// Error returns the model-facing text.
 func (e *Error) Error() string { return e.Msg }
 
 // Is matches the error's Kind.

@@ -21,6 +21,7 @@ const (
 	Fresh
 )
 
+// String returns "forked" or "fresh".
 func (m Mode) String() string {
 	if m == Fresh {
 		return "fresh"

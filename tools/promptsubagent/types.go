@@ -82,6 +82,7 @@ type DispatchSubagentError struct {
 	Err                 error
 }
 
+// Error returns "Subagent run aborted: CAUSE", the text the model sees.
 func (e *DispatchSubagentError) Error() string {
 	return fmt.Sprintf("Subagent run aborted: %v", e.Err)
 }
