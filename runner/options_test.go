@@ -207,3 +207,17 @@ func TestRecordsHaveStableNamesInSnapshotJSON(t *testing.T) {
 	assert.True(t, ok)
 	sessiontest.RoundTrip(t, s, s.Registry())
 }
+
+// panickyInstaller is a tool whose Install panics.
+type panickyInstaller struct{ tools.Tool }
+
+func (panickyInstaller) Install(*session.Session) error { panic("install bug") }
+
+func TestAPanicIsReportedInThePhaseItHappenedIn(t *testing.T) {
+	req := request(newPrompt(t, panickyInstaller{echoTool(t)}), newSession(t), scripted.New())
+	_, err := runner.Evaluate(ctx, req)
+	var ee *runner.EvaluationError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, runner.PhaseRender, ee.Phase)
+	assert.Contains(t, err.Error(), "install bug")
+}

@@ -118,7 +118,7 @@ func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
 	r := &run{req: req, ctx: ctx, prompt: req.Prompt.NS() + "/" + req.Prompt.Key()}
 	defer func() {
 		if p := recover(); p != nil {
-			resp, err = r.resp, r.fail(PhaseRequest, fmt.Errorf("panic: %v", p))
+			resp, err = r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))
 		}
 	}()
 	return r.evaluate()
@@ -127,6 +127,7 @@ func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
 // run is the state of one evaluation.
 type run struct {
 	req     Request
+	phase   Phase // where the loop is, for a panic's error
 	ctx     context.Context
 	toolCtx context.Context // ctx marked WithCaller, for tool calls
 	prompt  string
@@ -153,6 +154,7 @@ func (r *run) evaluate() (*Response, error) {
 		r.clock = s.Bus().Now
 	}
 	r.start = r.clock()
+	r.phase = PhaseRender
 	if err := r.render(); err != nil {
 		return nil, r.fail(PhaseRender, err)
 	}
@@ -184,6 +186,7 @@ func (r *run) evaluate() (*Response, error) {
 			return r.partial(PhaseRequest, fmt.Errorf("%w: the model was still calling tools after %d turns; raise MaxTurns or narrow the task", ErrMaxTurns, maxTurns))
 		}
 		r.drainInbound()
+		r.phase = PhaseRequest
 		reply, err := r.callModel()
 		if err != nil {
 			return r.partial(PhaseRequest, err)
@@ -195,11 +198,13 @@ func (r *run) evaluate() (*Response, error) {
 			r.resp.Text = msg.Content
 		}
 		if len(msg.ToolCalls) == 0 {
+			r.phase = PhaseResponse
 			return r.finish()
 		}
 		if r.overBudget() {
 			return r.partial(PhaseRequest, ErrBudgetExceeded)
 		}
+		r.phase = PhaseTool
 		if err := r.runTools(msg.ToolCalls); err != nil {
 			return r.partial(PhaseTool, err)
 		}
