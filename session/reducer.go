@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/internal/pvec"
@@ -36,6 +37,9 @@ type table struct {
 	byEvent   map[reflect.Type][]reducerEntry
 	slices    map[reflect.Type]bool
 	installed map[string]bool
+	// records caches withRecord: event type -> this table plus a record of
+	// that type, so sessions sharing a table share what they derive from it.
+	records sync.Map
 }
 
 var emptyTable = &table{
@@ -70,12 +74,58 @@ func (t *table) with(e reducerEntry) *table {
 	return nt
 }
 
-// withImplicit records events of type et in their own slice with AppendAll.
+// withImplicit records events of type et in their own slice with AppendAll
+// when et has no reducer.
 func (t *table) withImplicit(et reflect.Type) *table {
 	if _, ok := t.byEvent[et]; ok {
 		return t
 	}
-	return t.with(reducerEntry{event: et, slice: et})
+	return t.withRecord(et)
+}
+
+// withRecord returns t plus a record of events of type et in their own slice
+// (AppendAll), whatever other reducers et has. The derived table is built
+// once per table and type and shared — the children of one parent that all
+// record a type share one table.
+func (t *table) withRecord(et reflect.Type) *table {
+	for _, e := range t.byEvent[et] {
+		if e.apply == nil {
+			return t
+		}
+	}
+	if v, ok := t.records.Load(et); ok {
+		return v.(*table)
+	}
+	v, _ := t.records.LoadOrStore(et, t.with(reducerEntry{event: et, slice: et}))
+	return v.(*table)
+}
+
+// Record makes the session keep every event of type E in a slice of its
+// own, as Dispatch does for an event type without reducers, besides the
+// reducers E has — for derived records such as the files a subagent wrote
+// (vfs.FileWritten events, which the VFS reducers fold into the file table).
+// Recording a type again is a no-op; forks inherit the record.
+func Record[E any](s *Session) error {
+	et := reflect.TypeFor[E]()
+	if et.Kind() == reflect.Interface {
+		return fmt.Errorf("session: Record[%s]: the event type must be concrete; slices are keyed by exact Go type", et)
+	}
+	if err := s.lock(); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	s.table = s.table.withRecord(et)
+	cur := s.state.Load()
+	if _, ok := cur.layout.index[et]; !ok {
+		d := newDraft(cur)
+		d.ensure(et)
+		s.state.Store(&state{layout: d.layout, vecs: d.vecs, revision: cur.revision})
+	}
+	s.registerTypes(et)
+	return nil
 }
 
 // Register adds reducer for events of type E folding into the slice of type

@@ -118,3 +118,31 @@ func TestSeedClearReset(t *testing.T) {
 	assert.Equal(t, Tally{2}, tally, "reducers survive Reset")
 	assert.Equal(t, 1, sub, "subscriptions survive Reset")
 }
+
+func TestRecordKeepsEventsBesidesTheirReducers(t *testing.T) {
+	s := newSession(t)
+	require.NoError(t, session.Register(s, sumTally))
+	child, err := s.Fork()
+	require.NoError(t, err)
+	defer child.Close()
+	require.NoError(t, session.Record[Added](child))
+	require.NoError(t, session.Record[Added](child), "recording twice is a no-op")
+	require.NoError(t, child.Dispatch(ctx, Added{2}, Added{3}))
+	assert.Equal(t, []Added{{2}, {3}}, session.Get[Added](child).Values(), "the events are kept")
+	tally, _ := session.Latest[Tally](child)
+	assert.Equal(t, Tally{5}, tally, "and still reduced")
+
+	require.NoError(t, s.Dispatch(ctx, Added{1}))
+	assert.Zero(t, session.Len[Added](s), "the parent does not record them")
+
+	sibling, err := s.Fork()
+	require.NoError(t, err)
+	defer sibling.Close()
+	require.NoError(t, session.Record[Added](sibling))
+	require.NoError(t, sibling.Dispatch(ctx, Added{4}))
+	assert.Equal(t, []Added{{4}}, session.Get[Added](sibling).Values())
+
+	assert.ErrorContains(t, session.Record[any](s), "must be concrete")
+	require.NoError(t, child.Close())
+	assert.ErrorIs(t, session.Record[Note](child), session.ErrClosed)
+}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"reflect"
+	"sync"
 
 	"github.com/offshoot-dev/offshoot/internal/pvec"
 )
@@ -12,14 +13,25 @@ import (
 type layout struct {
 	index map[reflect.Type]int
 	types []reflect.Type
+	// derived caches with: type -> this layout plus that type.
+	derived sync.Map
 }
 
 var emptyLayout = &layout{index: map[reflect.Type]int{}}
 
+// with returns l plus slice type t, built once per layout and type.
 func (l *layout) with(t reflect.Type) *layout {
 	if _, ok := l.index[t]; ok {
 		return l
 	}
+	if v, ok := l.derived.Load(t); ok {
+		return v.(*layout)
+	}
+	v, _ := l.derived.LoadOrStore(t, l.extend(t))
+	return v.(*layout)
+}
+
+func (l *layout) extend(t reflect.Type) *layout {
 	nl := &layout{index: make(map[reflect.Type]int, len(l.index)+1), types: append(l.types[:len(l.types):len(l.types)], t)}
 	for k, v := range l.index {
 		nl.index[k] = v

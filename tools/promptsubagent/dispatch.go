@@ -164,7 +164,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 // setup records the child's file writes (for artifacts), then runs the
 // configured setup.
 func (d *Dispatcher) setup(child *session.Session) error {
-	if err := session.Register(child, session.AppendAll[vfs.FileWritten]); err != nil {
+	if err := session.Record[vfs.FileWritten](child); err != nil {
 		return err
 	}
 	if d.cfg.setup != nil {
