@@ -94,11 +94,13 @@ func firstLine(s string) string {
 	return s
 }
 
+// clip shortens s to at most n runes, marking the cut.
 func clip(s string, n int) string {
-	if len(s) <= n {
+	r := []rune(s)
+	if len(r) <= n {
 		return s
 	}
-	return s[:n-1] + "…"
+	return string(r[:n-1]) + "…"
 }
 
 func ms(seconds float64) string { return fmt.Sprintf("%.1fms", seconds*1000) }
