@@ -103,8 +103,6 @@ func (d *draft) ensure(t reflect.Type) {
 	}
 }
 
-func (d *draft) changed() bool { return d.owned }
-
 func (d *draft) commit() *state {
 	return &state{layout: d.layout, vecs: d.vecs, revision: d.base.revision + 1}
 }
