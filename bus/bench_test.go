@@ -22,7 +22,7 @@ func BenchmarkPublishAddressed(b *testing.B) {
 				}
 				defer detach()
 			}
-			bus.Subscribe(bb, "typed", func(context.Context, bus.Envelope, ping) error { return nil })
+			must(bus.Subscribe(bb, "typed", func(context.Context, bus.Envelope, ping) error { return nil }))
 			bb.SubscribeAll("all", func(context.Context, bus.Envelope) error { return nil })
 			target := &nopTarget{}
 			detach, _ := bb.Attach("target", target)
@@ -38,4 +38,7 @@ func BenchmarkPublishAddressed(b *testing.B) {
 
 type nopTarget struct{}
 
-func (nopTarget) Reduce(context.Context, []bus.Envelope) error { return nil }
+func (nopTarget) Apply(_ context.Context, envs []bus.Envelope, stamp func([]bus.Envelope)) error {
+	stamp(envs)
+	return nil
+}

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type ping struct{ N int }
 type pong struct{ S string }
 
-// recorder is a Target that records what it reduces, or rejects with err.
+// recorder is a Target that records what it applies, or rejects with err.
 type recorder struct {
 	mu   sync.Mutex
 	got  []bus.Envelope
@@ -29,13 +29,14 @@ type recorder struct {
 	hook func()
 }
 
-func (r *recorder) Reduce(_ context.Context, envs []bus.Envelope) error {
+func (r *recorder) Apply(_ context.Context, envs []bus.Envelope, stamp func([]bus.Envelope)) error {
 	if r.hook != nil {
 		r.hook()
 	}
 	if r.err != nil {
 		return r.err
 	}
+	stamp(envs)
 	r.mu.Lock()
 	r.got = append(r.got, envs...)
 	r.mu.Unlock()
@@ -50,14 +51,14 @@ func TestPublishDeliversToSessionFirstThenObserversInSubscriptionOrder(t *testin
 	require.NoError(t, err)
 	defer detach()
 
-	bus.Subscribe(b, "typed-1", func(_ context.Context, _ bus.Envelope, p ping) error {
+	must(bus.Subscribe(b, "typed-1", func(_ context.Context, _ bus.Envelope, p ping) error {
 		order = append(order, fmt.Sprintf("typed-1:%d", p.N))
 		return nil
-	})
+	}))
 	b.SubscribeAll("all-2", func(context.Context, bus.Envelope) error { order = append(order, "all-2"); return nil })
-	bus.Subscribe(b, "typed-3", func(_ context.Context, _ bus.Envelope, p ping) error { order = append(order, "typed-3"); return nil })
-	bus.Subscribe(b, "other-type", func(_ context.Context, _ bus.Envelope, p pong) error { order = append(order, "pong"); return nil })
-	bus.Subscribe(b, "pointer-type", func(_ context.Context, _ bus.Envelope, p *ping) error { order = append(order, "*ping"); return nil })
+	must(bus.Subscribe(b, "typed-3", func(_ context.Context, _ bus.Envelope, p ping) error { order = append(order, "typed-3"); return nil }))
+	must(bus.Subscribe(b, "other-type", func(_ context.Context, _ bus.Envelope, p pong) error { order = append(order, "pong"); return nil }))
+	must(bus.Subscribe(b, "pointer-type", func(_ context.Context, _ bus.Envelope, p *ping) error { order = append(order, "*ping"); return nil }))
 
 	res := b.Publish(context.Background(), bus.Envelope{SessionID: "s1", Payload: ping{N: 7}})
 	require.NoError(t, res.Err())
@@ -78,9 +79,9 @@ func TestHandlerErrorsAndPanicsAreCapturedAndDeliveryGoesOn(t *testing.T) {
 	b := bus.New()
 	boom := errors.New("boom")
 	var after atomic.Int32
-	bus.Subscribe(b, "fails", func(context.Context, bus.Envelope, ping) error { return boom })
-	bus.Subscribe(b, "panics", func(context.Context, bus.Envelope, ping) error { panic("kaput") })
-	bus.Subscribe(b, "panics-err", func(context.Context, bus.Envelope, ping) error { panic(boom) })
+	must(bus.Subscribe(b, "fails", func(context.Context, bus.Envelope, ping) error { return boom }))
+	must(bus.Subscribe(b, "panics", func(context.Context, bus.Envelope, ping) error { panic("kaput") }))
+	must(bus.Subscribe(b, "panics-err", func(context.Context, bus.Envelope, ping) error { panic(boom) }))
 	b.SubscribeAll("after", func(context.Context, bus.Envelope) error { after.Add(1); return nil })
 
 	var res bus.Result
@@ -111,7 +112,7 @@ func TestRejectedBatchIsNotObserved(t *testing.T) {
 	var seen atomic.Int32
 	b.SubscribeAll("obs", func(context.Context, bus.Envelope) error { seen.Add(1); return nil })
 
-	res := b.PublishBatch(context.Background(), []bus.Envelope{{SessionID: "s", Payload: ping{}}, {SessionID: "s", Payload: pong{}}})
+	res := b.Publish(context.Background(), bus.Envelope{SessionID: "s", Payload: ping{}}, bus.Envelope{SessionID: "s", Payload: pong{}})
 	assert.ErrorIs(t, res.Rejected, rejected)
 	assert.ErrorIs(t, res.Err(), rejected)
 	assert.Zero(t, seen.Load())
@@ -128,24 +129,72 @@ func TestPanickingTargetIsRejectedNotPropagated(t *testing.T) {
 }
 
 func TestBatchMustAddressOneSession(t *testing.T) {
-	res := bus.New().PublishBatch(context.Background(), []bus.Envelope{{SessionID: "a"}, {SessionID: "b"}})
+	res := bus.New().Publish(context.Background(), bus.Envelope{SessionID: "a"}, bus.Envelope{SessionID: "b"})
 	require.Error(t, res.Rejected)
 	assert.Contains(t, res.Rejected.Error(), `envelope 1 addresses "b", the first "a"`)
-	assert.Equal(t, bus.Result{}, bus.New().PublishBatch(context.Background(), nil))
+	assert.Equal(t, bus.Result{}, bus.New().Publish(context.Background()))
 }
 
 func TestAttach(t *testing.T) {
 	b := bus.New()
-	detach, err := b.Attach("s", &recorder{})
+	r := &recorder{}
+	detach, err := b.Attach("s", r)
 	require.NoError(t, err)
-	assert.True(t, b.Attached("s"))
 	_, err = b.Attach("s", &recorder{})
 	assert.ErrorContains(t, err, `id "s" is already attached`)
 	_, err = b.Attach("", &recorder{})
 	assert.Error(t, err)
+	require.NoError(t, b.Publish(context.Background(), bus.Envelope{SessionID: "s", Payload: ping{}}).Err())
 	detach()
 	detach()
-	assert.False(t, b.Attached("s"))
+	res := b.Publish(context.Background(), bus.Envelope{SessionID: "s", Payload: ping{}})
+	assert.ErrorContains(t, res.Rejected, `no session "s" is attached`, "an address nobody holds is refused, not dropped")
+	assert.Len(t, r.got, 1)
+}
+
+// A target stamps the envelopes when it has ordered itself: Seq and Time
+// are the ones it gave, and observers see them.
+func TestTheTargetStampsWhenItCommits(t *testing.T) {
+	tick := 0
+	b := bus.New(bus.WithClock(func() time.Time { tick++; return time.Unix(int64(tick), 0) }))
+	var atApply []uint64
+	detach, err := b.Attach("s", targetFunc(func(envs []bus.Envelope, stamp func([]bus.Envelope)) error {
+		atApply = append(atApply, envs[0].Seq)
+		stamp(envs)
+		atApply = append(atApply, envs[0].Seq, envs[1].Seq)
+		return nil
+	}))
+	require.NoError(t, err)
+	defer detach()
+	var seen []uint64
+	b.SubscribeAll("seen", func(_ context.Context, env bus.Envelope) error { seen = append(seen, env.Seq); return nil })
+	envs := []bus.Envelope{{SessionID: "s", Payload: ping{}}, {SessionID: "s", Payload: pong{}}}
+	require.NoError(t, b.Publish(context.Background(), envs...).Err())
+	assert.Equal(t, []uint64{0, 1, 2}, atApply, "not numbered before the target stamps")
+	assert.Equal(t, []uint64{1, 2}, seen)
+	assert.Equal(t, uint64(2), envs[1].Seq, "assigned in place")
+}
+
+type targetFunc func(envs []bus.Envelope, stamp func([]bus.Envelope)) error
+
+func (f targetFunc) Apply(_ context.Context, envs []bus.Envelope, stamp func([]bus.Envelope)) error {
+	return f(envs, stamp)
+}
+
+func TestSubscribeRefusesInterfaceTypes(t *testing.T) {
+	b := bus.New()
+	_, err := bus.Subscribe(b, "any", func(context.Context, bus.Envelope, any) error { return nil })
+	assert.ErrorContains(t, err, "is an interface")
+	_, err = bus.Subscribe(b, "stringer", func(context.Context, bus.Envelope, fmt.Stringer) error { return nil })
+	assert.ErrorContains(t, err, "use SubscribeAll with a type switch")
+	_, err = bus.Subscribe[ping](b, "nil", nil)
+	assert.ErrorContains(t, err, "needs a handler")
+}
+
+func must(_ func(), err error) {
+	if err != nil {
+		panic(err)
+	}
 }
 
 func TestSeqIncreasesAndTimeComesFromTheClock(t *testing.T) {
@@ -161,7 +210,7 @@ func TestSeqIncreasesAndTimeComesFromTheClock(t *testing.T) {
 		b.Publish(context.Background(), bus.Envelope{Payload: ping{}})
 	}
 	envs := []bus.Envelope{{Payload: ping{}}, {Payload: pong{}}}
-	b.PublishBatch(context.Background(), envs)
+	b.Publish(context.Background(), envs...)
 	assert.Equal(t, []uint64{1, 2, 3, 4, 5}, seqs)
 	assert.Equal(t, uint64(5), envs[1].Seq, "seq is assigned in place")
 	assert.Equal(t, at, b.Now())
@@ -171,12 +220,13 @@ func TestUnsubscribeIsIdempotentAndSafeDuringPublish(t *testing.T) {
 	b := bus.New()
 	var calls atomic.Int32
 	var unsubscribe func()
-	unsubscribe = bus.Subscribe(b, "self-removing", func(context.Context, bus.Envelope, ping) error {
+	unsubscribe, err := bus.Subscribe(b, "self-removing", func(context.Context, bus.Envelope, ping) error {
 		calls.Add(1)
 		unsubscribe()
 		unsubscribe()
 		return nil
 	})
+	require.NoError(t, err)
 	var later atomic.Int32
 	var unsubLater func()
 	b.SubscribeAll("removes-later", func(context.Context, bus.Envelope) error { unsubLater(); return nil })
@@ -192,7 +242,7 @@ func TestUnsubscribeIsIdempotentAndSafeDuringPublish(t *testing.T) {
 func TestConcurrentPublishSubscribeUnsubscribeLosesNoDelivery(t *testing.T) {
 	b := bus.New()
 	var stable atomic.Int64
-	bus.Subscribe(b, "stable", func(context.Context, bus.Envelope, ping) error { stable.Add(1); return nil })
+	must(bus.Subscribe(b, "stable", func(context.Context, bus.Envelope, ping) error { stable.Add(1); return nil }))
 
 	const publishers, each = 8, 2000
 	var wg sync.WaitGroup
@@ -210,7 +260,7 @@ func TestConcurrentPublishSubscribeUnsubscribeLosesNoDelivery(t *testing.T) {
 				}
 				var un func()
 				if (g+i)%2 == 0 {
-					un = bus.Subscribe(b, "churn", func(context.Context, bus.Envelope, ping) error { return nil })
+					un, _ = bus.Subscribe(b, "churn", func(context.Context, bus.Envelope, ping) error { return nil })
 				} else {
 					un = b.SubscribeAll("churn-all", func(context.Context, bus.Envelope) error { return nil })
 				}

@@ -13,10 +13,13 @@ func ExampleSubscribe() {
 	b := bus.New(bus.WithClock(clock))
 
 	type Progress struct{ Step string }
-	stop := bus.Subscribe(b, "printer", func(_ context.Context, env bus.Envelope, p Progress) error {
+	stop, err := bus.Subscribe(b, "printer", func(_ context.Context, env bus.Envelope, p Progress) error {
 		fmt.Printf("#%d %s %s\n", env.Seq, env.Time.Format(time.Kitchen), p.Step)
 		return nil
 	})
+	if err != nil {
+		panic(err)
+	}
 	b.SubscribeAll("failing", func(context.Context, bus.Envelope) error { return fmt.Errorf("disk full") })
 
 	res := b.Publish(context.Background(), bus.Envelope{Payload: Progress{"planning"}})

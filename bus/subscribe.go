@@ -31,10 +31,21 @@ type subscriptions struct {
 // returned func unsubscribes; it is idempotent and safe to call during a
 // publish — a handler unsubscribed mid-publish may get that one delivery,
 // never a later one.
-func Subscribe[E any](b *Bus, name string, fn func(ctx context.Context, env Envelope, event E) error) (unsubscribe func()) {
-	return b.subscribe(name, reflect.TypeFor[E](), func(ctx context.Context, env Envelope) error {
+//
+// E must be a concrete type: a payload's dynamic type is never an interface,
+// so Subscribe of an interface type is an error (use SubscribeAll and a type
+// switch to observe every payload that implements an interface).
+func Subscribe[E any](b *Bus, name string, fn func(ctx context.Context, env Envelope, event E) error) (unsubscribe func(), err error) {
+	t := reflect.TypeFor[E]()
+	if t.Kind() == reflect.Interface {
+		return nil, fmt.Errorf("bus: Subscribe[%s]: payloads are matched by their exact concrete type, and %s is an interface; subscribe to a concrete type, or use SubscribeAll with a type switch", t, t)
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("bus: Subscribe[%s] %q needs a handler", t, name)
+	}
+	return b.subscribe(name, t, func(ctx context.Context, env Envelope) error {
 		return fn(ctx, env, env.Payload.(E))
-	})
+	}), nil
 }
 
 // SubscribeAll registers a catch-all handler that observes every envelope.

@@ -9,6 +9,7 @@ import (
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
 )
 
 // Event is a ~100-byte event, like the ones performance.md measures.
@@ -34,7 +35,7 @@ func benchSession(b *testing.B, n int) *session.Session {
 	for i := range events {
 		events[i] = Event{ID: i, Kind: "observation", Body: "a line of tool output that is about eighty characters long......"}
 	}
-	if err := session.Seed(s, events...); err != nil {
+	if err := sessiontest.Seed(s, events...); err != nil {
 		b.Fatal(err)
 	}
 	return s
@@ -182,7 +183,9 @@ func BenchmarkDispatchOnSharedBus(b *testing.B) {
 				}
 				defer c.Close()
 			}
-			bus.Subscribe(bb, "observer", func(context.Context, bus.Envelope, Event) error { return nil })
+			if _, err := bus.Subscribe(bb, "observer", func(context.Context, bus.Envelope, Event) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
 			ctx := context.Background()
 			ev := Event{ID: 1}
 			b.ReportAllocs()

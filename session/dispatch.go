@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"runtime"
-	"strings"
 
 	"github.com/offshoot-dev/offshoot/bus"
-	"github.com/offshoot-dev/offshoot/internal/pvec"
 )
 
 // ReducerError says which reducer rejected a dispatch and why. When Dispatch
@@ -31,15 +28,19 @@ func (e *ReducerError) Error() string {
 func (e *ReducerError) Unwrap() error { return e.Err }
 
 // Dispatch publishes events on the session's bus addressed to this session.
-// The session applies every reducer registered for each event's exact type,
-// under its write lock, atomically: if any reducer fails (error or panic),
-// none of the events is applied and the *ReducerError says which failed and
-// why. An event type with no reducer is recorded in its own slice with
-// AppendAll. Only then do observers see the events, in order, with the new
-// state in place.
+// The session applies every reducer registered for each event's exact type
+// atomically: if any reducer fails (error or panic), none of the events is
+// applied and the *ReducerError says which failed and why. An event type
+// with no reducer is recorded in the slice of its own type (AppendAll).
+// The events get their Seq and Time when the session commits them, so a
+// session's Seq order, time order and Revision order agree. Only then do
+// observers see the events, in order, with the new state in place.
 //
 // Dispatch returns reducer failures (*ReducerError), ErrClosed and
 // ErrReentrant only — never observers' errors, which bus observers handle.
+// Writes to one session are applied one at a time; a reducer that writes to
+// the session it is reducing would wait for itself, and gets ErrReentrant
+// instead (after a short wait: see ErrReentrant).
 func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 	if len(events) == 0 {
 		return nil
@@ -51,115 +52,52 @@ func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 		}
 		envs[i] = bus.Envelope{SessionID: s.id, ParentSessionID: s.parentID, Payload: e}
 	}
-	return s.bus.Deliver(ctx, (*target)(s), envs).Rejected
+	if s.stage != nil {
+		return errInInstall("dispatch")
+	}
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	err := s.bus.Publish(ctx, envs...).Rejected
+	if err != nil && s.closed.Load() {
+		return ErrClosed
+	}
+	return err
 }
 
 // target is the session as the bus sees it.
 type target Session
 
-// Reduce applies a batch of envelopes addressed to the session.
-func (t *target) Reduce(_ context.Context, envs []bus.Envelope) error {
+// Apply applies envelopes addressed to the session: the reduce phase of a
+// publish.
+func (t *target) Apply(_ context.Context, envs []bus.Envelope, stamp func([]bus.Envelope)) error {
 	s := (*Session)(t)
-	if err := s.lock(); err != nil {
-		return err
+	_, err := s.write(func(cur *state) (*state, error) {
+		s.slot.user.stamp(stamp, envs)
+		return cur.apply(envs, &s.slot.user)
+	})
+	return err
+}
+
+// write replaces the session's state by change(current), holding the write
+// slot; change must not write to the session. It returns the new state, or
+// change's error and the state unchanged.
+func (s *Session) write(change func(cur *state) (*state, error)) (*state, error) {
+	if err := s.slot.acquire(); err != nil {
+		return nil, err
 	}
-	defer s.mu.Unlock()
+	defer s.slot.release()
 	if s.closed.Load() {
-		return ErrClosed
+		return nil, ErrClosed
 	}
-	tbl := s.table
-	d := newDraft(s.state.Load())
-	var newTypes []reflect.Type
-	for i := range envs {
-		payload := envs[i].Payload
-		et := reflect.TypeOf(payload)
-		entries, ok := tbl.byEvent[et]
-		if !ok {
-			tbl = tbl.withImplicit(et)
-			entries = tbl.byEvent[et]
-			newTypes = append(newTypes, et)
-		}
-		rc := ReducerContext{Envelope: envs[i]}
-		for _, e := range entries {
-			v := d.get(e.slice)
-			if e.apply == nil {
-				d.set(e.slice, pvec.Append(v, payload))
-				continue
-			}
-			out, err := s.apply(e, rc, v, payload)
-			if err != nil {
-				return &ReducerError{Index: i, Event: e.event, Slice: e.slice, Err: err}
-			}
-			if out != v {
-				d.set(e.slice, out)
-			}
-		}
+	cur := s.state.Load()
+	next, err := change(cur)
+	if err != nil || next == cur {
+		return cur, err
 	}
-	// Every applied dispatch is a new revision, even one whose reducers
-	// left the slices as they were.
-	s.table = tbl
-	s.state.Store(d.commit())
-	if len(newTypes) > 0 {
-		s.registerTypes(newTypes...)
+	s.state.Store(next)
+	if ts := cur.newTypes(next); len(ts) > 0 {
+		s.registerTypes(ts...)
 	}
-	return nil
-}
-
-// apply runs one reducer with reentrancy marking and panic capture.
-func (s *Session) apply(e reducerEntry, rc ReducerContext, v *pvec.Vector, payload any) (out *pvec.Vector, err error) {
-	s.reducing.Store(true)
-	defer func() {
-		s.reducing.Store(false)
-		if p := recover(); p != nil {
-			out, err = nil, &bus.PanicError{Value: p}
-		}
-	}()
-	return runReducer(e, rc, v, payload)
-}
-
-// runReducer is the frame that marks "a reducer is running" on a
-// goroutine's stack; see lock.
-//
-//go:noinline
-func runReducer(e reducerEntry, rc ReducerContext, v *pvec.Vector, payload any) (*pvec.Vector, error) {
-	return e.apply(rc, v, payload)
-}
-
-const runReducerName = "github.com/offshoot-dev/offshoot/session.runReducer"
-
-// lock takes the session's write lock, or returns ErrReentrant when the
-// caller is a reducer of this very session (which holds the lock and would
-// otherwise deadlock). The check walks the stack only when the lock is held
-// by a goroutine that is running a reducer, so uncontended writes pay
-// nothing for it.
-func (s *Session) lock() error {
-	if s.mu.TryLock() {
-		return nil
-	}
-	if s.reducing.Load() && insideReducer() {
-		return ErrReentrant
-	}
-	s.mu.Lock()
-	return nil
-}
-
-// insideReducer reports whether the calling goroutine is running a reducer.
-func insideReducer() bool {
-	var pcs [64]uintptr
-	for skip := 2; ; skip += len(pcs) {
-		n := runtime.Callers(skip, pcs[:])
-		frames := runtime.CallersFrames(pcs[:n])
-		for {
-			f, more := frames.Next()
-			if f.Function == runReducerName || strings.HasPrefix(f.Function, runReducerName+"[") {
-				return true
-			}
-			if !more {
-				break
-			}
-		}
-		if n < len(pcs) {
-			return false
-		}
-	}
+	return next, nil
 }

@@ -74,7 +74,7 @@ func TestReducerContextCarriesTheEnvelope(t *testing.T) {
 	assert.Equal(t, Note{"b"}, got[1].Payload)
 }
 
-func TestImplicitSliceIsPartOfTheReducerTable(t *testing.T) {
+func TestAnEventWithoutReducerIsRecordedInItsOwnSlice(t *testing.T) {
 	s := newSession(t)
 	require.NoError(t, s.Dispatch(ctx, Counter{1}))
 	child, err := s.Fork()
@@ -85,8 +85,26 @@ func TestImplicitSliceIsPartOfTheReducerTable(t *testing.T) {
 
 	require.NoError(t, s.Dispatch(ctx, Counter{3}))
 	require.NoError(t, s.Rollback(session.Snapshot{}))
-	assert.True(t, s.Snapshot().Has(typeOf[Counter]()), "rollback to an empty snapshot empties the implicit slice but keeps it")
-	assert.Zero(t, session.Len[Counter](s))
+	assert.Zero(t, session.Len[Counter](s), "rollback to an empty snapshot empties it")
+}
+
+// One rule, whatever happened before: an event goes to its reducers when
+// its type has some, and to the slice of its own type when it has none. A
+// record made while it had none stays.
+func TestWhereAnEventGoesDoesNotDependOnHistory(t *testing.T) {
+	registerFirst := newSession(t)
+	dispatchFirst := newSession(t)
+	require.NoError(t, dispatchFirst.Dispatch(ctx, Added{1}))
+	for _, s := range []*session.Session{registerFirst, dispatchFirst} {
+		require.NoError(t, session.Register(s, sumTally))
+		require.NoError(t, s.Dispatch(ctx, Added{2}, Added{3}))
+	}
+	assert.Zero(t, session.Len[Added](registerFirst))
+	assert.Equal(t, []Added{{1}}, session.Get[Added](dispatchFirst).Values(), "recorded while it had no reducer, not after")
+	tally, _ := session.Latest[Tally](registerFirst)
+	assert.Equal(t, Tally{5}, tally)
+	tally, _ = session.Latest[Tally](dispatchFirst)
+	assert.Equal(t, Tally{5}, tally)
 }
 
 func TestDispatchIsAtomic(t *testing.T) {
@@ -152,8 +170,10 @@ func TestDispatchIsAtomic(t *testing.T) {
 
 func TestDispatchReturnsReducerFailuresOnlyNotObserverErrors(t *testing.T) {
 	s := newSession(t)
-	bus.Subscribe(s.Bus(), "broken-observer", func(context.Context, bus.Envelope, Note) error { return errors.New("observer failed") })
-	bus.Subscribe(s.Bus(), "panicking-observer", func(context.Context, bus.Envelope, Note) error { panic("observer panicked") })
+	_, err := bus.Subscribe(s.Bus(), "broken-observer", func(context.Context, bus.Envelope, Note) error { return errors.New("observer failed") })
+	require.NoError(t, err)
+	_, err = bus.Subscribe(s.Bus(), "panicking-observer", func(context.Context, bus.Envelope, Note) error { panic("observer panicked") })
+	require.NoError(t, err)
 	require.NoError(t, s.Dispatch(ctx, Note{"x"}))
 	assert.Equal(t, 1, session.Len[Note](s))
 	assert.ErrorContains(t, s.Dispatch(ctx, nil), "event 0 is nil")
@@ -163,10 +183,11 @@ func TestDispatchReturnsReducerFailuresOnlyNotObserverErrors(t *testing.T) {
 func TestObserversSeeTheEventApplied(t *testing.T) {
 	s := newSession(t)
 	var seen []int
-	bus.Subscribe(s.Bus(), "reader", func(_ context.Context, env bus.Envelope, n Note) error {
+	_, err := bus.Subscribe(s.Bus(), "reader", func(_ context.Context, env bus.Envelope, n Note) error {
 		seen = append(seen, session.Len[Note](s))
 		return nil
 	})
+	require.NoError(t, err)
 	require.NoError(t, s.Dispatch(ctx, Note{"a"}))
 	require.NoError(t, s.Dispatch(ctx, Note{"b"}, Note{"c"}))
 	assert.Equal(t, []int{1, 3, 3}, seen, "a batch is applied whole before observers run")
@@ -194,7 +215,7 @@ func TestReentrantDispatchFailsInsteadOfDeadlocking(t *testing.T) {
 	// A reducer that turns the failure into an error rejects its dispatch.
 	s2 := newSession(t)
 	require.NoError(t, session.Register(s2, func(_ session.ReducerContext, sl session.Slice[Note], e Note) (session.Slice[Note], error) {
-		return sl, session.Seed(s2, Counter{1})
+		return sl, s2.Rollback(session.Snapshot{})
 	}))
 	assert.ErrorIs(t, s2.Dispatch(ctx, Note{"x"}), session.ErrReentrant)
 }

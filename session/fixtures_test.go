@@ -46,3 +46,10 @@ func sumTally(_ session.ReducerContext, sl session.Slice[Tally], e Added) (sessi
 	cur, _ := sl.Latest()
 	return session.SliceOf(Tally{Sum: cur.Sum + e.By}), nil
 }
+
+// atomic64 is a counter for fake clocks.
+type atomic64 struct{ n atomic.Int64 }
+
+func (a *atomic64) add() int64 { return a.n.Add(1) }
+
+func newBusWithClock(clock func() time.Time) *bus.Bus { return bus.New(bus.WithClock(clock)) }

@@ -1,9 +1,6 @@
 package session_test
 
 import (
-	"context"
-
-	"github.com/offshoot-dev/offshoot/bus"
 	"reflect"
 	"testing"
 
@@ -11,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -53,7 +51,7 @@ func TestUpsertByIdentityDropsLaterDuplicates(t *testing.T) {
 	// replaced in place and the later 1 dropped.
 	s := newSession(t)
 	require.NoError(t, session.Register(s, session.UpsertBy(id)))
-	require.NoError(t, session.Seed(s, 1, 1, 2))
+	require.NoError(t, sessiontest.Seed(s, 1, 1, 2))
 	require.NoError(t, s.Dispatch(ctx, 1))
 	assert.Equal(t, []int{1, 2}, session.Get[int](s).Values())
 
@@ -94,29 +92,6 @@ func TestReadSugar(t *testing.T) {
 		back = append(back, i, c.N)
 	}
 	assert.Equal(t, []int{3, 4, 2, 3, 1, 2, 0, 1}, back)
-}
-
-func TestSeedClearReset(t *testing.T) {
-	s := newSession(t)
-	require.NoError(t, session.Register(s, sumTally))
-	require.NoError(t, session.Seed(s, Note{"a"}, Note{"b"}, Note{"c"}))
-	require.NoError(t, s.Dispatch(ctx, Added{5}))
-
-	require.NoError(t, session.Clear(s, func(n Note) bool { return n.Text == "b" }))
-	assert.Equal(t, []Note{{"a"}, {"c"}}, session.Get[Note](s).Values())
-	require.NoError(t, s.Dispatch(ctx, Note{"d"}), "a seeded type is recorded with AppendAll")
-	assert.Equal(t, 3, session.Len[Note](s))
-	require.NoError(t, session.Clear[Note](s, nil))
-	assert.Zero(t, session.Len[Note](s))
-
-	sub := 0
-	s.Bus().SubscribeAll("kept", func(_ context.Context, _ bus.Envelope) error { sub++; return nil })
-	require.NoError(t, s.Reset())
-	assert.Zero(t, session.Len[Tally](s))
-	require.NoError(t, s.Dispatch(ctx, Added{2}))
-	tally, _ := session.Latest[Tally](s)
-	assert.Equal(t, Tally{2}, tally, "reducers survive Reset")
-	assert.Equal(t, 1, sub, "subscriptions survive Reset")
 }
 
 func TestRecordKeepsEventsBesidesTheirReducers(t *testing.T) {

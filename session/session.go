@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/benbjohnson/immutable"
 	"github.com/google/uuid"
 
 	"github.com/offshoot-dev/offshoot/bus"
@@ -22,18 +23,18 @@ const SchemaVersion = "1"
 var (
 	// ErrClosed is returned by every write to a session after Close.
 	ErrClosed = errors.New("session: the session is closed; fork or create a new one")
-	// ErrReentrant is returned when a reducer dispatches (or otherwise
-	// writes) to the session it is reducing, instead of a deadlock.
-	// Reducers must be pure: return the new slice instead. (A reducer that
-	// writes to another session that is busy reducing may get it too: the
-	// check knows that the caller is a reducer, not whose.)
-	ErrReentrant = errors.New("session: a reducer wrote to the session it is reducing; reducers must be pure and return the new slice instead")
+	// ErrReentrant is returned to a write that would wait for itself: a
+	// reducer that writes to the session it is reducing (or to a session
+	// whose reducer is writing back). Reducers must be pure: return the new
+	// slice instead. See Dispatch.
+	ErrReentrant = errors.New("session: a reducer wrote to the session it is reducing (the write waited for a reducer call that did not return); reducers must be pure and return the new slice instead")
 )
 
-// Session holds an agent's whole state: an immutable map from slice type to
-// persistent slice, changed only by reducers applied to dispatched events.
-// Reads are lock-free (one atomic load); writes are serialized per session.
-// Create one with New, derive children with Fork, and Close them when done.
+// Session holds an agent's whole state: an immutable value — the reducer
+// table and a persistent slice per type — that every write replaces whole.
+// Reads load the current value (one atomic load, never blocked); writes are
+// ordered per session. Create one with New, derive children with Fork, and
+// Close them when done.
 type Session struct {
 	id        string
 	parentID  string
@@ -43,17 +44,18 @@ type Session struct {
 	bus       *bus.Bus
 	reg       *serde.Registry
 	newID     func() string
-	detach    func()
-	self      *childRef // this session's entry in its parent's children
 
-	state atomic.Pointer[state]
+	state  atomic.Pointer[state]
+	slot   writeSlot
+	closed atomic.Bool
 
-	mu        sync.Mutex // serializes changes to table, children, closed and the state
-	installMu sync.Mutex
-	reducing  atomic.Bool
-	table     *table
-	children  children
-	closed    atomic.Bool
+	children children
+	childKey int    // this session's key in its parent's children
+	detach   func() // from the bus
+
+	// stage is set on the copy of a session an install function works on
+	// (see Install); nil for every session a program holds.
+	stage *stage
 }
 
 // Option configures New and Fork.
@@ -65,6 +67,7 @@ type config struct {
 	newID    func() string
 	id       string
 	tags     map[string]string
+	tagsSet  bool
 	snapshot *Snapshot
 	parent   *Session
 }
@@ -74,7 +77,9 @@ type config struct {
 func WithBus(b *bus.Bus) Option { return func(c *config) { c.bus = b } }
 
 // WithRegistry sets the serde registry in which the session records the
-// types it sees (serde.DefaultRegistry by default; forks inherit it).
+// types it sees (serde.DefaultRegistry by default; forks inherit it). A fork
+// given a registry of its own gets the names of every type it inherits, so
+// it can encode and decode its own snapshots.
 func WithRegistry(reg *serde.Registry) Option { return func(c *config) { c.reg = reg } }
 
 // WithIDGenerator sets how session ids are made (random UUIDs by default;
@@ -84,9 +89,10 @@ func WithIDGenerator(gen func() string) Option { return func(c *config) { c.newI
 // WithID gives the session a fixed id instead of a generated one.
 func WithID(id string) Option { return func(c *config) { c.id = id } }
 
-// WithTags attaches string tags to the session (copied).
+// WithTags attaches string tags to the session (copied). A fork inherits
+// its parent's tags unless it is given its own.
 func WithTags(tags map[string]string) Option {
-	return func(c *config) { c.tags = maps.Clone(tags) }
+	return func(c *config) { c.tags, c.tagsSet = maps.Clone(tags), true }
 }
 
 // WithSnapshot starts the session from snap: New rolls the new session back
@@ -107,22 +113,26 @@ func New(opts ...Option) (*Session, error) {
 	for _, o := range opts {
 		o(&c)
 	}
-	if c.parent != nil {
-		if c.bus == nil {
-			c.bus = c.parent.bus
+	p := c.parent
+	if p != nil {
+		if p.stage != nil {
+			return nil, errInInstall("fork")
 		}
-		if c.reg == nil {
-			c.reg = c.parent.reg
+		if p.closed.Load() {
+			return nil, fmt.Errorf("session: cannot fork closed session %q: %w", p.id, ErrClosed)
+		}
+		if c.bus == nil {
+			c.bus = p.bus
 		}
 		if c.newID == nil {
-			c.newID = c.parent.newID
+			c.newID = p.newID
+		}
+		if !c.tagsSet {
+			c.tags = p.tags
 		}
 	}
 	if c.bus == nil {
 		c.bus = bus.New()
-	}
-	if c.reg == nil {
-		c.reg = serde.DefaultRegistry
 	}
 	if c.newID == nil {
 		c.newID = uuid.NewString
@@ -140,52 +150,53 @@ func New(opts ...Option) (*Session, error) {
 		bus:       c.bus,
 		reg:       c.reg,
 		newID:     c.newID,
-		table:     emptyTable,
+		slot:      newWriteSlot(),
 	}
-	s.state.Store(emptyState)
-	if c.parent != nil {
-		if c.parent.id == s.id {
+	st := emptyState
+	if p != nil {
+		if p.id == s.id {
 			return nil, fmt.Errorf("session: session %q cannot be its own parent", s.id)
 		}
-		s.parent, s.parentID = c.parent, c.parent.id
-		c.parent.mu.Lock()
-		s.table = c.parent.table
-		if c.parent.closed.Load() {
-			c.parent.mu.Unlock()
-			return nil, fmt.Errorf("session: cannot fork closed session %q: %w", c.parent.id, ErrClosed)
+		s.parent, s.parentID = p, p.id
+		cur := p.state.Load()
+		src := cur
+		if c.snapshot != nil {
+			src = c.snapshot.state()
 		}
-		if c.snapshot == nil {
-			snap := c.parent.Snapshot()
-			c.snapshot = &snap
+		st = (&state{table: cur.table, layout: cur.layout, vecs: cur.vecs}).adopt(src)
+		st.revision = 0
+		if s.reg == nil {
+			s.reg = p.reg
+		} else if s.reg != p.reg {
+			inheritNames(s.reg, p.reg, st)
 		}
-		c.parent.mu.Unlock()
+	} else if c.snapshot != nil {
+		st = emptyState.adopt(c.snapshot.state())
+		st.revision = 0
 	}
-	if c.snapshot != nil {
-		s.adopt(*c.snapshot)
+	if s.reg == nil {
+		s.reg = serde.DefaultRegistry
+	}
+	s.state.Store(st)
+	if p == nil && c.snapshot != nil {
+		s.registerTypes(st.layout.types...)
 	}
 	detach, err := c.bus.Attach(s.id, (*target)(s))
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	s.detach = detach
-	if c.parent != nil {
-		c.parent.mu.Lock()
-		if c.parent.closed.Load() {
-			c.parent.mu.Unlock()
-			detach()
-			return nil, fmt.Errorf("session: cannot fork closed session %q: %w", c.parent.id, ErrClosed)
-		}
-		s.self = c.parent.children.add(s.id)
-		c.parent.mu.Unlock()
+	if p != nil {
+		s.childKey = p.children.add(s.id)
 	}
 	return s, nil
 }
 
 // Fork returns a new child session: a new id, this session as parent, the
-// same bus and registry unless options say otherwise, a copy of the reducer
-// table, rolled back to a snapshot of this session (now, or WithSnapshot's).
-// It is O(1) in the number of items. From then on the two never see each
-// other's dispatches.
+// same bus, registry and tags unless options say otherwise, this session's
+// reducer table, rolled back to a snapshot of this session (now, or
+// WithSnapshot's). It is O(1) in the number of items. From then on the two
+// never see each other's dispatches.
 func (s *Session) Fork(opts ...Option) (*Session, error) {
 	return New(append([]Option{WithParent(s)}, opts...)...)
 }
@@ -208,38 +219,118 @@ func (s *Session) Bus() *bus.Bus { return s.bus }
 // Registry returns the serde registry the session records its types in.
 func (s *Session) Registry() *serde.Registry { return s.reg }
 
+// NewID returns a new id from the session's id generator (WithIDGenerator):
+// for naming things that live in the session, such as the runner's
+// evaluations, deterministically in tests.
+func (s *Session) NewID() string { return s.newID() }
+
 // Revision counts the state changes applied to the session; each applied
 // dispatch bumps it by one, so revisions give the applied order.
 func (s *Session) Revision() uint64 { return s.state.Load().revision }
 
 // ChildIDs returns the ids of the session's live (not closed) children in
 // creation order.
-func (s *Session) ChildIDs() []string { return s.children.view().ids() }
+func (s *Session) ChildIDs() []string {
+	if s.stage != nil {
+		return s.stage.of.ChildIDs()
+	}
+	return childIDs(s.children.m.Load())
+}
 
 // Closed reports whether Close has been called.
 func (s *Session) Closed() bool { return s.closed.Load() }
 
 // Close detaches the session from its bus and from its parent's live
-// children; later writes return ErrClosed. It is idempotent. After Close
-// nothing in offshoot keeps the session alive, so a discarded child is
+// children; later writes return ErrClosed. It is idempotent, takes no lock
+// and waits for nothing, so a reducer or an observer may call it. After
+// Close nothing in offshoot keeps the session alive, so a discarded child is
 // garbage-collected. Its own children stay usable.
 func (s *Session) Close() error {
+	if s.stage != nil {
+		return errInInstall("close the session")
+	}
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
 	s.detach()
 	if p := s.parent; p != nil {
-		p.mu.Lock()
-		p.children.remove(s.self)
-		p.mu.Unlock()
+		p.children.remove(s.childKey)
 	}
 	return nil
 }
 
-// registerTypes records the types in the session's serde registry. A name
+// registerTypes records types in the session's serde registry. A name
 // collision is not fatal here: MarshalSnapshot reports it.
 func (s *Session) registerTypes(ts ...reflect.Type) {
 	for _, t := range ts {
 		_, _ = s.reg.Ensure(t)
 	}
+}
+
+// inheritNames gives reg the names parent has for the types of st (its
+// reducers' and its slices'), so that a fork with a registry of its own can
+// encode and decode what it inherited. A name reg already gave explicitly is
+// kept.
+func inheritNames(reg, parent *serde.Registry, st *state) {
+	name := func(t reflect.Type) {
+		if n := parent.Name(t); n != serde.DefaultName(t) {
+			if reg.RegisterType(t, n) == nil {
+				return
+			}
+		}
+		_, _ = reg.Ensure(t)
+	}
+	for et, list := range st.table.byEvent {
+		name(et)
+		for _, e := range list {
+			name(e.slice)
+		}
+	}
+	for _, t := range st.layout.types {
+		name(t)
+	}
+}
+
+// children is a session's set of live children in creation order: an
+// immutable sorted map replaced whole by each change, so reading it (or
+// keeping it in a snapshot) takes no lock, and adding or removing a child is
+// O(log n). The mutex orders writers; it is held only for the update.
+type children struct {
+	mu   sync.Mutex
+	next int
+	m    atomic.Pointer[immutable.SortedMap[int, string]]
+}
+
+// add records a child and returns its key.
+func (c *children) add(id string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.next++
+	m := c.m.Load()
+	if m == nil {
+		m = immutable.NewSortedMap[int, string](nil)
+	}
+	c.m.Store(m.Set(c.next, id))
+	return c.next
+}
+
+func (c *children) remove(key int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.m.Load(); m != nil {
+		c.m.Store(m.Delete(key))
+	}
+}
+
+// childIDs returns the ids in m, in creation order.
+func childIDs(m *immutable.SortedMap[int, string]) []string {
+	if m == nil {
+		return []string{}
+	}
+	out := make([]string, 0, m.Len())
+	for it := m.Iterator(); !it.Done(); {
+		_, id, _ := it.Next()
+		out = append(out, id)
+	}
+	return out
 }

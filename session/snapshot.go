@@ -7,30 +7,32 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/benbjohnson/immutable"
 )
 
 // Snapshot is an immutable view of a session at one moment: its identity,
-// the snapshot schema version and every slice. Taking one is O(number of
-// slice types) at most and never copies items: it shares the session's
-// persistent slices, which later dispatches replace rather than change. The
-// zero Snapshot is empty (rolling back to it empties every slice).
+// the snapshot schema version and every slice — the session's state value
+// itself. Taking one is O(1): it shares the session's persistent slices,
+// which later writes replace rather than change. The zero Snapshot is empty
+// (rolling back to it empties every slice).
 type Snapshot struct {
 	sessionID string
 	parentID  string
-	children  childView
+	children  *immutable.SortedMap[int, string]
 	tags      map[string]string
 	createdAt time.Time
 	st        *state
 }
 
 // Snapshot returns the session's current state as an immutable value. It
-// takes no lock: like Get, it never waits for a writer, and a reducer or an
-// observer may call it.
+// takes no lock and waits for nothing: like Get, it never waits for a
+// writer, and a reducer or an observer may call it.
 func (s *Session) Snapshot() Snapshot {
 	return Snapshot{
 		sessionID: s.id,
 		parentID:  s.parentID,
-		children:  s.children.view(),
+		children:  s.children.m.Load(),
 		tags:      s.tags,
 		createdAt: s.createdAt,
 		st:        s.state.Load(),
@@ -47,7 +49,7 @@ func (sn Snapshot) SessionID() string { return sn.sessionID }
 func (sn Snapshot) ParentID() string { return sn.parentID }
 
 // ChildIDs returns the session's live children at the time of the snapshot.
-func (sn Snapshot) ChildIDs() []string { return sn.children.ids() }
+func (sn Snapshot) ChildIDs() []string { return childIDs(sn.children) }
 
 // Tags returns a copy of the session's tags.
 func (sn Snapshot) Tags() map[string]string { return maps.Clone(sn.tags) }
@@ -56,12 +58,7 @@ func (sn Snapshot) Tags() map[string]string { return maps.Clone(sn.tags) }
 func (sn Snapshot) CreatedAt() time.Time { return sn.createdAt }
 
 // Revision returns the session's revision at the time of the snapshot.
-func (sn Snapshot) Revision() uint64 {
-	if sn.st == nil {
-		return 0
-	}
-	return sn.st.revision
-}
+func (sn Snapshot) Revision() uint64 { return sn.state().revision }
 
 func (sn Snapshot) state() *state {
 	if sn.st == nil {
@@ -102,63 +99,28 @@ func SliceOfSnapshot[S any](snap Snapshot) Slice[S] {
 	return Slice[S]{v: snap.state().get(reflect.TypeFor[S]())}
 }
 
+// ReplaceSlice returns snap with its slice of type S replaced by values (a
+// slice of that type is added when snap has none): for building the state
+// a test or a migration starts from, then Rollback or New(WithSnapshot).
+// snap itself is unchanged.
+func ReplaceSlice[S any](snap Snapshot, values Slice[S]) Snapshot {
+	st := snap.state()
+	d := draft{layout: st.layout, vecs: st.vecs}
+	d.set(reflect.TypeFor[S](), values.v)
+	snap.st = &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision}
+	return snap
+}
+
 // Rollback makes the session's state snap's: each slice in the snapshot is
-// adopted (a type the session has no reducer for is recorded with AppendAll
-// from then on) and each slice the snapshot lacks is emptied. Reducers,
-// subscriptions, children and identity are unchanged, and no events are
-// emitted. It is O(number of slice types), never O(items).
+// adopted and each slice of the session's reducers that the snapshot lacks
+// is emptied. Reducers, subscriptions, children and identity are unchanged,
+// and no events are emitted. It is O(1) in the number of items.
 func (s *Session) Rollback(snap Snapshot) error {
-	if err := s.lock(); err != nil {
-		return err
+	if s.stage != nil {
+		return errInInstall("roll back")
 	}
-	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	s.adopt(snap)
-	return nil
-}
-
-// adopt makes snap's state the session's. The caller holds the write lock,
-// or is New, before anyone else can see the session.
-func (s *Session) adopt(snap Snapshot) {
-	src := snap.state()
-	cur := s.state.Load()
-	tbl := s.table
-	var newTypes []reflect.Type
-	for _, t := range src.layout.types {
-		if !tbl.slices[t] {
-			tbl = tbl.withImplicit(t)
-			newTypes = append(newTypes, t)
-		}
-	}
-	// Fast path: the snapshot already has every slice type the session
-	// knows, so its state is adopted as it is.
-	// (The session's slice types are all in its table, and the table now
-	// holds every type of the snapshot.)
-	next := src
-	if len(src.layout.types) != len(tbl.slices) {
-		d := newDraft(src)
-		for _, t := range sortedTypes(tbl.slices) {
-			d.ensure(t)
-		}
-		next = &state{layout: d.layout, vecs: d.vecs}
-	}
-	s.table = tbl
-	s.state.Store(&state{layout: next.layout, vecs: next.vecs, revision: cur.revision + 1})
-	if len(newTypes) > 0 {
-		s.registerTypes(newTypes...)
-	}
-}
-
-// sortedTypes returns the keys of m in a deterministic order.
-func sortedTypes(m map[reflect.Type]bool) []reflect.Type {
-	ts := make([]reflect.Type, 0, len(m))
-	for t := range m {
-		ts = append(ts, t)
-	}
-	slices.SortFunc(ts, compareTypes)
-	return ts
+	_, err := s.write(func(cur *state) (*state, error) { return cur.adopt(snap.state()), nil })
+	return err
 }
 
 func compareTypes(a, b reflect.Type) int {
@@ -166,24 +128,4 @@ func compareTypes(a, b reflect.Type) int {
 		return c
 	}
 	return strings.Compare(a.String(), b.String())
-}
-
-// register adds a reducer to the table and creates its slice.
-func (s *Session) register(e reducerEntry) error {
-	if err := s.lock(); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	s.table = s.table.with(e)
-	cur := s.state.Load()
-	if _, ok := cur.layout.index[e.slice]; !ok {
-		d := newDraft(cur)
-		d.ensure(e.slice)
-		s.state.Store(&state{layout: d.layout, vecs: d.vecs, revision: cur.revision})
-	}
-	s.registerTypes(e.event, e.slice)
-	return nil
 }

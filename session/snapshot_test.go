@@ -3,9 +3,10 @@ package session_test
 import (
 	"context"
 
-	"github.com/offshoot-dev/offshoot/bus"
 	"sync"
 	"testing"
+
+	"github.com/offshoot-dev/offshoot/bus"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -4,53 +4,24 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/internal/pvec"
 )
 
-// layout maps slice types to positions in state.vecs. It is immutable and
-// shared by every state (and every forked session) with the same slice types;
-// adding a type makes a new layout.
-type layout struct {
-	index map[reflect.Type]int
-	types []reflect.Type
-	// derived caches with: type -> this layout plus that type.
-	derived sync.Map
-}
-
-var emptyLayout = &layout{index: map[reflect.Type]int{}}
-
-// with returns l plus slice type t, built once per layout and type.
-func (l *layout) with(t reflect.Type) *layout {
-	if _, ok := l.index[t]; ok {
-		return l
-	}
-	if v, ok := l.derived.Load(t); ok {
-		return v.(*layout)
-	}
-	v, _ := l.derived.LoadOrStore(t, l.extend(t))
-	return v.(*layout)
-}
-
-func (l *layout) extend(t reflect.Type) *layout {
-	nl := &layout{index: make(map[reflect.Type]int, len(l.index)+1), types: append(l.types[:len(l.types):len(l.types)], t)}
-	for k, v := range l.index {
-		nl.index[k] = v
-	}
-	nl.index[t] = len(l.types)
-	return nl
-}
-
-// state is one immutable version of a session's slices. Publishing a new
-// state is a single atomic pointer store, so readers never lock and never see
-// half of a dispatch.
+// state is one immutable version of a session: its reducer table, its slices
+// and its revision. A session holds its current state in an atomic pointer;
+// reading is one load, and a write computes the next state with a pure
+// function (apply, withReducer, adopt) and stores it. A Snapshot is a state.
 type state struct {
+	table    *table
 	layout   *layout
 	vecs     []*pvec.Vector
 	revision uint64
 }
 
-var emptyState = &state{layout: emptyLayout}
+var emptyState = &state{table: emptyTable, layout: emptyLayout}
 
+// get returns the slice of type t, nil when there is none.
 func (st *state) get(t reflect.Type) *pvec.Vector {
 	if i, ok := st.layout.index[t]; ok {
 		return st.vecs[i]
@@ -58,17 +29,117 @@ func (st *state) get(t reflect.Type) *pvec.Vector {
 	return nil
 }
 
-// draft is a state being built under the session's write lock. It copies
-// the vector table on its first change, so an unchanged draft costs nothing.
+// apply returns the state after the reducers of envs, applied in order, or
+// the first reducer's failure; st is not changed. An event type without
+// reducers is recorded in the slice of its own type (AppendAll). busy counts
+// calls into reducers, which are the caller's code (see writeSlot).
+func (st *state) apply(envs []bus.Envelope, busy *userCode) (*state, error) {
+	d := draft{layout: st.layout, vecs: st.vecs}
+	for i := range envs {
+		payload := envs[i].Payload
+		et := reflect.TypeOf(payload)
+		entries := st.table.byEvent[et]
+		if len(entries) == 0 {
+			d.set(et, pvec.Append(d.get(et), payload))
+			continue
+		}
+		rc := ReducerContext{Envelope: envs[i]}
+		for _, e := range entries {
+			v := d.get(e.slice)
+			if e.apply == nil {
+				d.set(e.slice, pvec.Append(v, payload))
+				continue
+			}
+			out, err := busy.reduce(e, rc, v, payload)
+			if err != nil {
+				return nil, &ReducerError{Index: i, Event: e.event, Slice: e.slice, Err: err}
+			}
+			if out != v {
+				d.set(e.slice, out)
+			}
+		}
+	}
+	// Every applied dispatch is a new revision, even one whose reducers
+	// left the slices as they were.
+	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1}, nil
+}
+
+// withTable returns st with table t, and an (empty) slice for each of
+// slices it lacks. The revision is unchanged: registering changes no item.
+func (st *state) withTable(t *table, slices ...reflect.Type) *state {
+	d := draft{layout: st.layout, vecs: st.vecs}
+	for _, s := range slices {
+		d.ensure(s)
+	}
+	return &state{table: t, layout: d.layout, vecs: d.vecs, revision: st.revision}
+}
+
+// adopt returns the state that st becomes when rolled back to src: src's
+// slices, an empty slice for each of st's reducer slices that src lacks,
+// st's table, and the next revision.
+func (st *state) adopt(src *state) *state {
+	d := draft{layout: src.layout, vecs: src.vecs}
+	if src.table != st.table { // a state has a slice for each of its reducers
+		for _, list := range st.table.byEvent {
+			for _, e := range list {
+				d.ensure(e.slice)
+			}
+		}
+	}
+	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1}
+}
+
+// newTypes returns the slice types of next that st lacks.
+func (st *state) newTypes(next *state) []reflect.Type {
+	if next.layout == st.layout {
+		return nil
+	}
+	var out []reflect.Type
+	for _, t := range next.layout.types {
+		if _, ok := st.layout.index[t]; !ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// layout maps slice types to positions in state.vecs. It is immutable and
+// shared by every state (and every forked session) with the same slice
+// types; adding a type makes a new layout.
+type layout struct {
+	index map[reflect.Type]int
+	types []reflect.Type
+	// derived memoizes with: type -> this layout plus that type, so the
+	// children of one parent that all add a slice type share one layout
+	// instead of copying the index each.
+	derived sync.Map
+}
+
+var emptyLayout = &layout{index: map[reflect.Type]int{}}
+
+// with returns l plus slice type t.
+func (l *layout) with(t reflect.Type) *layout {
+	if _, ok := l.index[t]; ok {
+		return l
+	}
+	if v, ok := l.derived.Load(t); ok {
+		return v.(*layout)
+	}
+	nl := &layout{index: make(map[reflect.Type]int, len(l.index)+1), types: append(l.types[:len(l.types):len(l.types)], t)}
+	for k, v := range l.index {
+		nl.index[k] = v
+	}
+	nl.index[t] = len(l.types)
+	v, _ := l.derived.LoadOrStore(t, nl)
+	return v.(*layout)
+}
+
+// draft is the slices of a state being computed. It copies the vector table
+// on its first change, so an unchanged draft costs nothing.
 type draft struct {
-	base   *state
 	layout *layout
 	vecs   []*pvec.Vector
 	owned  bool
-}
-
-func newDraft(base *state) *draft {
-	return &draft{base: base, layout: base.layout, vecs: base.vecs}
 }
 
 func (d *draft) get(t reflect.Type) *pvec.Vector {
@@ -83,7 +154,7 @@ func (d *draft) set(t reflect.Type, v *pvec.Vector) {
 	i, ok := d.layout.index[t]
 	if !ok {
 		d.layout = d.layout.with(t)
-		i = len(d.layout.types) - 1
+		i = d.layout.index[t]
 	}
 	if !d.owned {
 		nv := make([]*pvec.Vector, len(d.layout.types))
@@ -101,8 +172,4 @@ func (d *draft) ensure(t reflect.Type) {
 	if _, ok := d.layout.index[t]; !ok {
 		d.set(t, nil)
 	}
-}
-
-func (d *draft) commit() *state {
-	return &state{layout: d.layout, vecs: d.vecs, revision: d.base.revision + 1}
 }

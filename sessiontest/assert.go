@@ -3,6 +3,7 @@ package sessiontest
 import (
 	"bytes"
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -16,31 +17,73 @@ import (
 // parity is broken. Options such as Ignore narrow the comparison.
 func AssertParity(t testing.TB, snap session.Snapshot, child *session.Session, opts ...Option) bool {
 	t.Helper()
-	if d := diff(snap, child.Snapshot(), ignoring(opts)); d != "" {
+	if d := Diff(snap, child.Snapshot(), opts...); d != "" {
 		t.Errorf("snapshot parity broken: session %s differs from the snapshot of %s (- snapshot, + session):\n%s", child.ID(), snap.SessionID(), d)
 		return false
 	}
 	return true
 }
 
-// AssertUnchanged checks that s holds exactly the slices it held when
-// before was taken: the isolation check after a child ran. It reports a
-// diff and returns false otherwise. Options such as Ignore narrow the
-// comparison.
-func AssertUnchanged(t testing.TB, before session.Snapshot, s *session.Session, opts ...Option) bool {
+// AssertUnchanged checks that s holds exactly what before captured: the
+// isolation check after a child ran. Take before with Capture when the
+// check should start. It reports a diff and returns false otherwise —
+// also when an item changed through memory it shares with another session
+// (a map, a slice, a pointee), which a shallow comparison would miss.
+// Options such as Ignore narrow the comparison.
+func AssertUnchanged(t testing.TB, before Captured, s *session.Session, opts ...Option) bool {
 	t.Helper()
-	if d := diff(before, s.Snapshot(), ignoring(opts)); d != "" {
+	if d := unchanged(before, s.Snapshot(), ignoring(opts)); d != "" {
 		t.Errorf("session %s changed (- before, + now):\n%s", s.ID(), d)
 		return false
 	}
 	return true
 }
 
+// unchanged diffs a capture against a snapshot taken later.
+func unchanged(before Captured, now session.Snapshot, ignored map[reflect.Type]bool) string {
+	var out bytes.Buffer
+	for _, t := range unionTypes(before.snap.Types(), now.Types()) {
+		if ignored[t] || (valueOnly(t) && before.snap.Same(now, t)) {
+			continue
+		}
+		captured := before.slices[t]
+		was := collect(before.snap, t)
+		is := collect(now, t)
+		equalTo := equalMethodOf(t)
+		out.WriteString(diffItems(t, before.snap.Has(t), now.Has(t), len(captured), len(is), func(i int) (string, string, bool) {
+			var a, b string
+			var eq bool
+			var cur []byte
+			if i < len(is) {
+				b, cur = show(is[i]), canonical(is[i])
+			}
+			if i < len(captured) {
+				intact := bytes.Equal(canonical(was[i]), captured[i])
+				a = showCanonical(captured[i])
+				if intact {
+					a = show(was[i])
+				}
+				if i < len(is) {
+					eq = bytes.Equal(captured[i], cur) || (intact && equalTo && Equal(was[i], is[i]))
+				}
+			}
+			return a, b, eq
+		}))
+	}
+	return out.String()
+}
+
+func equalMethodOf(t reflect.Type) bool {
+	_, ok := equalMethod(t)
+	return ok
+}
+
 // RoundTrip encodes a snapshot of s with reg, decodes it again and checks
-// that nothing was lost: identity fields and every slice equal, and a second
-// encoding byte-for-byte the first. Use it to check that your own slice
-// types survive snapshot JSON. It returns the decoded snapshot (the zero
-// Snapshot after a failure).
+// that nothing was lost: identity fields and every item equal (see Equal:
+// an unexported field JSON does not carry is lost), and a second encoding
+// byte-for-byte the first. Use it to check that your own slice types survive
+// snapshot JSON. It returns the decoded snapshot (the zero Snapshot after a
+// failure).
 func RoundTrip(t testing.TB, s *session.Session, reg *serde.Registry) session.Snapshot {
 	t.Helper()
 	snap := s.Snapshot()

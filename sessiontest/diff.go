@@ -1,7 +1,3 @@
-// Package sessiontest holds helpers for testing code built on sessions, as
-// httptest does for handlers: snapshot parity after a fork, "nothing
-// changed" checks for isolation, and JSON round trips for your own slice
-// types. Every helper fails with a readable diff.
 package sessiontest
 
 import (
@@ -14,15 +10,8 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 )
 
-// maxItemLines caps how many differing items Diff lists per slice.
+// maxItemLines caps how many differing items a diff lists per slice.
 const maxItemLines = 10
-
-// Diff compares the slices of two snapshots and returns "" when they are
-// equal, otherwise one paragraph per differing slice type. Identity fields —
-// ids, children, tags, times — are not compared. Two slices are equal when
-// they are the same version (O(1), as after a fork), else item by item: with
-// the item type's Equal method when it has one, else by canonical JSON.
-func Diff(a, b session.Snapshot, opts ...Option) string { return diff(a, b, ignoring(opts)) }
 
 // Option adjusts a comparison of the assertions.
 type Option func(ignored map[reflect.Type]bool)
@@ -35,9 +24,6 @@ func Ignore[T any]() Option {
 }
 
 func ignoring(opts []Option) map[reflect.Type]bool {
-	if len(opts) == 0 {
-		return nil
-	}
 	m := map[reflect.Type]bool{}
 	for _, o := range opts {
 		o(m)
@@ -45,55 +31,82 @@ func ignoring(opts []Option) map[reflect.Type]bool {
 	return m
 }
 
-func diff(a, b session.Snapshot, ignored map[reflect.Type]bool) string {
+// Diff compares the slices of two snapshots and returns "" when they are
+// equal, otherwise one paragraph per differing slice type. Identity fields —
+// ids, children, tags, times — are not compared. Two slices are equal when
+// they are the same version (O(1), as after a fork: they are then the very
+// same items), else item by item (see Equal). A missing slice equals an
+// empty one.
+func Diff(a, b session.Snapshot, opts ...Option) string {
+	ignored := ignoring(opts)
 	var out strings.Builder
-	for _, t := range unionTypes(a, b) {
+	for _, t := range unionTypes(a.Types(), b.Types()) {
 		if ignored[t] || a.Same(b, t) {
 			continue
 		}
-		if d := diffSlice(a, b, t); d != "" {
-			out.WriteString(d)
-		}
+		xs, ys := collect(a, t), collect(b, t)
+		out.WriteString(diffItems(t, a.Has(t), b.Has(t), len(xs), len(ys), func(i int) (string, string, bool) {
+			return show(at(xs, i)), show(at(ys, i)), i < len(xs) && i < len(ys) && Equal(xs[i], ys[i])
+		}))
 	}
 	return out.String()
 }
 
-func unionTypes(a, b session.Snapshot) []reflect.Type {
+// diffItems writes the paragraph for one slice type: nothing when every
+// item is equal. item(i) shows the i-th items of both sides and whether
+// they are equal.
+func diffItems(t reflect.Type, hasA, hasB bool, na, nb int, item func(i int) (a, b string, equal bool)) string {
+	var lines []string
+	differ := na != nb
+	for i := 0; i < max(na, nb); i++ {
+		a, b, eq := item(i)
+		switch {
+		case i >= na:
+			differ = true
+			lines = appendCapped(lines, fmt.Sprintf("  + [%d] %s", i, b))
+		case i >= nb:
+			differ = true
+			lines = appendCapped(lines, fmt.Sprintf("  - [%d] %s", i, a))
+		case !eq:
+			differ = true
+			if a == b {
+				a, b = a+"  (differs in fields JSON does not show)", b+"  (differs in fields JSON does not show)"
+			}
+			lines = appendCapped(lines, fmt.Sprintf("  - [%d] %s\n  + [%d] %s", i, a, i, b))
+		}
+	}
+	if !differ {
+		return ""
+	}
+	head := fmt.Sprintf("slice %s: %d items vs %d items\n", t, na, nb)
+	if !hasA {
+		head = fmt.Sprintf("slice %s: missing vs %d items\n", t, nb)
+	} else if !hasB {
+		head = fmt.Sprintf("slice %s: %d items vs missing\n", t, na)
+	}
+	if len(lines) > maxItemLines {
+		lines = append(lines[:maxItemLines], "  …")
+	}
+	return head + strings.Join(lines, "\n") + "\n"
+}
+
+func appendCapped(lines []string, l string) []string {
+	if len(lines) > maxItemLines {
+		return lines
+	}
+	return append(lines, l)
+}
+
+func unionTypes(a, b []reflect.Type) []reflect.Type {
 	seen := map[reflect.Type]bool{}
 	var ts []reflect.Type
-	for _, t := range append(a.Types(), b.Types()...) {
+	for _, t := range append(a, b...) {
 		if !seen[t] {
 			seen[t] = true
 			ts = append(ts, t)
 		}
 	}
 	return ts
-}
-
-func diffSlice(a, b session.Snapshot, t reflect.Type) string {
-	xs, ys := collect(a, t), collect(b, t)
-	var lines []string
-	n := max(len(xs), len(ys))
-	for i := 0; i < n && len(lines) < maxItemLines; i++ {
-		switch {
-		case i >= len(xs):
-			lines = append(lines, fmt.Sprintf("  + [%d] %s", i, show(ys[i])))
-		case i >= len(ys):
-			lines = append(lines, fmt.Sprintf("  - [%d] %s", i, show(xs[i])))
-		case !Equal(xs[i], ys[i]):
-			lines = append(lines, fmt.Sprintf("  - [%d] %s\n  + [%d] %s", i, show(xs[i]), i, show(ys[i])))
-		}
-	}
-	if len(lines) == 0 && len(xs) == len(ys) {
-		return ""
-	}
-	head := fmt.Sprintf("slice %s: %d items vs %d items\n", t, len(xs), len(ys))
-	if !a.Has(t) {
-		head = fmt.Sprintf("slice %s: missing vs %d items\n", t, len(ys))
-	} else if !b.Has(t) {
-		head = fmt.Sprintf("slice %s: %d items vs missing\n", t, len(xs))
-	}
-	return head + strings.Join(lines, "\n") + "\n"
 }
 
 func collect(s session.Snapshot, t reflect.Type) []any {
@@ -104,32 +117,32 @@ func collect(s session.Snapshot, t reflect.Type) []any {
 	return out
 }
 
-// Equal reports whether two slice items are equal, as Diff compares them:
-// identical values, else the type's Equal method (func (T) Equal(T) bool),
-// else canonical JSON, else reflect.DeepEqual for values JSON cannot encode.
-func Equal(x, y any) bool {
-	tx, ty := reflect.TypeOf(x), reflect.TypeOf(y)
-	if tx != ty {
-		return false
+func at(xs []any, i int) any {
+	if i < len(xs) {
+		return xs[i]
 	}
-	if tx != nil && tx.Comparable() && x == y {
-		return true
-	}
-	if m, ok := tx.MethodByName("Equal"); ok && m.Type.NumIn() == 2 && m.Type.In(1) == tx &&
-		m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.Bool {
-		return m.Func.Call([]reflect.Value{reflect.ValueOf(x), reflect.ValueOf(y)})[0].Bool()
-	}
-	jx, errx := json.Marshal(x)
-	jy, erry := json.Marshal(y)
-	if errx == nil && erry == nil {
-		return bytes.Equal(jx, jy)
-	}
-	return reflect.DeepEqual(x, y)
+	return nil
 }
 
-func show(x any) string {
+// show renders an item for a diff: its JSON, or Go syntax when JSON cannot
+// encode it. It never panics.
+func show(x any) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = fmt.Sprintf("<%T>", x)
+		}
+	}()
 	if b, err := json.Marshal(x); err == nil {
 		return string(b)
 	}
 	return fmt.Sprintf("%#v", x)
+}
+
+// showCanonical renders a captured item whose value is gone.
+func showCanonical(b []byte) string {
+	const max = 300
+	if len(b) > max {
+		return string(bytes.ToValidUTF8(b[:max], nil)) + "…"
+	}
+	return string(b)
 }

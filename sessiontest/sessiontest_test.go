@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/sessiontest"
@@ -28,6 +30,34 @@ func (v Version) Equal(o Version) bool { return v.N == o.N }
 type Secret struct{ N int }
 
 func (s *Secret) UnmarshalJSON([]byte) error { s.N = 0; return nil }
+
+// Bag shares a map with whoever copies it: a value that a child and its
+// parent can both reach.
+type Bag struct {
+	Name  string
+	Items map[string]int
+}
+
+// Hidden has a field JSON does not carry.
+type Hidden struct {
+	Shown  string
+	hidden string
+}
+
+// Loose is comparable as a type but holds an uncomparable value at run
+// time: == on two of them panics.
+type Loose struct{ V any }
+
+// Tally is folded from Added events.
+type (
+	Added struct{ By int }
+	Tally struct{ Sum int }
+)
+
+func sumTally(_ session.ReducerContext, sl session.Slice[Tally], e Added) (session.Slice[Tally], error) {
+	cur, _ := sl.Latest()
+	return session.SliceOf(Tally{Sum: cur.Sum + e.By}), nil
+}
 
 // fakeTB records failures instead of failing the real test, so the helpers
 // can be tested to fail when they should.
@@ -75,16 +105,15 @@ func TestAssertParity(t *testing.T) {
 func TestAssertUnchanged(t *testing.T) {
 	s := newSession(t, serde.NewRegistry())
 	require.NoError(t, s.Dispatch(ctx, Note{"a"}, Version{1, "x"}))
-	before := s.Snapshot()
+	before := sessiontest.Capture(s)
 
 	ok := &fakeTB{TB: t}
-	require.NoError(t, s.Rollback(before))
-	require.NoError(t, session.Clear[Version](s, nil))
-	require.NoError(t, session.Seed(s, Version{1, "relabelled"}))
+	require.NoError(t, sessiontest.Clear[Version](s, nil))
+	require.NoError(t, sessiontest.Seed(s, Version{1, "relabelled"}))
 	assert.True(t, sessiontest.AssertUnchanged(ok, before, s), "equal by the type's Equal method, not identity")
 	assert.Empty(t, ok.errors)
 
-	require.NoError(t, session.Clear(s, func(n Note) bool { return true }))
+	require.NoError(t, sessiontest.Clear(s, func(n Note) bool { return true }))
 	require.NoError(t, s.Dispatch(ctx, Note{"z"}, 7))
 	bad := &fakeTB{TB: t}
 	assert.False(t, sessiontest.AssertUnchanged(bad, before, s))
@@ -95,10 +124,131 @@ func TestAssertUnchanged(t *testing.T) {
 	assert.Contains(t, msg, "slice int: missing vs 1 items")
 
 	ignoring := &fakeTB{TB: t}
-	require.NoError(t, session.Clear[Note](s, nil))
+	require.NoError(t, sessiontest.Clear[Note](s, nil))
 	require.NoError(t, s.Dispatch(ctx, Note{"a"}))
 	assert.True(t, sessiontest.AssertUnchanged(ignoring, before, s, sessiontest.Ignore[int]()), "ignored types are left out")
 	assert.Empty(t, ignoring.errors)
+}
+
+// Each helper fails on exactly the cases it exists for.
+func TestHelpersFailWhenTheyShould(t *testing.T) {
+	t.Run("a leaked event", func(t *testing.T) {
+		parent := newSession(t, serde.NewRegistry())
+		require.NoError(t, parent.Dispatch(ctx, Note{"a"}))
+		before := sessiontest.Capture(parent)
+		child, err := parent.Fork()
+		require.NoError(t, err)
+		defer child.Close()
+		require.NoError(t, child.Dispatch(ctx, Note{"child's"}))
+		require.NoError(t, parent.Dispatch(ctx, Note{"leaked"})) // a child's event reaching its parent
+		tb := &fakeTB{TB: t}
+		assert.False(t, sessiontest.AssertUnchanged(tb, before, parent))
+		require.Len(t, tb.errors, 1)
+		assert.Contains(t, tb.errors[0], `+ [1] {"Text":"leaked"}`)
+	})
+	t.Run("a mutated shared map", func(t *testing.T) {
+		parent := newSession(t, serde.NewRegistry())
+		require.NoError(t, parent.Dispatch(ctx, Bag{Name: "b", Items: map[string]int{"x": 1}}))
+		before := sessiontest.Capture(parent)
+		child, err := parent.Fork()
+		require.NoError(t, err)
+		defer child.Close()
+		bag, _ := session.Latest[Bag](child)
+		bag.Items["x"] = 99 // the child writes through memory it shares with its parent
+
+		tb := &fakeTB{TB: t}
+		assert.False(t, sessiontest.AssertUnchanged(tb, before, parent), "the parent's item changed, though its slice is the same version")
+		require.Len(t, tb.errors, 1)
+		assert.Contains(t, tb.errors[0], `"x":1`, "the diff shows what was captured")
+		assert.Contains(t, tb.errors[0], `"x":99`)
+	})
+	t.Run("a lost unexported field", func(t *testing.T) {
+		reg := serde.NewRegistry()
+		s := newSession(t, reg)
+		require.NoError(t, s.Dispatch(ctx, Hidden{Shown: "a", hidden: "b"}))
+		tb := &fakeTB{TB: t}
+		assert.Equal(t, session.Snapshot{}, sessiontest.RoundTrip(tb, s, reg))
+		require.Len(t, tb.errors, 1)
+		assert.Contains(t, tb.errors[0], "round trip of session")
+		assert.Contains(t, tb.errors[0], "differs in fields JSON does not show")
+	})
+	t.Run("an uncomparable payload", func(t *testing.T) {
+		s := newSession(t, serde.NewRegistry())
+		require.NoError(t, s.Dispatch(ctx, Loose{V: map[string]any{"k": []int{1}}}))
+		before := sessiontest.Capture(s)
+		snap := s.Snapshot()
+		require.NoError(t, sessiontest.Clear[Loose](s, nil))
+		require.NoError(t, s.Dispatch(ctx, Loose{V: map[string]any{"k": []int{2}}}))
+		tb := &fakeTB{TB: t}
+		require.NotPanics(t, func() {
+			assert.False(t, sessiontest.AssertUnchanged(tb, before, s))
+			assert.NotEmpty(t, sessiontest.Diff(snap, s.Snapshot()))
+			assert.False(t, sessiontest.AssertParity(tb, snap, s))
+		})
+		assert.Len(t, tb.errors, 2)
+	})
+}
+
+// The helpers never panic, whatever the items hold.
+func TestHelpersNeverPanic(t *testing.T) {
+	type Odd struct {
+		F   func()
+		C   chan int
+		Any any
+		P   *Odd
+	}
+	cyclic := &Odd{}
+	cyclic.P = cyclic
+	values := []any{
+		Loose{V: map[string]any{"a": map[int][]any{1: {func() {}, make(chan int)}}}},
+		Odd{F: func() {}, C: make(chan int), Any: []any{map[string]int{"x": 1}}},
+		*cyclic,
+		Loose{V: [2]any{map[string]int{}, nil}},
+	}
+	for i, v := range values {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			reg := serde.NewRegistry()
+			s := newSession(t, reg)
+			require.NoError(t, s.Dispatch(ctx, v))
+			tb := &fakeTB{TB: t}
+			require.NotPanics(t, func() {
+				before := sessiontest.Capture(s)
+				sessiontest.AssertUnchanged(tb, before, s)
+				sessiontest.AssertParity(tb, s.Snapshot(), s)
+				_ = sessiontest.Diff(s.Snapshot(), session.Snapshot{})
+				_ = sessiontest.Equal(v, v)
+				sessiontest.RoundTrip(tb, s, reg)
+			})
+		})
+	}
+}
+
+func TestEqual(t *testing.T) {
+	when := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	type Stamped struct {
+		At   time.Time
+		Tags []string
+	}
+	tests := []struct {
+		name string
+		x, y any
+		want bool
+	}{
+		{"Equal method", Version{1, "a"}, Version{1, "b"}, true},
+		{"different types", Version{1, "a"}, Note{"a"}, false},
+		{"maps", map[string]int{"a": 1}, map[string]int{"a": 1}, true},
+		{"nested Equal (time zones)", Stamped{At: when}, Stamped{At: when.In(time.FixedZone("X", 3600))}, true},
+		{"nil and empty slice", Stamped{Tags: nil}, Stamped{Tags: []string{}}, true},
+		{"unexported field", Hidden{"a", "b"}, Hidden{"a", "c"}, false},
+		{"maps in any", Loose{V: map[string]any{"k": 1}}, Loose{V: map[string]any{"k": 1}}, true},
+		{"maps in any differ", Loose{V: map[string]any{"k": 1}}, Loose{V: map[string]any{"k": 2}}, false},
+		{"nil", nil, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, sessiontest.Equal(tt.x, tt.y))
+		})
+	}
 }
 
 func TestDiff(t *testing.T) {
@@ -111,15 +261,12 @@ func TestDiff(t *testing.T) {
 	d := sessiontest.Diff(a, s.Snapshot())
 	assert.Contains(t, d, "slice sessiontest_test.Note: missing vs 15 items")
 	assert.Equal(t, 10, strings.Count(d, "  + ["), "long diffs are capped")
-	assert.True(t, sessiontest.Equal(Version{1, "a"}, Version{1, "b"}))
-	assert.False(t, sessiontest.Equal(Version{1, "a"}, Note{"a"}))
-	assert.True(t, sessiontest.Equal(map[string]int{"a": 1}, map[string]int{"a": 1}))
 }
 
 func TestRoundTrip(t *testing.T) {
 	reg := serde.NewRegistry()
 	s := newSession(t, reg)
-	require.NoError(t, s.Dispatch(ctx, Note{"a"}, Version{2, "v"}))
+	require.NoError(t, s.Dispatch(ctx, Note{"a"}, Version{2, "v"}, time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)))
 	ok := &fakeTB{TB: t}
 	back := sessiontest.RoundTrip(ok, s, reg)
 	assert.Empty(t, ok.errors)
@@ -149,4 +296,30 @@ func TestRoundTrip(t *testing.T) {
 	sessiontest.RoundTrip(unknown, s3, reg)
 	require.Len(t, unknown.errors, 1)
 	assert.Contains(t, unknown.errors[0], "decoding what was just encoded failed")
+}
+
+func TestSeedClearReset(t *testing.T) {
+	s := newSession(t, serde.NewRegistry())
+	require.NoError(t, session.Register(s, sumTally))
+	require.NoError(t, sessiontest.Seed(s, Note{"a"}, Note{"b"}, Note{"c"}))
+	require.NoError(t, s.Dispatch(ctx, Added{5}))
+
+	require.NoError(t, sessiontest.Clear(s, func(n Note) bool { return n.Text == "b" }))
+	assert.Equal(t, []Note{{"a"}, {"c"}}, session.Get[Note](s).Values())
+	require.NoError(t, s.Dispatch(ctx, Note{"d"}), "a type without reducer is recorded in its own slice")
+	assert.Equal(t, 3, session.Len[Note](s))
+	require.NoError(t, sessiontest.Clear[Note](s, nil))
+	assert.Zero(t, session.Len[Note](s))
+
+	sub := 0
+	s.Bus().SubscribeAll("kept", func(_ context.Context, _ bus.Envelope) error { sub++; return nil })
+	require.NoError(t, sessiontest.Reset(s))
+	assert.Zero(t, session.Len[Tally](s))
+	require.NoError(t, s.Dispatch(ctx, Added{2}))
+	tally, _ := session.Latest[Tally](s)
+	assert.Equal(t, Tally{2}, tally, "reducers survive Reset")
+	assert.Equal(t, 1, sub, "subscriptions survive Reset")
+	assert.ErrorIs(t, sessiontest.Seed(s, Note{"late"}), nil)
+	require.NoError(t, s.Close())
+	assert.ErrorIs(t, sessiontest.Seed(s, Note{"closed"}), session.ErrClosed)
 }

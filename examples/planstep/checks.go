@@ -23,13 +23,13 @@ type checks struct {
 	during map[string]session.Snapshot // child session id -> parent's state when it started
 	lines  []string
 	failed int
-	kids   []string
+	kids   []*session.Session
 	stop   func()
 }
 
 func newChecks(parent *session.Session) *checks {
 	c := &checks{parent: parent, during: map[string]session.Snapshot{}}
-	c.stop = bus.Subscribe(parent.Bus(), "planstep.isolation", c.finished)
+	c.stop, _ = bus.Subscribe(parent.Bus(), "planstep.isolation", c.finished)
 	return c
 }
 
@@ -57,7 +57,7 @@ func (c *checks) childSetup(child *session.Session) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.during[child.ID()] = before
-	c.kids = append(c.kids, child.ID())
+	c.kids = append(c.kids, child)
 	c.report(d == "" && shared == len(before.Types()),
 		"parity: child session %s starts with the parent's exact state (%d of %d slices shared, none copied)", child.ID(), shared, len(before.Types()))
 	return nil
@@ -81,13 +81,13 @@ func (c *checks) final(artifacts []string) {
 		_, inParent := files.Get(a)
 		c.report(!inParent, "isolation: %s, written by a child, is not in the parent's files", a)
 	}
-	attached := 0
-	for _, id := range c.kids {
-		if c.parent.Bus().Attached(id) {
-			attached++
+	open := 0
+	for _, k := range c.kids {
+		if !k.Closed() {
+			open++
 		}
 	}
-	c.report(len(c.parent.ChildIDs()) == 0 && attached == 0 && len(c.kids) > 0,
+	c.report(len(c.parent.ChildIDs()) == 0 && open == 0 && len(c.kids) > 0,
 		"teardown: all %d children closed and detached from the bus", len(c.kids))
 }
 

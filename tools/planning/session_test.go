@@ -17,11 +17,11 @@ import (
 func TestForkedChildLeavesParentPlanUnchanged(t *testing.T) {
 	h := newHarness(t)
 	h.setup("Objective", "one", "two")
-	before := h.s.Snapshot()
+	before := sessiontest.Capture(h.s)
 	child, err := h.s.Fork()
 	require.NoError(t, err)
 	defer child.Close()
-	sessiontest.AssertParity(t, before, child)
+	sessiontest.AssertParity(t, before.Snapshot(), child)
 
 	callOn(t, h.set, child, "planning_mark_step", `{"step_id": "S001", "status": "done", "note": "child"}`)
 	callOn(t, h.set, child, "planning_add_step", `{"steps": [{"title": "three"}]}`)
@@ -123,7 +123,7 @@ func TestDispatchEventsDirectly(t *testing.T) {
 		{"bad text", planning.PlanSetUp{Objective: ""}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := s.Snapshot()
+			before := sessiontest.Capture(s)
 			err := s.Dispatch(ctx, tc.event)
 			var re *session.ReducerError
 			require.True(t, errors.As(err, &re), "got %v", err)

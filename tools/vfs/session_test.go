@@ -18,12 +18,12 @@ import (
 func TestForkedChildWritesLeaveParentUnchanged(t *testing.T) {
 	h := newHarness(t)
 	h.write(map[string]string{"shared.md": "parent", "docs/a.md": "a"})
-	before := h.s.Snapshot()
+	before := sessiontest.Capture(h.s)
 
 	child, err := h.s.Fork()
 	require.NoError(t, err)
 	defer child.Close()
-	sessiontest.AssertParity(t, before, child)
+	sessiontest.AssertParity(t, before.Snapshot(), child)
 
 	callOn(t, h.set, child, "write_file", `{"file_path": "child.md", "content": "mine"}`)
 	callOn(t, h.set, child, "edit_file", `{"file_path": "shared.md", "old_string": "parent", "new_string": "child"}`)
@@ -50,7 +50,7 @@ func TestRollbackRestoresFiles(t *testing.T) {
 	ok[vfs.RemoveResult](h, "rm", `{"path": "a.md"}`)
 
 	require.NoError(t, h.s.Rollback(snap))
-	sessiontest.AssertUnchanged(t, snap, h.s)
+	sessiontest.AssertUnchanged(t, sessiontest.CaptureSnapshot(snap), h.s)
 	f, found := vfs.Files(h.s).Get("a.md")
 	require.True(t, found)
 	assert.Equal(t, vfs.File{Path: "a.md", Content: "v1", Version: 1, CreatedAt: stamp(t0), UpdatedAt: stamp(t0)}, f)
@@ -122,7 +122,7 @@ func TestReducersRejectBadEvents(t *testing.T) {
 		{"delete the root", vfs.FileDeleted{Path: ""}, vfs.ErrInvalidPath},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := h.s.Snapshot()
+			before := sessiontest.Capture(h.s)
 			err := h.s.Dispatch(ctx, tc.event)
 			var re *session.ReducerError
 			require.True(t, errors.As(err, &re), "got %v", err)

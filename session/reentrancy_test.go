@@ -1,0 +1,208 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// call is one session method, called on target from inside a callback.
+type call struct {
+	name string
+	do   func(target *session.Session) error
+}
+
+var calls = []call{
+	{"Dispatch", func(s *session.Session) error { return s.Dispatch(context.Background(), Counter{1}) }},
+	{"Fork", func(s *session.Session) error {
+		c, err := s.Fork()
+		if err == nil {
+			err = c.Close()
+		}
+		return err
+	}},
+	{"Install", func(s *session.Session) error {
+		return s.Install("inner", func(s *session.Session) error { return session.Register(s, session.AppendAll[Counter]) })
+	}},
+	{"Installed", func(s *session.Session) error { _ = s.Installed("inner"); return nil }},
+	{"Register", func(s *session.Session) error { return session.Register(s, session.AppendAll[Counter]) }},
+	{"Record", func(s *session.Session) error { return session.Record[Counter](s) }},
+	{"Snapshot", func(s *session.Session) error { _ = s.Snapshot(); return nil }},
+	{"Rollback", func(s *session.Session) error { return s.Rollback(s.Snapshot()) }},
+	{"Close", func(s *session.Session) error { return s.Close() }},
+}
+
+// withinASecond runs f under a watchdog, so that a deadlock fails the test
+// instead of hanging the suite.
+func withinASecond(t *testing.T, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		t.Fatal("the call did not return within a second: a deadlock")
+	}
+}
+
+// allowed reports whether err is nil or one of the clear refusals a
+// callback may get.
+func allowed(err error) bool {
+	return err == nil || errors.Is(err, session.ErrReentrant) || errors.Is(err, session.ErrClosed) ||
+		strings.Contains(err.Error(), "from inside an install function")
+}
+
+// Every session method, called from a reducer, an observer or an install
+// function — on the callback's own session, its parent or its child —
+// either works or returns a clear error at once. None waits forever.
+func TestCallbacksThatCallSessionMethodsNeverDeadlock(t *testing.T) {
+	type callback struct {
+		name string
+		// run makes owner call f(target) from inside the callback and
+		// returns what the outer operation returned.
+		run func(t *testing.T, owner, target *session.Session, f func(*session.Session) error) (inner, outer error)
+	}
+	callbacks := []callback{
+		{"reducer", func(t *testing.T, owner, target *session.Session, f func(*session.Session) error) (inner, outer error) {
+			require.NoError(t, session.Register(owner, func(_ session.ReducerContext, sl session.Slice[Note], e Note) (session.Slice[Note], error) {
+				inner = f(target)
+				return sl.Append(e), nil
+			}))
+			return inner, owner.Dispatch(ctx, Note{"go"})
+		}},
+		{"observer", func(t *testing.T, owner, target *session.Session, f func(*session.Session) error) (inner, outer error) {
+			stop, err := bus.Subscribe(owner.Bus(), "calls", func(_ context.Context, env bus.Envelope, _ Note) error {
+				if env.SessionID == owner.ID() {
+					inner = f(target)
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			defer stop()
+			return inner, owner.Dispatch(ctx, Note{"go"})
+		}},
+		{"install function", func(t *testing.T, owner, target *session.Session, f func(*session.Session) error) (inner, outer error) {
+			outer = owner.Install("outer", func(staged *session.Session) error {
+				if target == owner {
+					target = staged // what an install function holds
+				}
+				inner = f(target)
+				return nil
+			})
+			return inner, outer
+		}},
+	}
+	for _, cb := range callbacks {
+		for _, c := range calls {
+			for _, whose := range []string{"own", "parent", "child"} {
+				t.Run(fmt.Sprintf("%s/%s/%s", cb.name, c.name, whose), func(t *testing.T) {
+					parent := newSession(t)
+					owner, err := parent.Fork()
+					require.NoError(t, err)
+					child, err := owner.Fork()
+					require.NoError(t, err)
+					target := map[string]*session.Session{"own": owner, "parent": parent, "child": child}[whose]
+					var inner, outer error
+					withinASecond(t, func() { inner, outer = cb.run(t, owner, target, c.do) })
+					assert.True(t, allowed(inner), "the call returned %v", inner)
+					assert.True(t, allowed(outer), "the callback's operation returned %v", outer)
+				})
+			}
+		}
+	}
+}
+
+// A reducer that writes to the session it reduces gets ErrReentrant, and
+// nothing of that write is applied; the dispatch it runs in goes on.
+func TestAReducerWritingToItsOwnSessionGetsErrReentrant(t *testing.T) {
+	s := newSession(t)
+	var inner error
+	require.NoError(t, session.Register(s, func(_ session.ReducerContext, sl session.Slice[Note], e Note) (session.Slice[Note], error) {
+		inner = s.Dispatch(context.Background(), Counter{1})
+		return sl.Append(e), nil
+	}))
+	withinASecond(t, func() { require.NoError(t, s.Dispatch(ctx, Note{"outer"})) })
+	assert.ErrorIs(t, inner, session.ErrReentrant)
+	assert.Equal(t, 1, session.Len[Note](s))
+	assert.Zero(t, session.Len[Counter](s))
+}
+
+// A tool's install function may install what it builds on, as the VFS
+// guide advises (vfs.Install inside a tool's own install).
+func TestInstallInsideInstallWorks(t *testing.T) {
+	s := newSession(t)
+	base := func(s *session.Session) error { return session.Register(s, sumTally) }
+	runs := 0
+	withinASecond(t, func() {
+		require.NoError(t, s.Install("tool", func(s *session.Session) error {
+			runs++
+			if err := s.Install("base", base); err != nil {
+				return err
+			}
+			if err := s.Install("tool", base); err != nil { // its own key: already being installed
+				return err
+			}
+			return session.Register(s, session.AppendAll[Note])
+		}))
+	})
+	assert.Equal(t, 1, runs)
+	assert.True(t, s.Installed("tool"))
+	assert.True(t, s.Installed("base"))
+	require.NoError(t, s.Dispatch(ctx, Added{2}, Note{"n"}))
+	tally, _ := session.Latest[Tally](s)
+	assert.Equal(t, Tally{2}, tally, "base's reducer registered once")
+	assert.Equal(t, 1, session.Len[Note](s))
+}
+
+// An install function that fails registers nothing: its registrations are
+// committed whole or not at all.
+func TestAFailedInstallRegistersNothing(t *testing.T) {
+	s := newSession(t)
+	err := s.Install("half", func(s *session.Session) error {
+		if err := session.Register(s, sumTally); err != nil {
+			return err
+		}
+		return errors.New("second step failed")
+	})
+	require.ErrorContains(t, err, `installing "half": second step failed`)
+	assert.False(t, s.Installed("half"))
+	require.NoError(t, s.Dispatch(ctx, Added{1}))
+	assert.Zero(t, session.Len[Tally](s), "the first registration was not kept")
+	assert.Equal(t, 1, session.Len[Added](s))
+}
+
+// Concurrent Installs of one key register its reducers once.
+func TestConcurrentInstallsOfOneKeyRegisterOnce(t *testing.T) {
+	s := newSession(t)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NoError(t, s.Install("tally", func(s *session.Session) error { return session.Register(s, sumTally) }))
+		}()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NoError(t, s.Dispatch(ctx, Note{"meanwhile"}))
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, s.Dispatch(ctx, Added{1}))
+	tally, _ := session.Latest[Tally](s)
+	assert.Equal(t, Tally{1}, tally)
+	assert.Equal(t, 16, session.Len[Note](s))
+}

@@ -1,0 +1,133 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/offshoot-dev/offshoot/internal/pvec"
+)
+
+// Register adds reducer for events of type E folding into the slice of type
+// S, and creates that slice (empty) when the session does not have it yet.
+// Several reducers for one event type run in registration order, each on its
+// own slice. Types are matched exactly: E and *E are different event types.
+// E and S are recorded in the session's serde registry for snapshot JSON.
+//
+// An event of type E dispatched before any reducer for E was registered
+// stays in the slice of type E where it was recorded; from registration on,
+// E's events go to its reducers only (see Record to keep both).
+func Register[E, S any](s *Session, reducer Reducer[E, S]) error {
+	e := reducerEntry{event: reflect.TypeFor[E](), slice: reflect.TypeFor[S]()}
+	if reducer == nil {
+		return fmt.Errorf("session: Register[%s, %s] needs a reducer; pass session.AppendAll or your own", e.event, e.slice)
+	}
+	if e.event.Kind() == reflect.Interface || e.slice.Kind() == reflect.Interface {
+		return fmt.Errorf("session: Register[%s, %s]: event and slice types must be concrete; slices are keyed by exact Go type", e.event, e.slice)
+	}
+	e.apply = func(rc ReducerContext, v *pvec.Vector, event any) (*pvec.Vector, error) {
+		out, err := reducer(rc, Slice[S]{v: v}, event.(E))
+		return out.v, err
+	}
+	return s.register(e)
+}
+
+// Record makes the session keep every event of type E in the slice of type
+// E, besides the reducers E has — for derived records such as the files a
+// subagent wrote (vfs.FileWritten events, which the VFS reducers fold into
+// the file table). Recording a type again is a no-op; forks inherit the
+// record.
+func Record[E any](s *Session) error {
+	et := reflect.TypeFor[E]()
+	if et.Kind() == reflect.Interface {
+		return fmt.Errorf("session: Record[%s]: the event type must be concrete; slices are keyed by exact Go type", et)
+	}
+	return s.register(reducerEntry{event: et, slice: et})
+}
+
+// register adds e to the table and creates its slice.
+func (s *Session) register(e reducerEntry) error {
+	_, err := s.write(func(cur *state) (*state, error) {
+		if e.apply == nil && cur.table.recording(e.event) {
+			return cur, nil
+		}
+		return cur.withTable(cur.table.with(e), e.slice), nil
+	})
+	if err == nil {
+		s.registerTypes(e.event, e.slice)
+	}
+	return err
+}
+
+// Install runs install once per key for this session: the first call with a
+// key runs it, later calls (on this session or on a fork of it, which has
+// its table) do nothing. Tools use it to register their reducers
+// idempotently.
+//
+// install works on a private copy of the session, and what it registers is
+// committed at once when it returns nil, or not at all when it fails. So
+// concurrent Installs of one key register once, and install may call
+// Register, Record, Install (of this key or another: a tool's install may
+// call vfs.Install), Installed and any read; Dispatch, Rollback, Fork and
+// Close are refused inside it (dispatch after Install returns). install may
+// run more than once when the session's reducers change meanwhile, so it
+// must do nothing but register.
+func (s *Session) Install(key string, install func(*Session) error) error {
+	if install == nil {
+		return fmt.Errorf("session: Install(%q) needs an install function", key)
+	}
+	for {
+		base := s.state.Load()
+		if base.table.installed[key] {
+			return nil
+		}
+		if s.closed.Load() {
+			return ErrClosed
+		}
+		copy := s.staged(base.withTable(base.table.withInstalled(key)))
+		if err := install(copy); err != nil {
+			return fmt.Errorf("session: installing %q: %w", key, err)
+		}
+		staged := copy.state.Load()
+		var added []reflect.Type
+		_, err := s.write(func(cur *state) (*state, error) {
+			if cur.table != base.table {
+				return cur, errRestage
+			}
+			added = base.newTypes(staged)
+			return cur.withTable(staged.table, added...), nil
+		})
+		if errors.Is(err, errRestage) {
+			continue
+		}
+		return err
+	}
+}
+
+// errRestage says that the reducer table changed while an install function
+// ran, so it must run again on the new one.
+var errRestage = errors.New("session: the reducer table changed during Install")
+
+// Installed reports whether Install ran for key on this session's table.
+func (s *Session) Installed(key string) bool { return s.state.Load().table.installed[key] }
+
+// stage marks the private copy of a session an install function works on.
+type stage struct {
+	of *Session
+}
+
+// staged returns a private copy of s holding st, for an install function.
+func (s *Session) staged(st *state) *Session {
+	c := &Session{
+		id: s.id, parentID: s.parentID, parent: s.parent, createdAt: s.createdAt, tags: s.tags,
+		bus: s.bus, reg: s.reg, newID: s.newID, slot: newWriteSlot(),
+		stage: &stage{of: s},
+	}
+	c.state.Store(st)
+	return c
+}
+
+// errInInstall is what the writes an install function may not make return.
+func errInInstall(what string) error {
+	return fmt.Errorf("session: cannot %s from inside an install function; an install function only registers reducers (do it after Install returns)", what)
+}

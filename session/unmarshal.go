@@ -1,0 +1,500 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/benbjohnson/immutable"
+
+	"github.com/offshoot-dev/offshoot/internal/pvec"
+	"github.com/offshoot-dev/offshoot/serde"
+)
+
+// RestoreError says why snapshot JSON could not be decoded. Path locates
+// the problem ("version", "slices[2].items[0]"); nothing partial is ever
+// returned alongside it.
+type RestoreError struct {
+	Path   string
+	Reason string
+	Err    error
+}
+
+// Error says where the snapshot JSON is wrong and how.
+func (e *RestoreError) Error() string {
+	msg := "session: cannot restore snapshot: "
+	if e.Path != "" {
+		msg += e.Path + ": "
+	}
+	msg += e.Reason
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the underlying decode or validation error, if any.
+func (e *RestoreError) Unwrap() error { return e.Err }
+
+func restoreErr(path, reason string, err error) error {
+	return &RestoreError{Path: path, Reason: reason, Err: err}
+}
+
+// UnmarshalSnapshot decodes snapshot JSON written by MarshalSnapshot,
+// resolving type names through reg. It validates everything — the shape,
+// the version, timestamps, ids (a session cannot be its own parent or
+// child), type names, and every item with strict decoding, its validate tags
+// and its Validate method (see serde) — and fails with a *RestoreError that
+// says what is wrong. Items of any type that encoding/json round-trips are
+// restored: structs, maps, and values that encode as strings, numbers or
+// lists (time.Time, netip.Addr, encoding.TextMarshaler types, named string
+// types). Decoding streams: a snapshot of S bytes needs about its decoded
+// items' size in memory, not copies of S. Restore the result into a session
+// with Rollback or New(WithSnapshot(snap)).
+func UnmarshalSnapshot(data []byte, reg *serde.Registry) (Snapshot, error) {
+	if reg == nil {
+		reg = serde.DefaultRegistry
+	}
+	if t := firstByte(data); t != '{' {
+		if t == '[' || t == '"' || t == 'n' || t == 't' || t == 'f' || t == '-' || (t >= '0' && t <= '9') {
+			if json.Valid(data) {
+				return Snapshot{}, restoreErr("", "a snapshot is a JSON object, got "+jsonKind(t), nil)
+			}
+		}
+		return Snapshot{}, restoreErr("", "invalid JSON", nil)
+	}
+	r := &reader{dec: json.NewDecoder(bytes.NewReader(data)), src: data, reg: reg}
+	r.dec.DisallowUnknownFields()
+	snap, err := r.snapshot()
+	if err == nil {
+		if _, end := r.dec.Token(); end != io.EOF {
+			r.err = fmt.Errorf("data after the snapshot object")
+		}
+	}
+	if r.err != nil {
+		return Snapshot{}, restoreErr("", "invalid JSON", r.err)
+	}
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return snap, nil
+}
+
+// reader decodes one snapshot from a stream of JSON tokens. A syntax error
+// stops it: the first one is kept in err, and the tokens read after it are
+// nil.
+type reader struct {
+	dec *json.Decoder
+	src []byte // what dec reads
+	reg *serde.Registry
+	err error
+}
+
+// token returns the next token, or nil after a syntax error.
+func (r *reader) token() json.Token { return tokenOf(r.dec, &r.err) }
+
+func tokenOf(dec *json.Decoder, errp *error) json.Token {
+	if *errp != nil {
+		return nil
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		*errp = err
+		return nil
+	}
+	return tok
+}
+
+// errSyntax stands for a syntax error already kept in reader.err.
+var errSyntax = errors.New("invalid JSON")
+
+// topLevel are the members of a snapshot object; each appears once.
+var topLevel = []string{"version", "session_id", "created_at", "parent_id", "children_ids", "tags", "slices"}
+
+func (r *reader) snapshot() (Snapshot, error) {
+	r.token() // {
+	raw := map[string]json.RawMessage{}
+	var st *state
+	for r.dec.More() {
+		key, _ := r.token().(string)
+		if !slices.Contains(topLevel, key) {
+			return Snapshot{}, restoreErr(key, "unknown member; a snapshot has "+fmt.Sprint(topLevel), nil)
+		}
+		if _, dup := raw[key]; dup {
+			return Snapshot{}, restoreErr(key, "appears twice", nil)
+		}
+		if key == "slices" {
+			raw[key] = nil
+			var err error
+			if st, err = r.slices(); err != nil {
+				return Snapshot{}, err
+			}
+			continue
+		}
+		var v json.RawMessage
+		if err := r.dec.Decode(&v); err != nil {
+			r.err = err
+			return Snapshot{}, errSyntax
+		}
+		raw[key] = v
+	}
+	if r.err != nil {
+		return Snapshot{}, errSyntax
+	}
+	r.token() // }
+	return r.identity(raw, st)
+}
+
+// identity checks the members other than slices and builds the snapshot.
+func (r *reader) identity(raw map[string]json.RawMessage, st *state) (Snapshot, error) {
+	v, ok := raw["version"]
+	if !ok {
+		return Snapshot{}, restoreErr("version", `missing; this build reads version "1"`, nil)
+	}
+	var version string
+	if err := json.Unmarshal(v, &version); err != nil {
+		return Snapshot{}, restoreErr("version", fmt.Sprintf(`must be the string "1", got %s`, v), nil)
+	}
+	if version != SchemaVersion {
+		return Snapshot{}, restoreErr("version", fmt.Sprintf(`unsupported version %q; this build reads version "1"`, version), nil)
+	}
+	if _, ok := raw["slices"]; !ok {
+		return Snapshot{}, restoreErr("slices", "missing; write [] for none", nil)
+	}
+	var sn Snapshot
+	var err error
+	if sn.sessionID, err = decodeID(raw["session_id"], "session_id", false); err != nil {
+		return Snapshot{}, err
+	}
+	if sn.parentID, err = decodeID(raw["parent_id"], "parent_id", true); err != nil {
+		return Snapshot{}, err
+	}
+	if sn.parentID == sn.sessionID {
+		return Snapshot{}, restoreErr("parent_id", fmt.Sprintf("%q is the session's own id; a session cannot be its own parent", sn.parentID), nil)
+	}
+	if sn.createdAt, err = decodeTime(raw["created_at"], "created_at"); err != nil {
+		return Snapshot{}, err
+	}
+	if sn.children, err = decodeChildren(raw["children_ids"], sn.sessionID, sn.parentID); err != nil {
+		return Snapshot{}, err
+	}
+	if t := raw["tags"]; len(t) > 0 && !isNull(t) {
+		if err := json.Unmarshal(t, &sn.tags); err != nil {
+			return Snapshot{}, restoreErr("tags", "must be an object of strings", nil)
+		}
+	}
+	sn.st = st
+	return sn, nil
+}
+
+// slices decodes the slices list from the stream.
+func (r *reader) slices() (*state, error) {
+	if tok := r.token(); tok != json.Delim('[') {
+		if r.err != nil {
+			return nil, errSyntax
+		}
+		return nil, restoreErr("slices", "must be a list, got "+tokenKind(tok), nil)
+	}
+	d := draft{layout: emptyLayout}
+	for i := 0; r.dec.More(); i++ {
+		path := fmt.Sprintf("slices[%d]", i)
+		t, vec, err := r.slice(path)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := d.layout.index[t]; dup {
+			return nil, restoreErr(path+".slice_type", fmt.Sprintf("%q appears twice", r.reg.Name(t)), nil)
+		}
+		d.set(t, vec)
+	}
+	if r.token(); r.err != nil { // ]
+		return nil, errSyntax
+	}
+	return &state{table: emptyTable, layout: d.layout, vecs: d.vecs}, nil
+}
+
+// slice decodes one {"slice_type", "item_type", "items"} object. Items are
+// decoded as they stream by when the type is known first (as
+// MarshalSnapshot writes it); otherwise they are kept raw until it is.
+func (r *reader) slice(path string) (reflect.Type, *pvec.Vector, error) {
+	tok := r.token()
+	if tok != json.Delim('{') {
+		if r.err != nil {
+			return nil, nil, errSyntax
+		}
+		r.skipRest(tok)
+		return nil, nil, restoreErr(path, "must be an object, got "+tokenKind(tok), nil)
+	}
+	var (
+		t, itemType  reflect.Type
+		name         string
+		vec          *pvec.Vector
+		haveItems    bool
+		pendingItems json.RawMessage
+	)
+	for r.dec.More() {
+		key, _ := r.token().(string)
+		switch key {
+		case "slice_type", "item_type":
+			var err error
+			var typ reflect.Type
+			var n string
+			if typ, n, err = r.typeName(path + "." + key); err != nil {
+				return nil, nil, err
+			}
+			if key == "slice_type" {
+				t, name = typ, n
+			} else {
+				itemType = typ
+			}
+		case "items":
+			haveItems = true
+			if t == nil {
+				if err := r.dec.Decode(&pendingItems); err != nil {
+					r.err = err
+					return nil, nil, errSyntax
+				}
+				continue
+			}
+			var err error
+			if vec, err = r.items(r.dec, r.src, t, path+".items", &r.err); err != nil {
+				return nil, nil, err
+			}
+		default:
+			if r.err != nil {
+				return nil, nil, errSyntax
+			}
+			return nil, nil, restoreErr(path+"."+key, `unknown member; a slice has "slice_type", "item_type" and "items"`, nil)
+		}
+	}
+	if r.token(); r.err != nil { // }
+		return nil, nil, errSyntax
+	}
+	if t == nil {
+		return nil, nil, restoreErr(path+".slice_type", "must be a non-empty type name", nil)
+	}
+	if itemType != nil && itemType != t {
+		return nil, nil, restoreErr(path+".item_type", fmt.Sprintf("%q does not match slice_type %q; a slice holds values of its own type", r.reg.Name(itemType), name), nil)
+	}
+	if !haveItems {
+		return nil, nil, restoreErr(path+".items", "missing; write [] for none", nil)
+	}
+	if pendingItems != nil {
+		dec := json.NewDecoder(bytes.NewReader(pendingItems))
+		dec.DisallowUnknownFields()
+		var err error
+		if vec, err = r.items(dec, pendingItems, t, path+".items", &r.err); err != nil {
+			return nil, nil, err
+		}
+	}
+	return t, vec, nil
+}
+
+// items decodes a list of items of type t from dec, which reads src.
+// Each item is decoded straight from the stream and validated (serde's
+// rules); only an item that fails is decoded again on its own, for serde's
+// wording of the failure.
+func (r *reader) items(dec *json.Decoder, src []byte, t reflect.Type, path string, errp *error) (*pvec.Vector, error) {
+	if tok := tokenOf(dec, errp); tok != json.Delim('[') {
+		if *errp != nil {
+			return nil, errSyntax
+		}
+		return nil, restoreErr(path, "must be a list, got "+tokenKind(tok), nil)
+	}
+	var vec *pvec.Vector
+	ptr := reflect.New(t) // decoded into, zeroed before each item, copied out
+	for j := 0; dec.More(); j++ {
+		start := dec.InputOffset()
+		ptr.Elem().SetZero()
+		err := dec.Decode(ptr.Interface())
+		if isSyntax(err) {
+			*errp = err
+			return nil, errSyntax
+		}
+		raw := bytes.TrimLeft(src[start:dec.InputOffset()], " \t\r\n,")
+		if err == nil && isNull(raw) {
+			_, err = serde.DecodeValue(raw, t) // null is not a struct
+		}
+		if err == nil {
+			err = serde.Validate(ptr.Interface())
+		} else if _, serr := serde.DecodeValue(raw, t); serr != nil {
+			err = serr
+		}
+		if err != nil {
+			return nil, restoreErr(fmt.Sprintf("%s[%d]", path, j), "invalid "+t.String(), err)
+		}
+		vec = pvec.Append(vec, ptr.Elem().Interface())
+	}
+	if tokenOf(dec, errp); *errp != nil { // ]
+		return nil, errSyntax
+	}
+	return vec, nil
+}
+
+// typeName reads a type name and resolves it through the registry.
+func (r *reader) typeName(path string) (reflect.Type, string, error) {
+	tok := r.token()
+	name, ok := tok.(string)
+	if !ok || name == "" {
+		if r.err != nil {
+			return nil, "", errSyntax
+		}
+		r.skipRest(tok)
+		return nil, "", restoreErr(path, "must be a non-empty type name", nil)
+	}
+	t, ok := r.reg.Lookup(name)
+	if !ok {
+		return nil, name, restoreErr(path, fmt.Sprintf("type %q is not in the registry; register it with serde.Register[T](reg, %q) or dispatch it on a session using this registry before restoring", name, name), nil)
+	}
+	return t, name, nil
+}
+
+// skipRest consumes the rest of a value whose first token was tok.
+func (r *reader) skipRest(tok json.Token) {
+	if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
+		for depth := 1; depth > 0; {
+			t := r.token()
+			if r.err != nil {
+				return
+			}
+			if d, ok := t.(json.Delim); ok {
+				if d == '{' || d == '[' {
+					depth++
+				} else {
+					depth--
+				}
+			}
+		}
+	}
+}
+
+// isSyntax reports whether err says the input is not JSON.
+func isSyntax(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+}
+
+func decodeID(raw json.RawMessage, path string, nullable bool) (string, error) {
+	if raw == nil || isNull(raw) {
+		if nullable {
+			return "", nil
+		}
+		return "", restoreErr(path, "missing", nil)
+	}
+	var id string
+	if err := json.Unmarshal(raw, &id); err != nil {
+		return "", restoreErr(path, "must be a string", nil)
+	}
+	if err := checkID(id); err != nil {
+		return "", restoreErr(path, err.Error(), nil)
+	}
+	return id, nil
+}
+
+// checkID accepts ids of 1–256 printable ASCII characters without spaces.
+func checkID(id string) error {
+	if id == "" || len(id) > 256 {
+		return fmt.Errorf("an id must have 1 to 256 characters, got %d", len(id))
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c <= ' ' || c > '~' {
+			return fmt.Errorf("an id must be printable ASCII without spaces, got %q", id)
+		}
+	}
+	return nil
+}
+
+func decodeTime(raw json.RawMessage, path string) (time.Time, error) {
+	var s string
+	if raw == nil {
+		return time.Time{}, restoreErr(path, "missing", nil)
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return time.Time{}, restoreErr(path, "must be an RFC 3339 timestamp string", nil)
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, restoreErr(path, fmt.Sprintf("%q is not an RFC 3339 timestamp", s), nil)
+	}
+	return t.UTC(), nil
+}
+
+// decodeChildren decodes children_ids: distinct ids, none of them the
+// session's own or its parent's.
+func decodeChildren(raw json.RawMessage, self, parent string) (*immutable.SortedMap[int, string], error) {
+	if raw == nil || isNull(raw) {
+		return nil, nil
+	}
+	var ids []string
+	if err := json.Unmarshal(raw, &ids); err != nil || firstByte(raw) != '[' {
+		return nil, restoreErr("children_ids", "must be a list of ids", nil)
+	}
+	m := immutable.NewSortedMap[int, string](nil)
+	seen := make(map[string]bool, len(ids))
+	for i, id := range ids {
+		path := fmt.Sprintf("children_ids[%d]", i)
+		if err := checkID(id); err != nil {
+			return nil, restoreErr(path, err.Error(), nil)
+		}
+		switch {
+		case id == self:
+			return nil, restoreErr(path, fmt.Sprintf("%q is the session's own id; a session cannot be its own child", id), nil)
+		case id == parent:
+			return nil, restoreErr(path, fmt.Sprintf("%q is the session's parent; a session cannot be its parent's parent", id), nil)
+		case seen[id]:
+			return nil, restoreErr(path, fmt.Sprintf("%q appears twice", id), nil)
+		}
+		seen[id] = true
+		m = m.Set(i+1, id)
+	}
+	return m, nil
+}
+
+func firstByte(data []byte) byte {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 {
+		return 0
+	}
+	return data[0]
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+func jsonKind(b byte) string {
+	switch {
+	case b == '{':
+		return "an object"
+	case b == '[':
+		return "a list"
+	case b == '"':
+		return "a string"
+	case b == 't' || b == 'f':
+		return "a boolean"
+	case b == 'n':
+		return "null"
+	case b == '-' || (b >= '0' && b <= '9'):
+		return "a number"
+	}
+	return "nothing"
+}
+
+// tokenKind names the JSON kind of a value's first token.
+func tokenKind(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		return jsonKind(byte(v))
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	default:
+		return "a number"
+	}
+}

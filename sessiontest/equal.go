@@ -1,0 +1,127 @@
+package sessiontest
+
+import (
+	"math"
+	"reflect"
+)
+
+// Equal reports whether two slice items are equal, as the assertions
+// compare them: the type's Equal method (func (T) Equal(T) bool) when it
+// has one, else field by field, unexported fields included, with nested
+// values' Equal methods honoured and a nil slice or map equal to an empty
+// one. It never panics.
+func Equal(x, y any) bool {
+	return deepEqual(reflect.ValueOf(x), reflect.ValueOf(y), map[visit]bool{})
+}
+
+// visit is a pair of pointers being compared, to stop on cycles.
+type visit struct {
+	a, b uintptr
+	t    reflect.Type
+}
+
+var boolType = reflect.TypeFor[bool]()
+
+// equalMethod returns t's method Equal(t) bool, if it has one.
+func equalMethod(t reflect.Type) (reflect.Method, bool) {
+	m, ok := t.MethodByName("Equal")
+	if !ok || m.Type.NumIn() != 2 || m.Type.In(1) != t || m.Type.NumOut() != 1 || m.Type.Out(0) != boolType {
+		return reflect.Method{}, false
+	}
+	return m, true
+}
+
+// callEqual calls x.Equal(y); ok is false when it cannot be called (values
+// reached through unexported fields) or it panicked.
+func callEqual(m reflect.Method, x, y reflect.Value) (eq, ok bool) {
+	if !x.CanInterface() || !y.CanInterface() {
+		return false, false
+	}
+	defer func() {
+		if recover() != nil {
+			eq, ok = false, false
+		}
+	}()
+	return m.Func.Call([]reflect.Value{x, y})[0].Bool(), true
+}
+
+func deepEqual(x, y reflect.Value, seen map[visit]bool) bool {
+	if !x.IsValid() || !y.IsValid() {
+		return x.IsValid() == y.IsValid()
+	}
+	if x.Type() != y.Type() {
+		return false
+	}
+	if m, ok := equalMethod(x.Type()); ok {
+		if eq, called := callEqual(m, x, y); called {
+			return eq
+		}
+	}
+	switch x.Kind() {
+	case reflect.Bool:
+		return x.Bool() == y.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return x.Int() == y.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return x.Uint() == y.Uint()
+	case reflect.Float32, reflect.Float64:
+		a, b := x.Float(), y.Float()
+		return a == b || (math.IsNaN(a) && math.IsNaN(b))
+	case reflect.Complex64, reflect.Complex128:
+		return x.Complex() == y.Complex()
+	case reflect.String:
+		return x.String() == y.String()
+	case reflect.Pointer:
+		if x.IsNil() || y.IsNil() {
+			return x.IsNil() == y.IsNil()
+		}
+		if x.Pointer() == y.Pointer() {
+			return true
+		}
+		v := visit{x.Pointer(), y.Pointer(), x.Type()}
+		if seen[v] {
+			return true
+		}
+		seen[v] = true
+		return deepEqual(x.Elem(), y.Elem(), seen)
+	case reflect.Interface:
+		if x.IsNil() || y.IsNil() {
+			return x.IsNil() == y.IsNil()
+		}
+		return deepEqual(x.Elem(), y.Elem(), seen)
+	case reflect.Struct:
+		for i := range x.NumField() {
+			if !deepEqual(x.Field(i), y.Field(i), seen) {
+				return false
+			}
+		}
+		return true
+	case reflect.Slice, reflect.Array:
+		if x.Len() != y.Len() {
+			return false
+		}
+		if x.Kind() == reflect.Slice && x.Len() > 0 && x.Pointer() == y.Pointer() {
+			return true
+		}
+		for i := range x.Len() {
+			if !deepEqual(x.Index(i), y.Index(i), seen) {
+				return false
+			}
+		}
+		return true
+	case reflect.Map:
+		if x.Len() != y.Len() {
+			return false
+		}
+		for it := x.MapRange(); it.Next(); {
+			yv := y.MapIndex(it.Key())
+			if !yv.IsValid() || !deepEqual(it.Value(), yv, seen) {
+				return false
+			}
+		}
+		return true
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return x.Pointer() == y.Pointer()
+	}
+	return false
+}
