@@ -72,7 +72,7 @@ func (r *run) concurrentSafe(c model.ToolCall) bool {
 
 // execute runs one call; it never panics (tools.Tool.Call does not).
 func (r *run) execute(c model.ToolCall) callResult {
-	res := callResult{call: c, rec: ToolInvoked{NS: r.rendered.NS, Key: r.rendered.Key, Name: c.Name, CallID: c.ID, Arguments: compactArgs(c.Arguments)}}
+	res := callResult{call: c, rec: ToolInvoked{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Name: c.Name, CallID: c.ID, Arguments: compactArgs(c.Arguments)}}
 	t, ok := r.toolset.Lookup(c.Name)
 	if !ok {
 		res.outcome = tools.Outcome{Text: fmt.Sprintf("Unknown tool '%s'. Available tools: %s", c.Name, strings.Join(r.toolset.Names(), ", "))}
@@ -93,9 +93,11 @@ func (r *run) execute(c model.ToolCall) callResult {
 	return res
 }
 
-// record dispatches the call's ToolInvoked record with its events in one
-// atomic dispatch and appends the tool message the model will see. A
-// reducer's rejection is the model's to deal with; any other failure to
+// record dispatches the call's ToolInvoked record and its tool message
+// with the tool's events in one atomic dispatch, and appends the tool
+// message the model will see. A reducer's rejection is the model's to deal
+// with: then nothing of the call is applied, and only the tool message
+// saying why is recorded, for the conversation. Any other failure to
 // record (a closed session) ends the evaluation.
 func (r *run) record(res *callResult) error {
 	o := res.outcome
@@ -106,16 +108,21 @@ func (r *run) record(res *callResult) error {
 			res.rec.Value = v
 		}
 	}
-	text := o.Text
-	events := make([]any, 0, 1+len(o.Events))
-	events = append(events, res.rec)
+	msg := ConversationMessage{Evaluation: r.eval, Message: model.ToolMessage(res.call.ID, res.call.Name, o.Text)}
+	events := make([]any, 0, 2+len(o.Events))
+	events = append(events, res.rec, msg)
 	events = append(events, o.Events...)
 	if err := r.req.Session.Dispatch(r.ctx, events...); err != nil {
 		var re *session.ReducerError
 		if !errors.As(err, &re) {
 			return err
 		}
-		text = ReducerFailurePrefix + err.Error()
+		// The model reads the reducer's own words; the types and the
+		// position in the batch are the program's business.
+		msg.Content = ReducerFailurePrefix + re.Err.Error()
+		if err := r.req.Session.Dispatch(r.ctx, msg); err != nil {
+			return err
+		}
 	}
 	r.resp.ToolCalls++
 	if r.used == nil {
@@ -125,7 +132,7 @@ func (r *run) record(res *callResult) error {
 		r.used[res.call.Name] = true
 		r.resp.ToolsUsed = append(r.resp.ToolsUsed, res.call.Name)
 	}
-	r.resp.Messages = append(r.resp.Messages, model.ToolMessage(res.call.ID, res.call.Name, text))
+	r.resp.Messages = append(r.resp.Messages, msg.Message)
 	return nil
 }
 

@@ -14,6 +14,8 @@ import (
 
 // PromptRendered records that a prompt was rendered for an evaluation.
 type PromptRendered struct {
+	// Evaluation is the id of the evaluation (Response.Evaluation).
+	Evaluation string `json:"evaluation"`
 	NS    string   `json:"ns"`
 	Key   string   `json:"key"`
 	Text  string   `json:"text"`
@@ -24,6 +26,8 @@ type PromptRendered struct {
 
 // ModelCalled records one model call.
 type ModelCalled struct {
+	// Evaluation is the id of the evaluation (Response.Evaluation).
+	Evaluation string `json:"evaluation"`
 	NS    string `json:"ns"`
 	Key   string `json:"key"`
 	Model string `json:"model,omitempty"`
@@ -42,6 +46,8 @@ type ModelCalled struct {
 // events the tool returned, so the record and the state change it caused
 // are applied together or not at all.
 type ToolInvoked struct {
+	// Evaluation is the id of the evaluation (Response.Evaluation).
+	Evaluation string `json:"evaluation"`
 	NS     string `json:"ns"`
 	Key    string `json:"key"`
 	Name   string `json:"name"`
@@ -59,6 +65,8 @@ type ToolInvoked struct {
 
 // PromptExecuted records the end of a successful evaluation.
 type PromptExecuted struct {
+	// Evaluation is the id of the evaluation (Response.Evaluation).
+	Evaluation string `json:"evaluation"`
 	NS   string `json:"ns"`
 	Key  string `json:"key"`
 	Text string `json:"text"`

@@ -30,6 +30,7 @@ func RegisterNames(reg *serde.Registry) error {
 		serde.Register[ModelCalled](reg, "offshoot.runner.ModelCalled"),
 		serde.Register[ToolInvoked](reg, "offshoot.runner.ToolInvoked"),
 		serde.Register[PromptExecuted](reg, "offshoot.runner.PromptExecuted"),
+		serde.Register[ConversationMessage](reg, "offshoot.runner.ConversationMessage"),
 		serde.Register[Inbound](reg, "offshoot.runner.Inbound"),
 		serde.Register[InboundRead](reg, "offshoot.runner.InboundRead"),
 		serde.Register[ChildUsage](reg, "offshoot.runner.ChildUsage"),

@@ -43,6 +43,13 @@ type Request struct {
 	// Messages, when given, continue an earlier conversation: they follow
 	// the system message (and come before UserMessage).
 	Messages []model.Message
+	// Continue, when set, is the id of an evaluation recorded in Session
+	// (Response.Evaluation) to carry on: its conversation, system message
+	// included, is the start of this one, and new messages are recorded
+	// under the same id. A tool call it left without a result is dropped.
+	// The prompt is still rendered, for its tools and output. A session
+	// restored from a snapshot continues like the one it was taken from.
+	Continue string
 	// Model answers; ModelName is what the records and tools call it
 	// ("main", "light", a configured name).
 	Model     model.Model
@@ -70,6 +77,9 @@ type Request struct {
 // Response is the result of an evaluation, complete or partial.
 type Response struct {
 	NS, Key string
+	// Evaluation is the evaluation's id: its conversation is recorded in
+	// the session under it (see Conversation and Request.Continue).
+	Evaluation string
 	// Text is the final assistant text (the last text seen, for a partial
 	// response).
 	Text string
@@ -134,10 +144,12 @@ type run struct {
 	clock   func() time.Time
 	start   time.Time
 
+	eval     string // the evaluation's id
 	rendered *prompt.Rendered
 	toolset  tools.Toolset
 	specs    []model.ToolSpec
 	resp     *Response
+	messages []model.Message // the conversation as render starts it
 	used     map[string]bool
 
 	inboundSeen, childSeen int
@@ -155,20 +167,22 @@ func (r *run) evaluate() (*Response, error) {
 	}
 	r.start = r.clock()
 	r.phase = PhaseRender
-	if err := r.render(); err != nil {
+	var earlier []model.Message
+	if r.eval = r.req.Continue; r.eval != "" {
+		var err error
+		if earlier, err = continued(s, r.eval); err != nil {
+			return nil, r.fail(PhaseRender, err)
+		}
+	} else {
+		r.eval = s.NewID()
+	}
+	if err := r.render(earlier); err != nil {
 		return nil, r.fail(PhaseRender, err)
 	}
 	r.toolCtx = WithCaller(r.ctx, Caller{Model: r.req.Model, ModelName: r.req.ModelName, NS: r.rendered.NS, Key: r.rendered.Key})
 	r.inboundSeen = inboundCursor(s)
 	r.childSeen = session.Len[ChildUsage](s)
-	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Rendered: r.rendered}
-	msgs := make([]model.Message, 0, 8+len(r.req.Messages))
-	msgs = append(msgs, model.SystemMessage(r.rendered.Text))
-	msgs = append(msgs, r.req.Messages...)
-	if r.req.UserMessage != "" {
-		msgs = append(msgs, model.UserMessage(r.req.UserMessage))
-	}
-	r.resp.Messages = msgs
+	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Evaluation: r.eval, Rendered: r.rendered, Messages: r.messages}
 
 	maxTurns := r.req.MaxTurns
 	if maxTurns <= 0 {
@@ -187,12 +201,10 @@ func (r *run) evaluate() (*Response, error) {
 		}
 		r.drainInbound()
 		r.phase = PhaseRequest
-		reply, err := r.callModel()
+		msg, err := r.callModel()
 		if err != nil {
 			return r.partial(PhaseRequest, err)
 		}
-		msg := reply.Message
-		msg.Role = model.RoleAssistant
 		r.resp.Messages = append(r.resp.Messages, msg)
 		if msg.Content != "" || len(msg.ToolCalls) == 0 {
 			r.resp.Text = msg.Content
@@ -211,8 +223,10 @@ func (r *run) evaluate() (*Response, error) {
 	}
 }
 
-// render renders the prompt, builds the toolset and installs it.
-func (r *run) render() error {
+// render renders the prompt, builds the toolset, installs it, and records
+// the start of the conversation: earlier (a continued evaluation's
+// messages) or the system message, then the request's messages.
+func (r *run) render(earlier []model.Message) error {
 	rendered, err := r.req.Prompt.Render(r.req.Params...)
 	if err != nil {
 		return err
@@ -239,10 +253,26 @@ func (r *run) render() error {
 	for t := range set.All() {
 		r.specs = append(r.specs, model.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: tools.ParamsSchemaView(t)})
 	}
-	return r.req.Session.Dispatch(r.ctx, PromptRendered{
-		NS: rendered.NS, Key: rendered.Key, Text: rendered.Text,
+	msgs := make([]model.Message, 0, 8+len(earlier)+len(r.req.Messages))
+	if len(earlier) == 0 {
+		msgs = append(msgs, model.SystemMessage(rendered.Text))
+	} else {
+		msgs = append(msgs, earlier...)
+	}
+	msgs = append(msgs, r.req.Messages...)
+	if r.req.UserMessage != "" {
+		msgs = append(msgs, model.UserMessage(r.req.UserMessage))
+	}
+	r.messages = msgs
+	events := make([]any, 0, 1+len(msgs)-len(earlier))
+	events = append(events, PromptRendered{
+		Evaluation: r.eval, NS: rendered.NS, Key: rendered.Key, Text: rendered.Text,
 		Tools: set.Names(), Delegation: slices.Clone(r.req.Delegation),
 	})
+	for _, m := range msgs[len(earlier):] {
+		events = append(events, ConversationMessage{Evaluation: r.eval, Message: m})
+	}
+	return r.req.Session.Dispatch(r.ctx, events...)
 }
 
 // mergeToolsets returns inherited followed by own's tools that inherited
@@ -270,7 +300,9 @@ func sameContract(a, b tools.Tool) bool {
 		bytes.Equal(a.ParamsSchema(), b.ParamsSchema()) && bytes.Equal(a.ResultSchema(), b.ResultSchema())
 }
 
-func (r *run) callModel() (*model.Response, error) {
+// callModel makes one model call and records it with the assistant
+// message, which it returns.
+func (r *run) callModel() (model.Message, error) {
 	req := &model.Request{Messages: r.resp.Messages, Tools: r.specs}
 	if out := r.rendered.Output; out != nil {
 		req.Output = &model.OutputSpec{Name: outputName(r.rendered), Schema: out.Schema(), Strict: true}
@@ -278,28 +310,37 @@ func (r *run) callModel() (*model.Response, error) {
 	r.resp.Turns++
 	started := r.clock()
 	reply, err := r.generate(req)
-	rec := ModelCalled{NS: r.rendered.NS, Key: r.rendered.Key, Model: r.req.ModelName, Turn: r.resp.Turns, Duration: r.clock().Sub(started)}
+	rec := ModelCalled{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Model: r.req.ModelName, Turn: r.resp.Turns, Duration: r.clock().Sub(started)}
 	if err != nil {
 		rec.Error = err.Error()
 		_ = r.req.Session.Dispatch(r.ctx, rec)
-		return nil, err
+		return model.Message{}, err
 	}
 	if reply == nil {
 		err := errors.New("runner: the model returned neither a response nor an error")
 		rec.Error = err.Error()
 		_ = r.req.Session.Dispatch(r.ctx, rec)
-		return nil, err
+		return model.Message{}, err
 	}
 	r.resp.Usage = r.resp.Usage.Add(reply.Usage)
 	rec.Usage, rec.FinishReason = reply.Usage, reply.FinishReason
-	if n := len(reply.Message.ToolCalls); n > 0 {
+	msg := reply.Message
+	msg.Role = model.RoleAssistant
+	if n := len(msg.ToolCalls); n > 0 {
+		msg.ToolCalls = slices.Clone(msg.ToolCalls)
 		rec.ToolCalls = make([]string, n)
-		for i, c := range reply.Message.ToolCalls {
+		for i := range msg.ToolCalls {
+			c := &msg.ToolCalls[i]
+			if c.ID == "" {
+				// Some servers send calls without ids; the answers
+				// need one, and the next request would be refused.
+				c.ID = fmt.Sprintf("call_%d_%d", r.resp.Turns, i)
+			}
 			rec.ToolCalls[i] = c.Name
 		}
 	}
-	_ = r.req.Session.Dispatch(r.ctx, rec)
-	return reply, nil
+	_ = r.req.Session.Dispatch(r.ctx, rec, ConversationMessage{Evaluation: r.eval, Message: msg})
+	return msg, nil
 }
 
 // generate calls the model, turning a panic into an error.
@@ -331,10 +372,14 @@ func (r *run) drainInbound() {
 	if r.inboundSeen >= in.Len() {
 		return
 	}
+	events := make([]any, 0, 1+in.Len()-r.inboundSeen)
 	for ; r.inboundSeen < in.Len(); r.inboundSeen++ {
-		r.resp.Messages = append(r.resp.Messages, model.UserMessage(in.At(r.inboundSeen).Text))
+		msg := model.UserMessage(in.At(r.inboundSeen).Text)
+		r.resp.Messages = append(r.resp.Messages, msg)
+		events = append(events, ConversationMessage{Evaluation: r.eval, Message: msg})
 	}
-	_ = r.req.Session.Dispatch(r.ctx, InboundRead{Upto: r.inboundSeen})
+	events = append(events, InboundRead{Upto: r.inboundSeen})
+	_ = r.req.Session.Dispatch(r.ctx, events...)
 }
 
 // collectChildUsage adds the ChildUsage events dispatched since the last
@@ -364,7 +409,7 @@ func (r *run) finish() (*Response, error) {
 	if err := r.ctx.Err(); err != nil {
 		return r.partial(PhaseResponse, err)
 	}
-	rec := PromptExecuted{NS: r.rendered.NS, Key: r.rendered.Key, Text: r.resp.Text}
+	rec := PromptExecuted{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Text: r.resp.Text}
 	if out := r.rendered.Output; out != nil {
 		v, err := out.Parse(r.resp.Text)
 		if err != nil {

@@ -117,7 +117,7 @@ func TestReducerFailureAppliesNothingOfTheCall(t *testing.T) {
 	require.NoError(t, err)
 	msgs := toolMessages(resp)
 	require.Len(t, msgs, 2)
-	assert.Equal(t, "Reducer errors prevented applying tool result: session: reducer runner_test.Echoed -> runner_test.Echoed failed on event 1: bad echoes are not allowed", msgs[0])
+	assert.Equal(t, "Reducer errors prevented applying tool result: bad echoes are not allowed", msgs[0])
 	assert.Equal(t, []Echoed{{"good"}}, session.Get[Echoed](s).Values())
 	ti := session.Get[runner.ToolInvoked](s).Values()
 	require.Len(t, ti, 1, "the failed call's record was not applied either")

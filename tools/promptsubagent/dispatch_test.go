@@ -249,7 +249,7 @@ func TestFailureReporting(t *testing.T) {
 		assert.Contains(t, ti.Result, "Topic")
 		assert.Empty(t, ti.Value, "no payload")
 		sessiontest.AssertUnchanged(t, before, w.s, sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.ModelCalled](),
-			sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted]())
+			sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ConversationMessage]())
 	})
 	t.Run("model error", func(t *testing.T) {
 		w := newWorld(t)
