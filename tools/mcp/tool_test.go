@@ -15,6 +15,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/mcp"
+	"github.com/offshoot-dev/offshoot/tools/mcp/internal/testserver"
 )
 
 func TestToolsAreNamedAndDescribedAfterTheServer(t *testing.T) {
@@ -258,4 +259,23 @@ func TestToolsWaitsWithinItsContext(t *testing.T) {
 	_, err := m.Tools(cctx, "hang")
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(started), 5*time.Second)
+}
+
+func TestInProcessServerThatCloses(t *testing.T) {
+	serverSide, clientSide := sdk.NewInMemoryTransports()
+	ss, err := testserver.New().Connect(ctx, serverSide, nil)
+	require.NoError(t, err)
+	m := newManager(t, map[string]mcp.ServerConfig{"mem": {Transport: clientSide}})
+	ts := toolsOf(t, m, "mem")
+	require.True(t, call(t, ts, "mcp__mem__echo", `{"text":"a"}`).Success)
+
+	require.NoError(t, ss.Close())
+	require.Eventually(t, func() bool { return len(m.Warnings()) == 1 }, 5*time.Second, 10*time.Millisecond)
+	assert.Equal(t, `MCP server "mem": stopped: the connection to it was lost`, m.Warnings()[0].Error())
+
+	// An in-memory transport connects once: starting it again fails, at once.
+	out := call(t, ts, "mcp__mem__echo", `{"text":"a"}`)
+	assert.False(t, out.Success)
+	assert.Contains(t, out.Text, `Tool 'mcp__mem__echo' execution failed: MCP server "mem": could not be started: `)
+	assert.Len(t, m.Warnings(), 2)
 }
