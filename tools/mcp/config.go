@@ -21,8 +21,9 @@ import (
 // whose keys it reads and writes; the server's name is the entry's key and
 // is given alongside.
 //
-// Treat a ServerConfig as a value: do not change its slices and maps after
-// handing it to a Manager.
+// ParseServer, LoadFile and LoadProject replace ${VAR} references; a
+// ServerConfig built in Go is used as it is. Treat a ServerConfig as a
+// value: do not change its slices and maps after handing it to a Manager.
 type ServerConfig struct {
 	// Type is "stdio" (a command), "http" (streamable HTTP) or "sse" (the
 	// older HTTP+SSE transport). Empty means "stdio" when Command is set and

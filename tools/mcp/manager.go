@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -157,7 +158,17 @@ func where(source string) string {
 func sameConfig(a, b ServerConfig) bool {
 	return a.Type == b.Type && a.Command == b.Command && slices.Equal(a.Args, b.Args) &&
 		maps.Equal(a.Env, b.Env) && a.Dir == b.Dir && a.URL == b.URL &&
-		maps.Equal(a.Headers, b.Headers) && a.Transport == b.Transport
+		maps.Equal(a.Headers, b.Headers) && sameTransport(a.Transport, b.Transport)
+}
+
+// sameTransport reports whether a and b are the same transport value,
+// without the panic == gives on values that cannot be compared.
+func sameTransport(a, b sdk.Transport) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Comparable() && vb.Comparable() && a == b
 }
 
 // Names returns the names of the servers the Manager knows, sorted.
@@ -213,6 +224,9 @@ func (m *Manager) Tools(ctx context.Context, names ...string) (tools.Toolset, er
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return tools.Toolset{}, fmt.Errorf("mcp: waiting for MCP servers to start: %w", err)
+	}
+	if m.ctx.Err() != nil {
+		return tools.Toolset{}, ErrClosed
 	}
 	var set tools.Toolset
 	for _, ts := range found {

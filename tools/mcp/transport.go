@@ -50,10 +50,11 @@ func newLink(cfg ServerConfig) *link {
 	case cfg.Transport != nil:
 		return &link{transport: cfg.Transport}
 	case cfg.Type == "http" || cfg.Type == "sse":
-		client := &http.Client{Transport: &headerTransport{
-			base:    http.DefaultTransport.(*http.Transport).Clone(),
-			headers: cfg.Headers,
-		}}
+		var base http.RoundTripper = http.DefaultTransport
+		if t, ok := base.(*http.Transport); ok {
+			base = t.Clone() // its own idle connections, closed with the server
+		}
+		client := &http.Client{Transport: &headerTransport{base: base, headers: cfg.Headers}}
 		l := &link{http: client}
 		if cfg.Type == "sse" {
 			l.transport = &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}
@@ -68,7 +69,7 @@ func newLink(cfg ServerConfig) *link {
 		for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
 			cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 		}
-		stderr := &tail{max: 1000}
+		stderr := &tail{max: 500}
 		cmd.Stderr = stderr
 		cmd.WaitDelay = pipeGrace
 		ownGroup(cmd)
@@ -100,7 +101,7 @@ func (l *link) exited() string {
 // headerTransport adds the configured headers to every request, leaving
 // those the SDK sets itself alone.
 type headerTransport struct {
-	base    *http.Transport
+	base    http.RoundTripper
 	headers map[string]string
 }
 
@@ -118,7 +119,11 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections closes the idle connections of the base transport.
-func (t *headerTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
+func (t *headerTransport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
 
 // tail keeps the last bytes written to it: the end of a server's error
 // output, for messages.
