@@ -119,6 +119,11 @@ func (s Toolset) Install(sess *session.Session) error {
 // tool passes when Allow is empty or one of its entries matches the name,
 // and no entry of Deny matches it: Deny wins. The zero Filter allows every
 // tool.
+//
+// Tools of MCP servers are named mcp__SERVER__TOOL. An entry that names a
+// server, "mcp__SERVER", matches every tool of that server, like
+// "mcp__SERVER__*" does; "mcp__*" matches every MCP tool, so Deny:
+// ["mcp__*"] removes them all.
 type Filter struct {
 	// Allow lists the tools to keep; empty keeps all.
 	Allow []string
@@ -147,11 +152,11 @@ func (f Filter) Allows(name string) bool {
 	return !matchAny(f.Deny, name)
 }
 
-// matchAny reports whether name equals one of patterns or matches it as a
-// path.Match pattern.
+// matchAny reports whether name equals one of patterns, matches it as a
+// path.Match pattern, or is a tool of the MCP server it names.
 func matchAny(patterns []string, name string) bool {
 	for _, p := range patterns {
-		if p == name {
+		if p == name || isServerOf(p, name) {
 			return true
 		}
 		if strings.ContainsAny(p, `*?[\`) {
@@ -161,4 +166,19 @@ func matchAny(patterns []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// mcpPrefix starts the name of every tool of an MCP server:
+// mcp__SERVER__TOOL.
+const mcpPrefix = "mcp__"
+
+// isServerOf reports whether p names an MCP server ("mcp__SERVER", no
+// further "__" and no pattern characters) and name is one of its tools.
+func isServerOf(p, name string) bool {
+	server, ok := strings.CutPrefix(p, mcpPrefix)
+	if !ok || server == "" || strings.Contains(server, "__") || strings.ContainsAny(server, `*?[\`) {
+		return false
+	}
+	rest, ok := strings.CutPrefix(name, p+"__")
+	return ok && rest != ""
 }

@@ -91,6 +91,57 @@ func TestToolsetFilter(t *testing.T) {
 	assert.False(t, tools.Filter{Allow: []string{"vfs_["}}.Allows("vfs_ls"))
 }
 
+func TestToolsetFilterMCPServers(t *testing.T) {
+	names := []string{
+		"ls", "mcp__github__search", "mcp__github__create_issue", "mcp__gitlab__search",
+		"mcp__notes__read", "mcp__notes_archive__read", "mcp_helper",
+	}
+	var all []tools.Tool
+	for _, n := range names {
+		all = append(all, named(t, n))
+	}
+	ts, err := tools.NewToolset(all...)
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		filter tools.Filter
+		want   []string
+	}{
+		{"a server name allows all its tools", tools.Filter{Allow: []string{"mcp__github"}},
+			[]string{"mcp__github__search", "mcp__github__create_issue"}},
+		{"a server glob allows all its tools", tools.Filter{Allow: []string{"mcp__github__*"}},
+			[]string{"mcp__github__search", "mcp__github__create_issue"}},
+		{"a server name denies all its tools", tools.Filter{Deny: []string{"mcp__github"}},
+			[]string{"ls", "mcp__gitlab__search", "mcp__notes__read", "mcp__notes_archive__read", "mcp_helper"}},
+		{"a server glob denies all its tools", tools.Filter{Deny: []string{"mcp__notes__*"}},
+			[]string{"ls", "mcp__github__search", "mcp__github__create_issue", "mcp__gitlab__search", "mcp__notes_archive__read", "mcp_helper"}},
+		{"a server name is not a prefix of another server", tools.Filter{Allow: []string{"mcp__notes"}},
+			[]string{"mcp__notes__read"}},
+		{"mcp__* denies every MCP tool", tools.Filter{Deny: []string{"mcp__*"}},
+			[]string{"ls", "mcp_helper"}},
+		{"one tool by its full name", tools.Filter{Allow: []string{"ls", "mcp__github__search"}},
+			[]string{"ls", "mcp__github__search"}},
+		{"deny one tool of an allowed server", tools.Filter{Allow: []string{"mcp__github"}, Deny: []string{"mcp__github__create_issue"}},
+			[]string{"mcp__github__search"}},
+		{"a tool name is not a server", tools.Filter{Allow: []string{"mcp__github__search"}},
+			[]string{"mcp__github__search"}},
+		{"mcp__ alone names no server", tools.Filter{Allow: []string{"mcp__"}}, []string{}},
+		{"an unknown server matches nothing", tools.Filter{Allow: []string{"mcp__jira"}}, []string{}},
+		{"a glob over servers", tools.Filter{Allow: []string{"mcp__git*"}},
+			[]string{"mcp__github__search", "mcp__github__create_issue", "mcp__gitlab__search"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ts.Filter(tt.filter)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got.Names())
+			for _, n := range names {
+				assert.Equal(t, slices.Contains(tt.want, n), tt.filter.Allows(n), n)
+			}
+		})
+	}
+}
+
 func TestRedescribeKeepsEverythingElse(t *testing.T) {
 	installed := 0
 	orig := newLs(t, listPath, tools.ConcurrentSafe(), tools.WithInstall("k", func(*session.Session) error { installed++; return nil }))
