@@ -104,13 +104,15 @@ func (e *env) finish(d *draft, from origin) (ok bool) {
 	e.checkName(d)
 	def.Description = strings.TrimSpace(def.Description)
 	switch n := utf8.RuneCountInString(def.Description); {
+	case d.failed(fDescription):
 	case n == 0:
 		d.fail(d.lineOf(fDescription), fDescription, "description is required: say in a sentence when the main agent should use this agent")
 	case n > maxDescription:
 		d.fail(d.lineOf(fDescription), fDescription, fmt.Sprintf("description is %d characters long; shorten it to at most %d", n, maxDescription))
 	}
 	def.Prompt = strings.TrimSpace(def.Prompt)
-	if def.Prompt == "" {
+	def.CriticalSystemReminder = strings.TrimSpace(def.CriticalSystemReminder)
+	if def.Prompt == "" && !d.failed(fPrompt) {
 		switch from {
 		case fromMarkdown:
 			d.fail(d.line, fPrompt, "the agent has no instructions: write its system prompt below the closing ---")
@@ -145,6 +147,9 @@ func (e *env) checkName(d *draft) {
 	def := &d.def
 	raw := strings.TrimSpace(def.Name)
 	line := d.lineOf(fName)
+	if d.failed(fName) {
+		return
+	}
 	if raw == "" {
 		d.fail(line, fName, "name is required: add a line such as name: code-reviewer (lower-case letters, digits and hyphens)")
 		return

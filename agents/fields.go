@@ -69,6 +69,16 @@ func (d *draft) fail(line int, f field, msg string) {
 	d.errs = append(d.errs, &Diagnostic{Path: d.path, Line: line, Field: string(f), Message: msg})
 }
 
+// failed reports whether an error about key f was recorded.
+func (d *draft) failed(f field) bool {
+	for _, e := range d.errs {
+		if e.Field == string(f) {
+			return true
+		}
+	}
+	return false
+}
+
 // warn records a warning about key f on line.
 func (d *draft) warn(line int, f field, msg string) {
 	d.warns = append(d.warns, &Diagnostic{Path: d.path, Line: line, Field: string(f), Message: msg})
