@@ -101,8 +101,17 @@ func words(s string) map[string]bool {
 	return out
 }
 
+// sameStem reports whether two words share a beginning as long as the
+// shorter word or four letters, so that "run" meets "runs" and "failing"
+// meets "failures".
+func sameStem(a, b string) bool {
+	n := min(len(a), len(b), 4)
+	return a[:n] == b[:n]
+}
+
 // byDescription returns the agent whose name and description contain the
-// largest share (at least half) of q's words, when exactly one does.
+// largest share (at least half) of q's words, counting words that share a
+// stem, when exactly one does.
 func (r *Registry) byDescription(q string) (string, bool) {
 	qw := words(q)
 	if len(qw) == 0 {
@@ -114,8 +123,11 @@ func (r *Registry) byDescription(q string) (string, bool) {
 		have := words(name + " " + def.Description)
 		score := 0
 		for w := range qw {
-			if have[w] {
-				score++
+			for h := range have {
+				if sameStem(w, h) {
+					score++
+					break
+				}
 			}
 		}
 		switch {
