@@ -157,11 +157,11 @@ func (e *env) checkName(d *draft) {
 	slug := slugify(raw)
 	switch {
 	case slug == "":
-		d.fail(line, fName, fmt.Sprintf("name %q has no letters or digits; use lower-case letters, digits and hyphens", raw))
+		d.fail(line, fName, fmt.Sprintf("name %s has no letters or digits; use lower-case letters, digits and hyphens", quote(raw)))
 	case !nameRE.MatchString(slug):
-		d.fail(line, fName, fmt.Sprintf("name %q is %d characters long; use at most 64", slug, len(slug)))
+		d.fail(line, fName, fmt.Sprintf("name %s is %d characters long; use at most 64", quote(slug), len(slug)))
 	case slug != raw:
-		d.warn(line, fName, fmt.Sprintf("name %q is not a valid agent name (lower-case letters, digits and hyphens); it is used as %q", raw, slug))
+		d.warn(line, fName, fmt.Sprintf("name %s is not a valid agent name (lower-case letters, digits and hyphens); it is used as %q", quote(raw), slug))
 	}
 	def.Name = slug
 }
@@ -169,14 +169,16 @@ func (e *env) checkName(d *draft) {
 // checkServers checks the names of d's own MCP servers.
 func (e *env) checkServers(d *draft) {
 	var kept []MCPServer
+	seen := map[string]bool{}
 	for _, s := range d.def.MCPServers {
 		s.Name = strings.TrimSpace(s.Name)
 		switch {
 		case s.Name == "":
 			d.fail(d.lineOf(fMCPServers), fMCPServers, "mcpServers: a server's name is empty")
-		case slices.ContainsFunc(kept, func(k MCPServer) bool { return k.Name == s.Name }):
-			d.warn(d.lineOf(fMCPServers), fMCPServers, fmt.Sprintf("mcpServers: server %q is given twice; the first one counts", s.Name))
+		case seen[s.Name]:
+			d.warn(d.lineOf(fMCPServers), fMCPServers, fmt.Sprintf("mcpServers: server %s is given twice; the first one counts", quote(s.Name)))
 		default:
+			seen[s.Name] = true
 			kept = append(kept, s)
 		}
 	}
@@ -200,30 +202,35 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 	}
 	line := d.lineOf(f)
 	out := make([]string, 0, len(entries))
+	seen := map[string]bool{}
 	add := func(names ...string) {
 		for _, n := range names {
-			if !slices.Contains(out, n) {
+			if !seen[n] {
+				seen[n] = true
 				out = append(out, n)
 			}
 		}
+	}
+	own := map[string]bool{}
+	for _, s := range d.def.MCPServers {
+		own[s.Name] = true
 	}
 	for _, entry := range entries {
 		ref := resolveTool(entry, e.has, e.match)
 		switch {
 		case ref.malformed:
-			d.warn(line, f, fmt.Sprintf("%q in %s is neither a tool name nor a valid pattern; it is ignored", entry, f))
+			d.warn(line, f, fmt.Sprintf("%s in %s is neither a tool name nor a valid pattern; it is ignored", quote(entry), f))
 		case ref.rule && allow:
-			d.warn(line, f, fmt.Sprintf("%q in tools limits what %s may do, which offshoot does not support; the agent does not get %s", entry, ref.base, ref.base))
+			d.warn(line, f, fmt.Sprintf("%s in tools limits what %s may do, which offshoot does not support; the agent does not get %s", quote(entry), ref.base, ref.base))
 			add(entry)
 		case ref.rule:
-			d.warn(line, f, fmt.Sprintf("%q in disallowedTools: argument rules are not supported, so all of %s is disallowed", entry, ref.base))
+			d.warn(line, f, fmt.Sprintf("%s in disallowedTools: argument rules are not supported, so all of %s is disallowed", quote(entry), ref.base))
 			add(ref.names...)
 		case ref.known:
 			add(ref.names...)
 		case ref.mcpServer != "":
-			own := slices.ContainsFunc(d.def.MCPServers, func(s MCPServer) bool { return s.Name == ref.mcpServer })
-			if !e.servers[ref.mcpServer] && !own {
-				d.warn(line, f, fmt.Sprintf("%q in %s belongs to the MCP server %q, which is not configured: add it to mcpServers, or %s", entry, f, ref.mcpServer, effect))
+			if !e.servers[ref.mcpServer] && !own[ref.mcpServer] {
+				d.warn(line, f, fmt.Sprintf("%s in %s belongs to the MCP server %s, which is not configured: add it to mcpServers, or %s", quote(entry), f, quote(ref.mcpServer), effect))
 			}
 			add(ref.names...)
 		case ref.claudeOnly:
@@ -234,11 +241,11 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 			if len(ref.names) > 0 && ref.names[0] != entry {
 				also = fmt.Sprintf(" (%s here)", strings.Join(ref.names, ", "))
 			}
-			d.warn(line, f, fmt.Sprintf("unknown tool %q%s in %s (known: %s); %s", entry, also, f, strings.Join(e.tools, ", "), effect))
+			d.warn(line, f, fmt.Sprintf("unknown tool %s%s in %s (known: %s); %s", quote(entry), also, f, strings.Join(e.tools, ", "), effect))
 			add(ref.names...)
 		}
 	}
-	if allow && slices.Contains(out, "*") {
+	if allow && seen["*"] {
 		return nil
 	}
 	return out
@@ -254,7 +261,7 @@ func (e *env) checkModel(d *draft) {
 	if e.router != nil {
 		known = e.router.Names()
 	}
-	d.warn(d.lineOf(fModel), fModel, fmt.Sprintf("model %q is not configured (known: %s, or inherit); the agent uses its caller's model", m, strings.Join(known, ", ")))
+	d.warn(d.lineOf(fModel), fModel, fmt.Sprintf("model %s is not configured (known: %s, or inherit); the agent uses its caller's model", quote(m), strings.Join(known, ", ")))
 }
 
 // knowsModel reports whether name resolves to a model: through the router

@@ -59,12 +59,12 @@ func agentDrafts(path string, agents *yaml.Node, src Source) []*draft {
 		out = append(out, d)
 		if v.Kind != yaml.MappingNode {
 			d.def.Name, d.unreadable = k.Value, true
-			d.fail(v.Line, "", fmt.Sprintf("the definition of %q must be an object with description and prompt, not %s", k.Value, describeNode(v)))
+			d.fail(v.Line, "", fmt.Sprintf("the definition of %s must be an object with description and prompt, not %s", quote(k.Value), describeNode(v)))
 			continue
 		}
 		decodeFields(v, d)
 		if given := strings.TrimSpace(d.def.Name); given != "" && given != k.Value {
-			d.warn(d.lineOf(fName), fName, fmt.Sprintf("the key %q names this agent; its name %q is ignored", k.Value, given))
+			d.warn(d.lineOf(fName), fName, fmt.Sprintf("the key %s names this agent; its name %s is ignored", quote(k.Value), quote(given)))
 		}
 		d.def.Name = k.Value
 		d.lines[fName] = k.Line

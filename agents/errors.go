@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Diagnostic is a problem found while loading definitions: an error (the
@@ -45,6 +46,15 @@ func (d *Diagnostic) Error() string {
 	}
 	b.WriteString(d.Message)
 	return b.String()
+}
+
+// quote returns s quoted for a message, cut to 80 characters: values
+// come from files and may be long.
+func quote(s string) string {
+	if utf8.RuneCountInString(s) > 80 {
+		s = string([]rune(s)[:80]) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // ErrNoAgents is the error of Registry.Find when the registry holds no

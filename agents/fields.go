@@ -40,13 +40,30 @@ var fieldNames = map[string]field{
 // fieldOf returns the field a key names; ok is false for keys this
 // package ignores (color, category, …).
 func fieldOf(key string) (f field, ok bool) {
-	k := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(key))
-	f, ok = fieldNames[k]
+	if len(key) > 40 {
+		return "", false
+	}
+	var buf [40]byte
+	k := buf[:0]
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case c == '_' || c == '-':
+		case 'A' <= c && c <= 'Z':
+			k = append(k, c+'a'-'A')
+		default:
+			k = append(k, c)
+		}
+	}
+	f, ok = fieldNames[string(k)]
 	return f, ok
 }
 
 // maxMaxTurns is the largest maxTurns accepted.
 const maxMaxTurns = 10000
+
+// maxEntries is the most entries a list (tools, skills, mcpServers) may
+// have; real files list a few dozen at most.
+const maxEntries = 1000
 
 // draft is a definition as read from one source, before the checks every
 // source shares (see finish).
@@ -99,6 +116,7 @@ func decodeFields(m *yaml.Node, d *draft) {
 	if d.lines == nil {
 		d.lines = map[field]int{}
 	}
+	warned := map[field]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], resolveAlias(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
@@ -109,7 +127,10 @@ func decodeFields(m *yaml.Node, d *draft) {
 			continue
 		}
 		if first, dup := d.lines[f]; dup {
-			d.warn(k.Line, f, fmt.Sprintf("%s is given twice (first on line %d); the first one counts", k.Value, first))
+			if !warned[f] {
+				warned[f] = true
+				d.warn(k.Line, f, fmt.Sprintf("%s is given more than once (first on line %d); the first one counts", f, first))
+			}
 			continue
 		}
 		d.lines[f] = k.Line
@@ -158,6 +179,10 @@ func decodeField(f field, key string, v *yaml.Node, d *draft) {
 			bad("a comma-separated list or a YAML list of names")
 			return
 		}
+		if len(list) > maxEntries {
+			d.fail(v.Line, f, fmt.Sprintf("%s lists %d entries; give at most %d", key, len(list), maxEntries))
+			return
+		}
 		switch f {
 		case fTools:
 			def.Tools = list
@@ -187,6 +212,10 @@ func decodeField(f field, key string, v *yaml.Node, d *draft) {
 		}
 	case fMCPServers:
 		def.MCPServers = mcpServers(v, key, d)
+		if len(def.MCPServers) > maxEntries {
+			d.fail(v.Line, f, fmt.Sprintf("%s lists %d servers; give at most %d", key, len(def.MCPServers), maxEntries))
+			def.MCPServers = nil
+		}
 	}
 }
 
@@ -227,7 +256,7 @@ func describeNode(v *yaml.Node) string {
 	if v.Tag == "!!null" {
 		return "empty"
 	}
-	return strconv.Quote(v.Value)
+	return quote(v.Value)
 }
 
 // text returns the text of a scalar ("" for null).
@@ -297,12 +326,12 @@ func mcpServers(v *yaml.Node, key string, d *draft) []MCPServer {
 				continue
 			}
 			if cfg.Kind != yaml.MappingNode {
-				d.fail(cfg.Line, fMCPServers, fmt.Sprintf("%s: the configuration of server %q must be a set of keys such as command and args, not %s", key, k.Value, describeNode(cfg)))
+				d.fail(cfg.Line, fMCPServers, fmt.Sprintf("%s: the configuration of server %s must be a set of keys such as command and args, not %s", key, quote(k.Value), describeNode(cfg)))
 				return false
 			}
 			raw, err := nodeJSON(cfg)
 			if err != nil {
-				d.fail(cfg.Line, fMCPServers, fmt.Sprintf("%s: the configuration of server %q cannot be read as JSON: %v", key, k.Value, err))
+				d.fail(cfg.Line, fMCPServers, fmt.Sprintf("%s: the configuration of server %s cannot be read as JSON: %v", key, quote(k.Value), err))
 				return false
 			}
 			out = append(out, MCPServer{Name: k.Value, Config: raw})

@@ -38,7 +38,11 @@ func Format(d Definition) ([]byte, error) {
 		return n
 	}
 	add("name", str(d.Name))
-	add("description", str(d.Description))
+	desc := str(strings.TrimSpace(d.Description))
+	if strings.Contains(desc.Value, `\n`) {
+		desc.Style = yaml.DoubleQuotedStyle // a plain \n would read back as a newline
+	}
+	add("description", desc)
 	if d.Tools != nil {
 		add("tools", list(d.Tools))
 	}
@@ -117,7 +121,7 @@ func validateStrict(d Definition) error {
 		errs = append(errs, &Diagnostic{Agent: d.Name, Field: string(f), Message: fmt.Sprintf(format, args...)})
 	}
 	if !nameRE.MatchString(d.Name) {
-		bad(fName, "name %q must be 1 to 64 lower-case letters, digits and hyphens, starting with a letter or digit (such as %q)", d.Name, slugify(d.Name))
+		bad(fName, "name %s must be 1 to 64 lower-case letters, digits and hyphens, starting with a letter or digit (such as %s)", quote(d.Name), quote(slugify(d.Name)))
 	}
 	desc := strings.TrimSpace(d.Description)
 	switch n := utf8.RuneCountInString(desc); {
@@ -137,7 +141,7 @@ func validateStrict(d Definition) error {
 	}{{fTools, d.Tools}, {fDisallowed, d.DisallowedTools}} {
 		for _, t := range list.entries {
 			if _, err := path.Match(t, ""); err != nil || t == "" || strings.ContainsAny(t, " ,()\n") {
-				bad(list.f, "%q in %s must be a tool name or a pattern such as \"mcp__github__*\"", t, list.f)
+				bad(list.f, "%s in %s must be a tool name or a pattern such as \"mcp__github__*\"", quote(t), list.f)
 			}
 		}
 	}

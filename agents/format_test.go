@@ -51,6 +51,7 @@ func TestFormatRoundTrip(t *testing.T) {
 			CriticalSystemReminder: "Stay calm.",
 		},
 		{Name: "unicode", Description: "Vérifie 日本語 🌍", Prompt: "Tu es relecteur. ✅"},
+		{Name: "escapes", Description: `Matches \n and \t literally`, Prompt: "x"},
 	}
 	for _, def := range defs {
 		out, err := agents.Format(def)

@@ -1,9 +1,14 @@
 package agents
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
+
+// maxFrontmatter is the largest frontmatter read, in bytes. Real ones,
+// long descriptions with examples included, stay well under it.
+const maxFrontmatter = 64 << 10
 
 // document is an agent file split into its frontmatter and its body.
 type document struct {
@@ -69,6 +74,10 @@ func split(text string) (document, *splitError) {
 	if closing < 0 {
 		return document{}, &splitError{line: open + 1,
 			message: "the frontmatter opened here is never closed: add a line --- after its last key, before the agent's instructions"}
+	}
+	if size := len(strings.Join(lines[open+1:closing], "\n")); size > maxFrontmatter {
+		return document{}, &splitError{line: open + 1,
+			message: fmt.Sprintf("the frontmatter is %d bytes long; keep it under %d and put the agent's instructions below the closing ---", size, maxFrontmatter)}
 	}
 	front := dedent(lines[open+1 : closing])
 	return document{

@@ -55,6 +55,9 @@ func readLenient(lines []string, firstLine int) (m *yaml.Node, ignored []int) {
 	}
 	m = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: firstLine}
 	for _, s := range segs {
+		if _, known := fieldOf(s.key); !known {
+			continue // ignored anyway
+		}
 		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s.key, Line: s.line}
 		m.Content = append(m.Content, key, s.value())
 	}

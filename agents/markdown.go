@@ -37,8 +37,12 @@ func parseMarkdown(path string, data []byte, src Source) (d *draft, skip *Diagno
 		line, msg := yamlProblem(strictErr, doc.frontLine)
 		d.warn(line, "", fmt.Sprintf("the frontmatter is not valid YAML (%s); it was read line by line instead. Quote values that contain \": \" to make it valid", msg))
 	}
-	for _, l := range ignored {
-		d.warn(l, "", "this line is not a key: value line and is ignored")
+	switch len(ignored) {
+	case 0:
+	case 1:
+		d.warn(ignored[0], "", "this line is not a key: value line and is ignored")
+	default:
+		d.warn(ignored[0], "", fmt.Sprintf("this line and %d more before the first key are not key: value lines and are ignored", len(ignored)-1))
 	}
 	decodeFields(m, d)
 	if doc.body != "" {

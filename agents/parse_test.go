@@ -172,7 +172,7 @@ func TestParseTolerantCases(t *testing.T) {
 			text: "---\nname: a\ndescription: First.\ndescription: Second.\n---\nYou do A.",
 			want: Definition{Name: "a", Description: "First.", Prompt: "You do A."},
 			wantWarns: []string{
-				"a.md:4: description is given twice (first on line 3); the first one counts",
+				"a.md:4: description is given more than once (first on line 3); the first one counts",
 			},
 		},
 		{
@@ -321,6 +321,10 @@ func TestParseValidationErrors(t *testing.T) {
 			[]string{"a.md:5: mcpServers: each entry must be a server name or a server's configuration, not a list"}},
 		{"mcpServers config not a mapping", "---\nname: a\ndescription: Does A.\nmcpServers:\n  local: ./srv\n---\nx",
 			[]string{`a.md:5: mcpServers: the configuration of server "local" must be a set of keys such as command and args, not "./srv"`}},
+		{"frontmatter too long", "---\nname: a\ndescription: " + strings.Repeat("x", 70000) + "\n---\nx",
+			[]string{"a.md:1: the frontmatter is 70021 bytes long; keep it under 65536 and put the agent's instructions below the closing ---"}},
+		{"too many tools", "---\nname: a\ndescription: Does A.\ntools: " + strings.Repeat("x, ", 1001) + "\n---\nx",
+			[]string{"a.md:4: tools lists 1001 entries; give at most 1000"}},
 		{"frontmatter not closed", "---\nname: a\ndescription: Does A.\n",
 			[]string{"a.md:1: the frontmatter opened here is never closed: add a line --- after its last key, before the agent's instructions"}},
 	}

@@ -168,7 +168,7 @@ func (r *Registry) program(opts Options) {
 		def := opts.Agents[name].clone()
 		d := &draft{path: "Options.Agents", lines: map[field]int{}}
 		if def.Name != "" && def.Name != name {
-			d.warn(0, fName, fmt.Sprintf("the key %q names this agent; its Name %q is ignored", name, def.Name))
+			d.warn(0, fName, fmt.Sprintf("the key %s names this agent; its Name %s is ignored", quote(name), quote(def.Name)))
 		}
 		def.Name, def.Source, def.Path = name, Program, ""
 		d.def = def

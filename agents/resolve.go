@@ -21,9 +21,10 @@ import (
 // with none, by accident. An empty, non-nil d.Tools gives no tools, without
 // error.
 func (d Definition) ResolveTools(parent tools.Toolset, atDepthLimit bool) (tools.Toolset, error) {
-	has := func(name string) bool { _, ok := parent.Lookup(name); return ok }
+	names := parent.Names()
+	has := func(name string) bool { return slices.Contains(names, name) }
 	match := func(pattern string) bool {
-		return slices.ContainsFunc(parent.Names(), func(n string) bool { ok, _ := path.Match(pattern, n); return ok })
+		return slices.ContainsFunc(names, func(n string) bool { ok, _ := path.Match(pattern, n); return ok })
 	}
 	deny := canonicalTools(d.DisallowedTools, true, has, match)
 	if atDepthLimit {
@@ -53,8 +54,10 @@ func (d Definition) missing() (tools.Toolset, error) {
 		return tools.Toolset{}, nil
 	}
 	var names []string
+	seen := map[string]bool{}
 	for _, t := range d.Tools {
-		if !slices.Contains(names, t) {
+		if !seen[t] {
+			seen[t] = true
 			names = append(names, t)
 		}
 	}

@@ -141,13 +141,15 @@ func resolveTool(entry string, has func(string) bool, match func(string) bool) t
 // is safe) and for nothing otherwise (an allow list: granting more is not).
 func canonicalTools(entries []string, ruled bool, has func(string) bool, match func(string) bool) []string {
 	out := make([]string, 0, len(entries))
+	seen := map[string]bool{}
 	for _, e := range entries {
 		ref := resolveTool(e, has, match)
 		if ref.rule && !ruled {
 			continue
 		}
 		for _, n := range ref.names {
-			if !slices.Contains(out, n) {
+			if !seen[n] {
+				seen[n] = true
 				out = append(out, n)
 			}
 		}
