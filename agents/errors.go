@@ -59,7 +59,7 @@ func quote(s string) string {
 
 // ErrNoAgents is the error of Registry.Find when the registry holds no
 // definitions.
-var ErrNoAgents = errors.New("No subagents available for delegation") //nolint:staticcheck // exact text of the Task tool's error
+var ErrNoAgents = errors.New("No subagents available for delegation")
 
 // NotFoundError is the error of Registry.Find when no definition matches.
 type NotFoundError struct {
