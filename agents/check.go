@@ -91,8 +91,9 @@ const (
 // finish applies the checks every source shares to d: the name (turned
 // into a slug with a warning when needed), the required description and
 // prompt, tool names (Claude Code's mapped to offshoot's, unknown ones
-// warned about), the model and the MCP servers. ok is false when d has
-// errors; its diagnostics then name the agent.
+// warned about), the model and the MCP servers. A file's tools: [] is
+// warned about (it is ambiguous in the wild), a Go definition's is not.
+// ok is false when d has errors; its diagnostics then name the agent.
 func (e *env) finish(d *draft, from origin) (ok bool) {
 	def := &d.def
 	if d.unreadable {
@@ -123,7 +124,7 @@ func (e *env) finish(d *draft, from origin) (ok bool) {
 	if d.emptyTools {
 		d.warn(d.lineOf(fTools), fTools, "tools is empty, so the agent gets all its caller's tools; write tools: [] for none, or leave tools out")
 	}
-	if def.Tools != nil && len(def.Tools) == 0 {
+	if def.Tools != nil && len(def.Tools) == 0 && from != fromGo {
 		d.warn(d.lineOf(fTools), fTools, "tools: [] gives the agent no tools at all; leave tools out to give it its caller's tools")
 	}
 	e.checkServers(d)
@@ -137,8 +138,10 @@ func (e *env) finish(d *draft, from origin) (ok bool) {
 // done names d's agent in its diagnostics and reports whether it has no
 // errors.
 func (e *env) done(d *draft) bool {
-	for _, diag := range append(d.errs, d.warns...) {
-		diag.Agent = d.def.Name
+	for _, list := range [][]*Diagnostic{d.errs, d.warns} {
+		for _, diag := range list {
+			diag.Agent = d.def.Name
+		}
 	}
 	return len(d.errs) == 0
 }

@@ -285,6 +285,7 @@ func TestLoadProgramDefinitions(t *testing.T) {
 	r := agents.Load(agents.Options{NoBuiltins: true, Agents: map[string]agents.Definition{
 		"reviewer": {Name: "other", Description: "Reviews.", Prompt: "Review.", Tools: []string{"Read", "Grpe"}},
 		"broken":   {Prompt: "No description."},
+		"quiet":    {Description: "No tools, on purpose: no warning.", Prompt: "x", Tools: []string{}},
 	}})
 	assert.Equal(t, []string{`Options.Agents: agent "broken": description is required: say in a sentence when the main agent should use this agent`},
 		messages(r.Errors()))
@@ -295,6 +296,7 @@ func TestLoadProgramDefinitions(t *testing.T) {
 	def := mustFind(t, r, "reviewer")
 	assert.Equal(t, []string{"read_file", "Grpe"}, def.Tools)
 	assert.Equal(t, agents.Program, def.Source)
+	assert.Equal(t, []string{}, mustFind(t, r, "quiet").Tools)
 }
 
 func TestLoadAgentsJSONProblems(t *testing.T) {
