@@ -117,7 +117,7 @@ func TestCorpusWarnings(t *testing.T) {
 	for _, m := range messages(r.Warnings()) {
 		got = append(got, strings.TrimPrefix(m, dir))
 	}
-	lenient := `the frontmatter is not valid YAML (mapping values are not allowed in this context); it was read line by line instead. Quote values that contain ": " to make it valid`
+	lenient := `the frontmatter is not valid YAML (mapping values are not allowed in this context); it was read line by line instead. To make it valid, quote values that contain ": " and indent with spaces`
 	assert.Equal(t, []string{
 		"README.md:1: no frontmatter: an agent file starts with a line ---, then name: and description:, then a line ---, then the agent's instructions; the file is skipped",
 		"api-documenter.md:3: " + lenient,

@@ -75,13 +75,20 @@ func startsKey(name string) bool {
 }
 
 // value returns the node of s's value: its YAML reading when its lines
-// alone are valid YAML for one key, else the plain text of its lines.
+// alone are valid YAML for one key (with tabs taken as indentation, which
+// YAML forbids but files use), else the plain text of its lines.
 func (s *segment) value() *yaml.Node {
-	if doc, err := parseYAML(strings.Join(s.lines, "\n")); err == nil {
-		if m := rootMapping(doc); m != nil && len(m.Content) == 2 && m.Content[0].Value == s.key {
-			v := m.Content[1]
-			shiftLines(v, s.line-1)
-			return v
+	src := strings.Join(s.lines, "\n")
+	for _, try := range []string{src, strings.ReplaceAll(src, "\t", "  ")} {
+		if doc, err := parseYAML(try); err == nil {
+			if m := rootMapping(doc); m != nil && len(m.Content) == 2 && m.Content[0].Value == s.key {
+				v := m.Content[1]
+				shiftLines(v, s.line-1)
+				return v
+			}
+		}
+		if !strings.Contains(src, "\t") {
+			break
 		}
 	}
 	rest := strings.TrimSpace(s.lines[0][len(s.key)+1:])

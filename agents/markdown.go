@@ -35,7 +35,7 @@ func parseMarkdown(path string, data []byte, src Source) (d *draft, skip *Diagno
 	m, strictErr, ignored := parseFront(doc.front, doc.frontLine)
 	if strictErr != nil {
 		line, msg := yamlProblem(strictErr, doc.frontLine)
-		d.warn(line, "", fmt.Sprintf("the frontmatter is not valid YAML (%s); it was read line by line instead. Quote values that contain \": \" to make it valid", msg))
+		d.warn(line, "", fmt.Sprintf("the frontmatter is not valid YAML (%s); it was read line by line instead. To make it valid, quote values that contain \": \" and indent with spaces", msg))
 	}
 	switch len(ignored) {
 	case 0:

@@ -34,7 +34,7 @@ func parseText(t testing.TB, text string) parsed {
 	return p
 }
 
-const lenientWarning = `the frontmatter is not valid YAML (mapping values are not allowed in this context); it was read line by line instead. Quote values that contain ": " to make it valid`
+const lenientWarning = `the frontmatter is not valid YAML (mapping values are not allowed in this context); it was read line by line instead. To make it valid, quote values that contain ": " and indent with spaces`
 
 // Every case of real files the loader must read: a valid file stays valid,
 // and each tolerant reading gives the definition its author meant.
@@ -77,6 +77,12 @@ func TestParseTolerantCases(t *testing.T) {
 				Tools: []string{"read_file", "grep"}, DisallowedTools: []string{"write_file", "edit_file"},
 				CriticalSystemReminder: "Line one.\nLine two."},
 			wantWarns: []string{"a.md:3: " + lenientWarning},
+		},
+		{
+			name:      "a list indented with tabs",
+			text:      "---\nname: a\ndescription: A.\ntools:\n\t- Read\n\t- Grep\n---\nYou do A.",
+			want:      Definition{Name: "a", Description: "A.", Prompt: "You do A.", Tools: []string{"read_file", "grep"}},
+			wantWarns: []string{"a.md:5: the frontmatter is not valid YAML (found character that cannot start any token); it was read line by line instead. To make it valid, quote values that contain \": \" and indent with spaces"},
 		},
 		{
 			name: "folded description",
