@@ -1,0 +1,158 @@
+package agents
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// planningTools are the tools of tools/planning, which stand for Claude
+// Code's TodoWrite and TodoRead.
+var planningTools = []string{
+	"planning_setup_plan", "planning_add_step", "planning_update_step",
+	"planning_mark_step", "planning_clear_plan", "planning_read_plan",
+}
+
+// delegationTools are the tools a child at the depth limit loses.
+var delegationTools = []string{"Task", "TaskOutput", "TaskStop"}
+
+// standardTools are the names of offshoot's own tools, which definitions
+// are checked against when Options.ToolNames is nil.
+var standardTools = slices.Sorted(slices.Values(append([]string{
+	"ls", "read_file", "write_file", "edit_file", "glob", "grep", "rm",
+	"dispatch_subagent", "Task", "TaskOutput", "TaskStop",
+}, planningTools...)))
+
+// claudeTools maps Claude Code's tool names, lower-cased, to offshoot's.
+var claudeTools = map[string][]string{
+	"read":       {"read_file"},
+	"write":      {"write_file"},
+	"writefile":  {"write_file"},
+	"edit":       {"edit_file"},
+	"multiedit":  {"edit_file"},
+	"glob":       {"glob"},
+	"grep":       {"grep"},
+	"ls":         {"ls"},
+	"todowrite":  planningTools,
+	"todoread":   planningTools,
+	"task":       {"Task"},
+	"agent":      {"Task"},
+	"taskoutput": {"TaskOutput"},
+	"taskstop":   {"TaskStop"},
+}
+
+// claudeOnly are Claude Code tools, lower-cased, that have no equivalent
+// in offshoot.
+var claudeOnly = map[string]bool{
+	"bash": true, "bashoutput": true, "killshell": true, "killbash": true,
+	"webfetch": true, "websearch": true, "notebookedit": true, "notebookread": true,
+	"sendmessage": true, "taskcreate": true, "taskget": true, "tasklist": true, "taskupdate": true,
+	"teamcreate": true, "teamdelete": true, "exitplanmode": true, "enterplanmode": true,
+	"skill": true, "slashcommand": true, "askuserquestion": true, "lsp": true,
+	"listmcpresourcestool": true, "readmcpresourcetool": true,
+}
+
+// splitToolList splits a tools value written as text: entries are
+// separated by commas or spaces, except inside parentheses, as in
+// "Read, Bash(git add:*, git commit:*)". Entries are trimmed; empty ones
+// are dropped.
+func splitToolList(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	flush := func(end int) {
+		if e := strings.TrimSpace(s[start:end]); e != "" {
+			out = append(out, e)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth > 0 {
+				depth--
+			}
+		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n'):
+			flush(i)
+			start = i + 1
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+// toolRef is one tools entry read against the tools that exist.
+type toolRef struct {
+	// names are the offshoot names or patterns the entry stands for; empty
+	// when it stands for nothing usable (a malformed pattern).
+	names []string
+	// known is false when no tool of that name exists.
+	known bool
+	// rule is set for an entry with an argument rule such as "Bash(git:*)";
+	// base is its tool name.
+	rule bool
+	base string
+	// claudeOnly is set for a Claude Code tool with no equivalent here.
+	claudeOnly bool
+	// mcpServer is the server of an mcp__server[__tool] entry.
+	mcpServer string
+	// malformed is set for a pattern path.Match rejects.
+	malformed bool
+}
+
+// resolveTool reads one tools entry. has reports whether a tool of a name
+// exists, match whether a pattern matches one; an exact name wins over the
+// Claude Code mapping, so a program's own tool called "read" stays itself.
+func resolveTool(entry string, has func(string) bool, match func(string) bool) toolRef {
+	if has(entry) {
+		return toolRef{names: []string{entry}, known: true}
+	}
+	if i := strings.IndexByte(entry, '('); i > 0 && strings.HasSuffix(entry, ")") {
+		base := resolveTool(strings.TrimSpace(entry[:i]), has, match)
+		base.rule, base.base = true, strings.TrimSpace(entry[:i])
+		return base
+	}
+	if targets, ok := claudeTools[strings.ToLower(entry)]; ok {
+		known := true
+		for _, t := range targets {
+			known = known && has(t)
+		}
+		return toolRef{names: targets, known: known}
+	}
+	ref := toolRef{names: []string{entry}}
+	if rest, ok := strings.CutPrefix(entry, "mcp__"); ok {
+		ref.mcpServer, _, _ = strings.Cut(rest, "__")
+	}
+	if strings.ContainsAny(entry, `*?[\`) {
+		if _, err := path.Match(entry, ""); err != nil {
+			return toolRef{malformed: true}
+		}
+		ref.known = match(entry)
+		return ref
+	}
+	ref.claudeOnly = claudeOnly[strings.ToLower(entry)]
+	return ref
+}
+
+// canonicalTools maps entries to the names a Filter matches, against the
+// tools that exist (has, match): Claude Code names become offshoot's,
+// duplicates and malformed patterns go. An entry with an argument rule
+// stands for its whole tool when ruled is true (a deny list: refusing more
+// is safe) and for nothing otherwise (an allow list: granting more is not).
+func canonicalTools(entries []string, ruled bool, has func(string) bool, match func(string) bool) []string {
+	out := make([]string, 0, len(entries))
+	seen := map[string]bool{}
+	for _, e := range entries {
+		ref := resolveTool(e, has, match)
+		if ref.rule && !ruled {
+			continue
+		}
+		for _, n := range ref.names {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}

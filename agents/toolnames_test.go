@@ -1,0 +1,68 @@
+package agents
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestSplitToolList(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Read, Grep, Glob", []string{"Read", "Grep", "Glob"}},
+		{"Read,Grep", []string{"Read", "Grep"}},
+		{"Read Grep\tGlob", []string{"Read", "Grep", "Glob"}},
+		{"Bash(git add:*, git commit:*), Read", []string{"Bash(git add:*, git commit:*)", "Read"}},
+		{"Bash(npm run (test)), Read", []string{"Bash(npm run (test))", "Read"}},
+		{" , ,, ", nil},
+		{"", nil},
+		{"a,,b", []string{"a", "b"}},
+		{"x) y(z, w", []string{"x)", "y(z, w"}},
+		{"mcp__github__*, planning_*", []string{"mcp__github__*", "planning_*"}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, splitToolList(tt.in), tt.in)
+	}
+}
+
+func TestSlugify(t *testing.T) {
+	tests := map[string]string{
+		"code-reviewer":              "code-reviewer",
+		"Code Reviewer":              "code-reviewer",
+		"Python DevOps/CI-CD Expert": "python-devops-ci-cd-expert",
+		"data_scientist":             "data-scientist",
+		"v2.agent":                   "v2-agent",
+		"--a--b--":                   "a-b",
+		"Données":                    "donn-es",
+		"!!!":                        "",
+	}
+	for in, want := range tests {
+		assert.Equal(t, want, slugify(in), in)
+	}
+}
+
+func TestSplitAndDedent(t *testing.T) {
+	doc, err := split("\n\n  ---\n  name: a\n    nested: b\n\n  description: c\n  -----\n\nbody\n")
+	assert.Nil(t, err)
+	assert.Equal(t, []string{"name: a", "  nested: b", "", "description: c"}, doc.front)
+	assert.Equal(t, 4, doc.frontLine)
+	assert.Equal(t, "body", doc.body)
+
+	doc, err = split("---\nname: a\n---")
+	assert.Nil(t, err)
+	assert.Equal(t, "", doc.body)
+
+	_, err = split("--\nname: a\n--\nbody")
+	assert.True(t, err.notAgent, "two dashes are not a fence")
+}
+
+func TestNormalize(t *testing.T) {
+	text, bad := normalize([]byte("\uFEFFa\r\nb\rc\n"))
+	assert.Equal(t, "a\nb\nc\n", text)
+	assert.False(t, bad)
+	text, bad = normalize([]byte("a\xffb"))
+	assert.Equal(t, "a\uFFFDb", text)
+	assert.True(t, bad)
+}
