@@ -103,7 +103,9 @@ func (r *run) record(res *callResult) error {
 	o := res.outcome
 	res.rec.Result, res.rec.Success = o.Text, o.Success
 	// Like the model's text, the record leaves a zero value out.
-	if o.Value != nil && !reflect.ValueOf(o.Value).IsZero() {
+	if o.ValueJSON != nil {
+		res.rec.Value = o.ValueJSON
+	} else if o.Value != nil && !reflect.ValueOf(o.Value).IsZero() {
 		if v, err := json.Marshal(o.Value); err == nil {
 			res.rec.Value = v
 		}

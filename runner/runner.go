@@ -327,16 +327,18 @@ func (r *run) callModel() (model.Message, error) {
 	msg := reply.Message
 	msg.Role = model.RoleAssistant
 	if n := len(msg.ToolCalls); n > 0 {
-		msg.ToolCalls = slices.Clone(msg.ToolCalls)
 		rec.ToolCalls = make([]string, n)
+		cloned := false
 		for i := range msg.ToolCalls {
-			c := &msg.ToolCalls[i]
-			if c.ID == "" {
+			if msg.ToolCalls[i].ID == "" {
 				// Some servers send calls without ids; the answers
 				// need one, and the next request would be refused.
-				c.ID = fmt.Sprintf("call_%d_%d", r.resp.Turns, i)
+				if !cloned {
+					msg.ToolCalls, cloned = slices.Clone(msg.ToolCalls), true
+				}
+				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", r.resp.Turns, i)
 			}
-			rec.ToolCalls[i] = c.Name
+			rec.ToolCalls[i] = msg.ToolCalls[i].Name
 		}
 	}
 	_ = r.req.Session.Dispatch(r.ctx, rec, ConversationMessage{Evaluation: r.eval, Message: msg})

@@ -25,7 +25,7 @@ func Register[E, S any](s *Session, reducer Reducer[E, S]) error {
 	if e.event.Kind() == reflect.Interface || e.slice.Kind() == reflect.Interface {
 		return fmt.Errorf("session: Register[%s, %s]: event and slice types must be concrete; slices are keyed by exact Go type", e.event, e.slice)
 	}
-	e.apply = func(rc ReducerContext, v *pvec.Vector, event any) (*pvec.Vector, error) {
+	e.apply = func(rc ReducerContext, v pvec.Vector, event any) (pvec.Vector, error) {
 		out, err := reducer(rc, Slice[S]{v: v}, event.(E))
 		return out.v, err
 	}

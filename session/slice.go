@@ -15,14 +15,14 @@ import (
 // numbers) and treat them as immutable, since a pointer stored in a slice is
 // shared by every snapshot and fork that holds the slice.
 type Slice[S any] struct {
-	v *pvec.Vector
+	v pvec.Vector
 }
 
 // SliceOf returns a slice holding values, in order.
 func SliceOf[S any](values ...S) Slice[S] {
-	var v *pvec.Vector
+	var v pvec.Vector
 	for _, x := range values {
-		v = pvec.Append(v, x)
+		v = v.Append(x)
 	}
 	return Slice[S]{v: v}
 }
@@ -75,7 +75,7 @@ func (s Slice[S]) Values() []S {
 }
 
 // Append returns a slice with v added at the end (amortized O(1)).
-func (s Slice[S]) Append(v S) Slice[S] { return Slice[S]{v: pvec.Append(s.v, v)} }
+func (s Slice[S]) Append(v S) Slice[S] { return Slice[S]{v: s.v.Append(v)} }
 
 // Set returns a slice whose value at index i is v (O(log n)); it panics when
 // i is out of range.

@@ -76,12 +76,12 @@ type userCode struct {
 }
 
 // reduce runs one reducer, turning a panic into a *bus.PanicError.
-func (u *userCode) reduce(e reducerEntry, rc ReducerContext, v *pvec.Vector, payload any) (out *pvec.Vector, err error) {
+func (u *userCode) reduce(e reducerEntry, rc ReducerContext, v pvec.Vector, payload any) (out pvec.Vector, err error) {
 	u.calls.Add(1)
 	defer func() {
 		u.calls.Add(1)
 		if p := recover(); p != nil {
-			out, err = nil, &bus.PanicError{Value: p}
+			out, err = pvec.Vector{}, &bus.PanicError{Value: p}
 		}
 	}()
 	return e.apply(rc, v, payload)

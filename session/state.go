@@ -15,18 +15,18 @@ import (
 type state struct {
 	table    *table
 	layout   *layout
-	vecs     []*pvec.Vector
+	vecs     []pvec.Vector
 	revision uint64
 }
 
 var emptyState = &state{table: emptyTable, layout: emptyLayout}
 
-// get returns the slice of type t, nil when there is none.
-func (st *state) get(t reflect.Type) *pvec.Vector {
+// get returns the slice of type t, empty when there is none.
+func (st *state) get(t reflect.Type) pvec.Vector {
 	if i, ok := st.layout.index[t]; ok {
 		return st.vecs[i]
 	}
-	return nil
+	return pvec.Vector{}
 }
 
 // apply returns the state after the reducers of envs, applied in order, or
@@ -40,14 +40,14 @@ func (st *state) apply(envs []bus.Envelope, busy *userCode) (*state, error) {
 		et := reflect.TypeOf(payload)
 		entries := st.table.byEvent[et]
 		if len(entries) == 0 {
-			d.set(et, pvec.Append(d.get(et), payload))
+			d.set(et, d.get(et).Append(payload))
 			continue
 		}
 		rc := ReducerContext{Envelope: envs[i]}
 		for _, e := range entries {
 			v := d.get(e.slice)
 			if e.apply == nil {
-				d.set(e.slice, pvec.Append(v, payload))
+				d.set(e.slice, v.Append(payload))
 				continue
 			}
 			out, err := busy.reduce(e, rc, v, payload)
@@ -138,31 +138,31 @@ func (l *layout) with(t reflect.Type) *layout {
 // on its first change, so an unchanged draft costs nothing.
 type draft struct {
 	layout *layout
-	vecs   []*pvec.Vector
+	vecs   []pvec.Vector
 	owned  bool
 }
 
-func (d *draft) get(t reflect.Type) *pvec.Vector {
+func (d *draft) get(t reflect.Type) pvec.Vector {
 	if i, ok := d.layout.index[t]; ok {
 		return d.vecs[i]
 	}
-	return nil
+	return pvec.Vector{}
 }
 
 // set replaces (or adds) the vector of slice type t.
-func (d *draft) set(t reflect.Type, v *pvec.Vector) {
+func (d *draft) set(t reflect.Type, v pvec.Vector) {
 	i, ok := d.layout.index[t]
 	if !ok {
 		d.layout = d.layout.with(t)
 		i = d.layout.index[t]
 	}
 	if !d.owned {
-		nv := make([]*pvec.Vector, len(d.layout.types))
+		nv := make([]pvec.Vector, len(d.layout.types))
 		copy(nv, d.vecs)
 		d.vecs, d.owned = nv, true
 	}
 	for len(d.vecs) < len(d.layout.types) {
-		d.vecs = append(d.vecs, nil)
+		d.vecs = append(d.vecs, pvec.Vector{})
 	}
 	d.vecs[i] = v
 }
@@ -170,6 +170,6 @@ func (d *draft) set(t reflect.Type, v *pvec.Vector) {
 // ensure makes sure slice type t exists (empty when new).
 func (d *draft) ensure(t reflect.Type) {
 	if _, ok := d.layout.index[t]; !ok {
-		d.set(t, nil)
+		d.set(t, pvec.Vector{})
 	}
 }

@@ -12,7 +12,7 @@ type reducerEntry struct {
 	event, slice reflect.Type
 	// apply is nil for a record (see Record): the event is appended to the
 	// slice of its own type as it is, without re-boxing.
-	apply func(rc ReducerContext, v *pvec.Vector, event any) (*pvec.Vector, error)
+	apply func(rc ReducerContext, v pvec.Vector, event any) (pvec.Vector, error)
 }
 
 // table is a session's reducer table: which reducers run for which event

@@ -221,19 +221,19 @@ func (r *reader) slices() (*state, error) {
 // slice decodes one {"slice_type", "item_type", "items"} object. Items are
 // decoded as they stream by when the type is known first (as
 // MarshalSnapshot writes it); otherwise they are kept raw until it is.
-func (r *reader) slice(path string) (reflect.Type, *pvec.Vector, error) {
+func (r *reader) slice(path string) (reflect.Type, pvec.Vector, error) {
 	tok := r.token()
 	if tok != json.Delim('{') {
 		if r.err != nil {
-			return nil, nil, errSyntax
+			return nil, pvec.Vector{}, errSyntax
 		}
 		r.skipRest(tok)
-		return nil, nil, restoreErr(path, "must be an object, got "+tokenKind(tok), nil)
+		return nil, pvec.Vector{}, restoreErr(path, "must be an object, got "+tokenKind(tok), nil)
 	}
 	var (
 		t, itemType  reflect.Type
 		name         string
-		vec          *pvec.Vector
+		vec          pvec.Vector
 		haveItems    bool
 		pendingItems json.RawMessage
 	)
@@ -245,7 +245,7 @@ func (r *reader) slice(path string) (reflect.Type, *pvec.Vector, error) {
 			var typ reflect.Type
 			var n string
 			if typ, n, err = r.typeName(path + "." + key); err != nil {
-				return nil, nil, err
+				return nil, pvec.Vector{}, err
 			}
 			if key == "slice_type" {
 				t, name = typ, n
@@ -257,39 +257,39 @@ func (r *reader) slice(path string) (reflect.Type, *pvec.Vector, error) {
 			if t == nil {
 				if err := r.dec.Decode(&pendingItems); err != nil {
 					r.err = err
-					return nil, nil, errSyntax
+					return nil, pvec.Vector{}, errSyntax
 				}
 				continue
 			}
 			var err error
 			if vec, err = r.items(r.dec, r.src, t, path+".items", &r.err); err != nil {
-				return nil, nil, err
+				return nil, pvec.Vector{}, err
 			}
 		default:
 			if r.err != nil {
-				return nil, nil, errSyntax
+				return nil, pvec.Vector{}, errSyntax
 			}
-			return nil, nil, restoreErr(path+"."+key, `unknown member; a slice has "slice_type", "item_type" and "items"`, nil)
+			return nil, pvec.Vector{}, restoreErr(path+"."+key, `unknown member; a slice has "slice_type", "item_type" and "items"`, nil)
 		}
 	}
 	if r.token(); r.err != nil { // }
-		return nil, nil, errSyntax
+		return nil, pvec.Vector{}, errSyntax
 	}
 	if t == nil {
-		return nil, nil, restoreErr(path+".slice_type", "must be a non-empty type name", nil)
+		return nil, pvec.Vector{}, restoreErr(path+".slice_type", "must be a non-empty type name", nil)
 	}
 	if itemType != nil && itemType != t {
-		return nil, nil, restoreErr(path+".item_type", fmt.Sprintf("%q does not match slice_type %q; a slice holds values of its own type", r.reg.Name(itemType), name), nil)
+		return nil, pvec.Vector{}, restoreErr(path+".item_type", fmt.Sprintf("%q does not match slice_type %q; a slice holds values of its own type", r.reg.Name(itemType), name), nil)
 	}
 	if !haveItems {
-		return nil, nil, restoreErr(path+".items", "missing; write [] for none", nil)
+		return nil, pvec.Vector{}, restoreErr(path+".items", "missing; write [] for none", nil)
 	}
 	if pendingItems != nil {
 		dec := json.NewDecoder(bytes.NewReader(pendingItems))
 		dec.DisallowUnknownFields()
 		var err error
 		if vec, err = r.items(dec, pendingItems, t, path+".items", &r.err); err != nil {
-			return nil, nil, err
+			return nil, pvec.Vector{}, err
 		}
 	}
 	return t, vec, nil
@@ -299,14 +299,14 @@ func (r *reader) slice(path string) (reflect.Type, *pvec.Vector, error) {
 // Each item is decoded straight from the stream and validated (serde's
 // rules); only an item that fails is decoded again on its own, for serde's
 // wording of the failure.
-func (r *reader) items(dec *json.Decoder, src []byte, t reflect.Type, path string, errp *error) (*pvec.Vector, error) {
+func (r *reader) items(dec *json.Decoder, src []byte, t reflect.Type, path string, errp *error) (pvec.Vector, error) {
 	if tok := tokenOf(dec, errp); tok != json.Delim('[') {
 		if *errp != nil {
-			return nil, errSyntax
+			return pvec.Vector{}, errSyntax
 		}
-		return nil, restoreErr(path, "must be a list, got "+tokenKind(tok), nil)
+		return pvec.Vector{}, restoreErr(path, "must be a list, got "+tokenKind(tok), nil)
 	}
-	var vec *pvec.Vector
+	var vec pvec.Vector
 	ptr := reflect.New(t) // decoded into, zeroed before each item, copied out
 	for j := 0; dec.More(); j++ {
 		start := dec.InputOffset()
@@ -314,7 +314,7 @@ func (r *reader) items(dec *json.Decoder, src []byte, t reflect.Type, path strin
 		err := dec.Decode(ptr.Interface())
 		if isSyntax(err) {
 			*errp = err
-			return nil, errSyntax
+			return pvec.Vector{}, errSyntax
 		}
 		raw := bytes.TrimLeft(src[start:dec.InputOffset()], " \t\r\n,")
 		if err == nil && isNull(raw) {
@@ -326,12 +326,12 @@ func (r *reader) items(dec *json.Decoder, src []byte, t reflect.Type, path strin
 			err = serr
 		}
 		if err != nil {
-			return nil, restoreErr(fmt.Sprintf("%s[%d]", path, j), "invalid "+t.String(), err)
+			return pvec.Vector{}, restoreErr(fmt.Sprintf("%s[%d]", path, j), "invalid "+t.String(), err)
 		}
-		vec = pvec.Append(vec, ptr.Elem().Interface())
+		vec = vec.Append(ptr.Elem().Interface())
 	}
 	if tokenOf(dec, errp); *errp != nil { // ]
-		return nil, errSyntax
+		return pvec.Vector{}, errSyntax
 	}
 	return vec, nil
 }

@@ -63,6 +63,10 @@ type Outcome struct {
 	// Value is the result value (of the tool's type R); nil when the
 	// handler failed or was not called.
 	Value any
+	// ValueJSON is the compact JSON of Value when the tool encoded it
+	// (tools built with New do, unless Value is zero), so that recording
+	// the call does not encode it again; nil otherwise.
+	ValueJSON json.RawMessage
 	// Events are the events the handler returned, to be dispatched to the
 	// session atomically with the record of the call.
 	Events []any

@@ -227,28 +227,31 @@ func (t *typed[P, R]) run(ctx context.Context, inv *Invocation, params P) (out O
 		}
 		return failure(&ExecutionError{Tool: t.name, Err: err}, params)
 	}
-	text, err := t.text(res)
+	text, js, err := t.text(res)
 	if err != nil {
 		return failure(&ExecutionError{Tool: t.name, Err: err}, params)
 	}
-	out.Text, out.Success, out.Value, out.Events = text, res.Success, res.Value, res.Events
+	out.Text, out.Success, out.Value, out.ValueJSON, out.Events = text, res.Success, res.Value, js, res.Events
 	return out
 }
 
 // text is what the model sees of res: the message, then a blank line and
 // the compact JSON of the value, unless the value is excluded or zero.
-func (t *typed[P, R]) text(res Result[R]) (string, error) {
-	if t.excludeValue || reflect.ValueOf(&res.Value).Elem().IsZero() {
-		return res.Message, nil
+func (t *typed[P, R]) text(res Result[R]) (string, json.RawMessage, error) {
+	if reflect.ValueOf(&res.Value).Elem().IsZero() {
+		return res.Message, nil, nil
 	}
 	b, err := json.Marshal(res.Value)
 	if err != nil {
-		return "", fmt.Errorf("encoding the result value as JSON: %w", err)
+		return "", nil, fmt.Errorf("encoding the result value as JSON: %w", err)
+	}
+	if t.excludeValue {
+		return res.Message, b, nil
 	}
 	if res.Message == "" {
-		return string(b), nil
+		return string(b), b, nil
 	}
-	return res.Message + "\n\n" + string(b), nil
+	return res.Message + "\n\n" + string(b), b, nil
 }
 
 // failure is the Outcome of a call that failed with err.

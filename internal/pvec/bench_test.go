@@ -15,15 +15,15 @@ var sizes = []int{10, 1_000, 100_000, 1_000_000}
 
 func BenchmarkAppend(b *testing.B) {
 	for _, n := range sizes {
-		var v *Vector
+		var v Vector
 		for i := range n {
-			v = Append(v, i)
+			v = v.Append(i)
 		}
 		b.Run(fmt.Sprintf("pvec/N=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			w := v
 			for i := 0; b.Loop(); i++ {
-				w = Append(w, i)
+				w = w.Append(i)
 			}
 		})
 		l := immutable.NewList[any]()
@@ -44,14 +44,14 @@ func BenchmarkAppend(b *testing.B) {
 // as a freshly forked child does: the tail must be copied.
 func BenchmarkAppendFromSharedBase(b *testing.B) {
 	n := 1_000_000
-	var v *Vector
+	var v Vector
 	for i := range n + 7 {
-		v = Append(v, i)
+		v = v.Append(i)
 	}
 	b.Run("pvec", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
-			_ = Append(v, i)
+			_ = v.Append(i)
 		}
 	})
 	l := immutable.NewList[any]()
@@ -68,10 +68,10 @@ func BenchmarkAppendFromSharedBase(b *testing.B) {
 
 func BenchmarkAt(b *testing.B) {
 	n := 100_000
-	var v *Vector
+	var v Vector
 	l := immutable.NewList[any]()
 	for i := range n {
-		v = Append(v, i)
+		v = v.Append(i)
 		l = l.Append(i)
 	}
 	b.Run("pvec", func(b *testing.B) {

@@ -34,8 +34,9 @@ type branch struct {
 	kids [width]any
 }
 
-// Vector is one immutable version of a sequence of items. The nil *Vector is
-// the empty vector; every method accepts it.
+// Vector is one immutable version of a sequence of items: a small value
+// (copy it freely) pointing into shared nodes. The zero Vector is empty.
+// Two Vectors that compare equal with == are the very same version.
 type Vector struct {
 	count   int
 	shift   uint
@@ -45,18 +46,13 @@ type Vector struct {
 }
 
 // Len returns the number of items.
-func (v *Vector) Len() int {
-	if v == nil {
-		return 0
-	}
-	return v.count
-}
+func (v Vector) Len() int { return v.count }
 
-func (v *Vector) tailOffset() int { return v.count - v.tailLen }
+func (v Vector) tailOffset() int { return v.count - v.tailLen }
 
 // At returns the item at index i. It panics when i is out of range, as
 // indexing a Go slice does.
-func (v *Vector) At(i int) any {
+func (v Vector) At(i int) any {
 	if i < 0 || i >= v.Len() {
 		panic("pvec: index out of range")
 	}
@@ -64,7 +60,7 @@ func (v *Vector) At(i int) any {
 }
 
 // chunk returns the 32-item block holding index i.
-func (v *Vector) chunk(i int) *[width]any {
+func (v Vector) chunk(i int) *[width]any {
 	if i >= v.tailOffset() {
 		return &v.tail.items
 	}
@@ -76,12 +72,12 @@ func (v *Vector) chunk(i int) *[width]any {
 }
 
 // Append returns a vector with x added at the end.
-func Append(v *Vector, x any) *Vector {
-	if v == nil || v.count == 0 {
+func (v Vector) Append(x any) Vector {
+	if v.count == 0 {
 		t := &leaf{}
 		t.items[0] = x
 		t.used.Store(1)
-		return &Vector{count: 1, shift: bits, tail: t, tailLen: 1}
+		return Vector{count: 1, shift: bits, tail: t, tailLen: 1}
 	}
 	if v.tailLen < width {
 		t := v.tail
@@ -93,7 +89,7 @@ func Append(v *Vector, x any) *Vector {
 			t = nt
 		}
 		t.items[v.tailLen] = x
-		return &Vector{count: v.count + 1, shift: v.shift, root: v.root, tail: t, tailLen: v.tailLen + 1}
+		return Vector{count: v.count + 1, shift: v.shift, root: v.root, tail: t, tailLen: v.tailLen + 1}
 	}
 	// The tail is full: push it into the trie and start a new one.
 	root, shift := v.root, v.shift
@@ -108,7 +104,7 @@ func Append(v *Vector, x any) *Vector {
 	t := &leaf{}
 	t.items[0] = x
 	t.used.Store(1)
-	return &Vector{count: v.count + 1, shift: shift, root: root, tail: t, tailLen: 1}
+	return Vector{count: v.count + 1, shift: shift, root: root, tail: t, tailLen: 1}
 }
 
 func pushTail(count int, level uint, parent *branch, tail *leaf) *branch {
@@ -140,21 +136,21 @@ func newPath(level uint, l *leaf) any {
 
 // Set returns a vector whose item at index i is x. It panics when i is out of
 // range.
-func (v *Vector) Set(i int, x any) *Vector {
+func (v Vector) Set(i int, x any) Vector {
 	if i < 0 || i >= v.Len() {
 		panic("pvec: index out of range")
 	}
-	nv := *v
+	nv := v
 	if i >= v.tailOffset() {
 		nt := &leaf{}
 		copy(nt.items[:v.tailLen], v.tail.items[:v.tailLen])
 		nt.items[i-v.tailOffset()] = x
 		nt.used.Store(int32(v.tailLen))
 		nv.tail = nt
-		return &nv
+		return nv
 	}
 	nv.root = setPath(v.shift, v.root, i, x).(*branch)
-	return &nv
+	return nv
 }
 
 func setPath(level uint, n any, i int, x any) any {
@@ -172,7 +168,7 @@ func setPath(level uint, n any, i int, x any) any {
 }
 
 // All yields the items in order.
-func (v *Vector) All() iter.Seq[any] {
+func (v Vector) All() iter.Seq[any] {
 	return func(yield func(any) bool) {
 		for i := 0; i < v.Len(); i += width {
 			c := v.chunk(i)
@@ -187,7 +183,7 @@ func (v *Vector) All() iter.Seq[any] {
 }
 
 // Backward yields the items from last to first with their indexes.
-func (v *Vector) Backward() iter.Seq2[int, any] {
+func (v Vector) Backward() iter.Seq2[int, any] {
 	return func(yield func(int, any) bool) {
 		for i := v.Len() - 1; i >= 0; {
 			c := v.chunk(i)
@@ -201,23 +197,23 @@ func (v *Vector) Backward() iter.Seq2[int, any] {
 }
 
 // From returns a vector holding items, in order.
-func From(items ...any) *Vector {
-	var v *Vector
+func From(items ...any) Vector {
+	var v Vector
 	for _, x := range items {
-		v = Append(v, x)
+		v = v.Append(x)
 	}
 	return v
 }
 
 // Filter returns the items for which keep reports true. When it keeps every
 // item, it returns v itself, so identity comparisons stay cheap.
-func (v *Vector) Filter(keep func(any) bool) *Vector {
-	var out *Vector
+func (v Vector) Filter(keep func(any) bool) Vector {
+	var out Vector
 	i, dropped := 0, false
 	for x := range v.All() {
 		if keep(x) {
 			if dropped {
-				out = Append(out, x)
+				out = out.Append(x)
 			}
 		} else if !dropped {
 			dropped = true
@@ -232,12 +228,12 @@ func (v *Vector) Filter(keep func(any) bool) *Vector {
 }
 
 // prefix returns the first n items as a new vector.
-func (v *Vector) prefix(n int) *Vector {
-	var out *Vector
+func (v Vector) prefix(n int) Vector {
+	var out Vector
 	for i := 0; i < n; i += width {
 		c := v.chunk(i)
 		for _, x := range c[:min(width, n-i)] {
-			out = Append(out, x)
+			out = out.Append(x)
 		}
 	}
 	return out
