@@ -115,7 +115,10 @@ type Model struct {
 	endpoint string
 }
 
-var _ model.Model = (*Model)(nil)
+var (
+	_ model.Model    = (*Model)(nil)
+	_ model.Streamer = (*Model)(nil)
+)
 
 // New returns a Model for cfg. It fails on an invalid BaseURL or a negative
 // MaxRetries.
