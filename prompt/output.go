@@ -33,7 +33,10 @@ func (o *OutputSpec) Array() bool { return o.array }
 // schema does not list (see AllowExtraKeys).
 func (o *OutputSpec) AllowsExtraKeys() bool { return o.allowExtra }
 
-// Schema returns the output's JSON Schema, as shown to the model.
+// Schema returns the JSON Schema the model is asked to follow, as the
+// prompt shows it: the schema of O for a struct; for a slice, an object
+// whose one property "items" is the array (providers' strict structured
+// output accepts only an object at the root).
 func (o *OutputSpec) Schema() json.RawMessage { return bytes.Clone(o.schema) }
 
 // OutputOption configures WithOutput.
@@ -57,9 +60,10 @@ func AllowExtraKeys() OutputOption {
 const ResponseFormatTitle = "Response Format"
 
 // WithOutput declares that the model's final answer is one JSON value of
-// type O: a struct (a JSON object) or a slice (a JSON array). Rendering
-// then appends a "Response Format" section telling the model to return
-// only that value, showing its schema; parse the answer with ParseOutput.
+// type O: a struct (a JSON object) or a slice (a JSON array, asked for as
+// {"items": [...]}). Rendering then appends a "Response Format" section
+// telling the model to return only that value, showing its schema; parse
+// the answer with ParseOutput.
 func WithOutput[O any](opts ...OutputOption) Part {
 	return partFunc(func(b *builder) {
 		spec, err := newOutputSpec(reflect.TypeFor[O](), opts)
@@ -89,6 +93,14 @@ func newOutputSpec(t reflect.Type, opts []OutputOption) (*OutputSpec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prompt: WithOutput[%s]: %w", t, err)
 	}
+	if o.array {
+		s = &jsonschema.Schema{
+			Type:                 "object",
+			Properties:           map[string]*jsonschema.Schema{"items": s},
+			Required:             []string{"items"},
+			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+		}
+	}
 	if o.allowExtra {
 		allowExtra(s)
 	}
@@ -116,12 +128,12 @@ func allowExtra(s *jsonschema.Schema) {
 
 // instructions is the body of the Response Format section.
 func (o *OutputSpec) instructions() string {
-	what := "one JSON object"
-	if o.array {
-		what = "one JSON array"
-	}
 	var b strings.Builder
-	b.WriteString("Return only " + what + " that matches this JSON Schema, with no other text before or after it:\n\n")
+	b.WriteString("Return only one JSON object that matches this JSON Schema, with no other text before or after it")
+	if o.array {
+		b.WriteString(`; its "items" array holds your answer`)
+	}
+	b.WriteString(":\n\n")
 	b.WriteString("```json\n")
 	b.Write(o.schema)
 	b.WriteString("\n```")

@@ -1,8 +1,10 @@
 package prompt_test
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,11 +68,42 @@ func TestResponseFormatSection(t *testing.T) {
 	assert.JSONEq(t, `{"type":"object","properties":{"line":{"type":"integer","minimum":1},"title":{"type":"string","minLength":1}},"required":["line","title"],"additionalProperties":false}`, string(r.Output.Schema()))
 
 	arr := renderWith(t, prompt.WithOutput[[]Issue](prompt.AllowExtraKeys()))
-	assert.Contains(t, arr.Text, "## 2. Response Format\n\nReturn only one JSON array that matches this JSON Schema")
+	assert.Contains(t, arr.Text, "## 2. Response Format\n\nReturn only one JSON object that matches this JSON Schema, "+
+		"with no other text before or after it; its \"items\" array holds your answer:\n\n```json\n{\n  \"type\": \"object\",")
 	assert.NotContains(t, arr.Text, "Do not add extra keys")
 	assert.NotContains(t, arr.Text, "additionalProperties", "extra keys allowed: the schema does not forbid them")
 	assert.True(t, arr.Output.Array())
 	assert.True(t, arr.Output.AllowsExtraKeys())
+}
+
+// An array output is requested as an object whose "items" holds the
+// array, since providers' strict structured output accepts only an object
+// at the root: the schema the prompt shows, and the runner sends, is that
+// object, and the instructions say so.
+func TestArrayOutputIsAnObjectWithItems(t *testing.T) {
+	arr := renderWith(t, prompt.WithOutput[[]Issue]())
+	want := `{"type":"object","properties":{"items":{"type":"array","items":{"type":"object",` +
+		`"properties":{"line":{"type":"integer","minimum":1},"title":{"type":"string","minLength":1}},` +
+		`"required":["line","title"],"additionalProperties":false}}},"required":["items"],"additionalProperties":false}`
+	assert.JSONEq(t, want, string(arr.Output.Schema()))
+	assert.Contains(t, arr.Text, "Return only one JSON object that matches this JSON Schema, with no other text before or after it; "+
+		"its \"items\" array holds your answer:")
+	assert.NotContains(t, arr.Text, "JSON array")
+	var shown map[string]any
+	body := arr.Text[strings.Index(arr.Text, "```json\n")+8 : strings.LastIndex(arr.Text, "\n```")]
+	require.NoError(t, json.Unmarshal([]byte(body), &shown))
+	assert.JSONEq(t, want, jsonText(t, shown), "the schema shown is the schema requested")
+
+	got, err := prompt.ParseOutput[[]Issue](`{"items":[{"line":1,"title":"a"}]}`, arr)
+	require.NoError(t, err)
+	assert.Equal(t, []Issue{{1, "a"}}, got)
+}
+
+func jsonText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
 }
 
 func TestResponseFormatIsNumberedAfterEnabledSections(t *testing.T) {
@@ -101,6 +134,7 @@ func TestParseOutput(t *testing.T) {
 		{"fenced block wins over earlier braces", "I considered {maybe} a lot.\n```json\n{\"approve\":true,\"reasons\":[{\"line\":3,\"title\":\"typo\"}]}\n```"},
 		{"first balanced object in prose", "Verdict: {\"approve\":true,\"reasons\":[{\"line\":3,\"title\":\"typo\"}]} -- done {\"other\":1}"},
 		{"surrounding white space", "\n\n  {\"approve\":true,\"reasons\":[{\"line\":3,\"title\":\"typo\"}]}  \n"},
+		{"a bracket of prose before the object", "I checked [1] and [\"README.md\"]: {\"approve\":true,\"reasons\":[{\"line\":3,\"title\":\"typo\"}]}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,8 +15,10 @@ import (
 // prompt rendered as r, which must declare output type O (WithOutput[O]).
 //
 // It takes the first ```json fenced block, else the whole text, else the
-// first balanced {…} or […] in the text (see serde.ExtractJSON). For array
-// outputs it also accepts an object {"items": […]}. The value is decoded
+// first balanced {…} or […] in the text (see serde.ExtractJSON); for an
+// object output, the first balanced {…} even after a bracketed fragment of
+// prose (serde.ExtractJSONObject). An array output is accepted as the
+// object {"items": […]} it is asked for, or as a bare array. The value is decoded
 // strictly: keys the schema does not list are rejected unless the output
 // allows extra keys, and wrong types and failed `validate` tags are
 // reported. Every failure is an *OutputError giving the JSON path and what
@@ -45,7 +47,11 @@ func (o *OutputSpec) Parse(text string) (any, error) {
 	if o.array {
 		expected = "a JSON array"
 	}
-	raw, err := serde.ExtractJSON(text)
+	extract := serde.ExtractJSONObject
+	if o.array {
+		extract = serde.ExtractJSON
+	}
+	raw, err := extract(text)
 	if err != nil {
 		return nil, &OutputError{Reason: "expected " + expected + "; " + strings.TrimPrefix(err.Error(), "serde: "), Err: err}
 	}

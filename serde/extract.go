@@ -21,6 +21,19 @@ import (
 // What it returns is always valid JSON (a copy, not sharing memory with
 // text). It does not check the value's shape: decode it with Decode.
 func ExtractJSON(text string) (json.RawMessage, error) {
+	return extract(text, false)
+}
+
+// ExtractJSONObject is ExtractJSON for an answer that should be a JSON
+// object. In the third step it takes the first balanced {…} that is valid
+// JSON even when a bracketed fragment comes before it ("Step [1]: …
+// {"a": 1}" gives the object, not [1]); only when the text holds no such
+// object does it take the first […].
+func ExtractJSONObject(text string) (json.RawMessage, error) {
+	return extract(text, true)
+}
+
+func extract(text string, wantObject bool) (json.RawMessage, error) {
 	var badFence string
 	for _, lang := range []string{"json", ""} {
 		for b := range fencedBlocks(text) {
@@ -43,7 +56,14 @@ func ExtractJSON(text string) (json.RawMessage, error) {
 	if gjson.Valid(trimmed) {
 		return json.RawMessage(trimmed), nil
 	}
-	found, exhausted := firstBalancedJSON(text)
+	var found string
+	var exhausted bool
+	if wantObject {
+		found, exhausted = firstBalancedJSON(text, "{")
+	}
+	if found == "" && !exhausted {
+		found, exhausted = firstBalancedJSON(text, "{[")
+	}
 	if found != "" {
 		return json.RawMessage(found), nil
 	}
@@ -126,18 +146,19 @@ func fencedBlocks(text string) func(yield func(fence) bool) {
 	}
 }
 
-// firstBalancedJSON returns the first balanced {…} or […] of text that is
-// valid JSON, by start position. Brackets are matched string-aware from each
-// candidate start; the matches found while scanning from one start are
-// remembered for the starts nested in it, and the total work is bounded
-// (exhausted reports that the bound was hit).
-func firstBalancedJSON(text string) (found string, exhausted bool) {
+// firstBalancedJSON returns the first balanced value of text that opens
+// with one of the brackets in opens ("{[" or "{") and is valid JSON, by
+// start position. Brackets are matched string-aware from each candidate
+// start; the matches found while scanning from one start are remembered
+// for the starts nested in it, and the total work is bounded (exhausted
+// reports that the bound was hit).
+func firstBalancedJSON(text, opens string) (found string, exhausted bool) {
 	// end[i] for an opening bracket at i: 0 not yet known, -1 unbalanced,
 	// else the index just past its closing bracket.
 	var end []int
 	budget := 32*len(text) + 1<<20
 	for i := 0; i < len(text); i++ {
-		if c := text[i]; c != '{' && c != '[' {
+		if c := text[i]; c != opens[0] && (len(opens) == 1 || c != opens[1]) {
 			continue
 		}
 		if end == nil {

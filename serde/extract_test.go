@@ -49,6 +49,31 @@ func TestExtractJSON(t *testing.T) {
 	}
 }
 
+func TestExtractJSONObject(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"a bracket of prose before the object", `Step [1] done. The answer: {"a": 1}`, `{"a": 1}`},
+		{"a JSON array before the object", `I read ["a.md", "b.md"] and found {"ok": true}.`, `{"ok": true}`},
+		{"an object inside an array", `[{"a": 1}, 2]`, `[{"a": 1}, 2]`},
+		{"an object inside an array in prose", `Result: [{"a": 1}, 2] ok`, `{"a": 1}`},
+		{"no object: the array", `Items: [1, 2, 3].`, `[1, 2, 3]`},
+		{"a fence still wins", "See {\"x\":0}\n```json\n[1]\n```", `[1]`},
+		{"the first valid object", `{bad} [2] {"a": 7} {"b": 8}`, `{"a": 7}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ExtractJSONObject(tt.in)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+	_, err := ExtractJSONObject("nothing here [")
+	require.ErrorContains(t, err, "serde: no JSON value found in the model output; ")
+}
+
 func TestExtractJSONErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -105,7 +130,14 @@ func FuzzExtractJSON(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		got, err := ExtractJSON(text)
+		check(t, text, ExtractJSON)
+		check(t, text, ExtractJSONObject)
+	})
+}
+
+func check(t *testing.T, text string, extract func(string) (json.RawMessage, error)) {
+	{
+		got, err := extract(text)
 		if err != nil {
 			if got != nil {
 				t.Fatalf("error %v with a value %q", err, got)
@@ -121,5 +153,5 @@ func FuzzExtractJSON(f *testing.F) {
 		if utf8.ValidString(text) && !strings.Contains(text, string(got)) {
 			t.Fatalf("ExtractJSON(%q) = %q: not taken from the text", text, got)
 		}
-	})
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 
 	gopenai "github.com/sashabaranov/go-openai"
@@ -15,26 +14,39 @@ import (
 // emptyParameters is sent for a tool without a parameters schema.
 var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
 
-// outputMapping carries what is needed to map a strict structured answer
-// back to the caller's schema.
+// outputMapping carries what is needed to map a structured answer back to
+// the caller's schema.
 type outputMapping struct {
-	schema any // the original schema, parsed
+	schema  any  // the original schema, parsed, when strict: nulls to strip
+	wrapped bool // the array schema was sent inside {"items": …}
 }
 
-// chatRequest builds the go-openai request for req.
-func (m *Model) chatRequest(req *model.Request) (gopenai.ChatCompletionRequest, *outputMapping, error) {
-	creq := gopenai.ChatCompletionRequest{Model: req.Model, Stop: req.Stop, Seed: req.Seed}
+// chatBody is the JSON body of a request: go-openai's request type, with
+// the sampling parameters sent as given (its float32 fields are omitted
+// when zero, so an explicit 0 would not be sent).
+type chatBody struct {
+	gopenai.ChatCompletionRequest
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+}
+
+// chatRequest builds the JSON body for req.
+func (m *Model) chatRequest(req *model.Request, stream bool) ([]byte, *outputMapping, error) {
+	creq := gopenai.ChatCompletionRequest{Model: req.Model, Stop: req.Stop, Seed: req.Seed, Stream: stream}
 	if creq.Model == "" {
 		creq.Model = m.cfg.Model
 	}
 	if creq.Model == "" {
-		return creq, nil, errors.New("openai: no model id: set Config.Model (LLM_MODEL_ID) or Request.Model")
+		return nil, nil, errors.New("openai: no model id: set Config.Model (LLM_MODEL_ID) or Request.Model")
+	}
+	if stream {
+		creq.StreamOptions = &gopenai.StreamOptions{IncludeUsage: true}
 	}
 	creq.Messages = make([]gopenai.ChatCompletionMessage, 0, len(req.Messages))
 	for i, msg := range req.Messages {
 		cm, err := chatMessage(msg)
 		if err != nil {
-			return creq, nil, fmt.Errorf("openai: message %d: %w", i, err)
+			return nil, nil, fmt.Errorf("openai: message %d: %w", i, err)
 		}
 		creq.Messages = append(creq.Messages, cm)
 	}
@@ -43,7 +55,7 @@ func (m *Model) chatRequest(req *model.Request) (gopenai.ChatCompletionRequest, 
 		if len(params) == 0 {
 			params = emptyParameters
 		} else if !json.Valid(params) {
-			return creq, nil, fmt.Errorf("openai: tool %q: parameters are not valid JSON", t.Name)
+			return nil, nil, fmt.Errorf("openai: tool %q: parameters are not valid JSON", t.Name)
 		}
 		creq.Tools = append(creq.Tools, gopenai.Tool{
 			Type:     gopenai.ToolTypeFunction,
@@ -57,12 +69,6 @@ func (m *Model) chatRequest(req *model.Request) (gopenai.ChatCompletionRequest, 
 	default:
 		creq.ToolChoice = gopenai.ToolChoice{Type: gopenai.ToolTypeFunction, Function: gopenai.ToolFunction{Name: req.ToolChoice}}
 	}
-	if req.Temperature != nil {
-		creq.Temperature = sampling(*req.Temperature)
-	}
-	if req.TopP != nil {
-		creq.TopP = sampling(*req.TopP)
-	}
 	if m.cfg.LegacyMaxTokens {
 		creq.MaxTokens = req.MaxTokens
 	} else {
@@ -70,38 +76,17 @@ func (m *Model) chatRequest(req *model.Request) (gopenai.ChatCompletionRequest, 
 	}
 	var out *outputMapping
 	if o := req.Output; o != nil {
-		schema := o.Schema
-		if o.Strict {
-			var err error
-			if schema, err = strictSchema(o.Schema); err != nil {
-				return creq, nil, fmt.Errorf("openai: %w", err)
-			}
-			original, _ := parseOrdered(o.Schema) // valid: strictSchema parsed it
-			out = &outputMapping{schema: original}
-		} else if !json.Valid(schema) {
-			return creq, nil, errors.New("openai: output schema is not valid JSON")
+		format, mapping, err := responseFormat(o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("openai: %w", err)
 		}
-		creq.ResponseFormat = &gopenai.ChatCompletionResponseFormat{
-			Type: gopenai.ChatCompletionResponseFormatTypeJSONSchema,
-			JSONSchema: &gopenai.ChatCompletionResponseFormatJSONSchema{
-				Name:        schemaName(o.Name),
-				Description: o.Description,
-				Schema:      json.RawMessage(schema),
-				Strict:      o.Strict,
-			},
-		}
+		creq.ResponseFormat, out = format, mapping
 	}
-	return creq, out, nil
-}
-
-// sampling converts a sampling parameter for go-openai, whose float32
-// fields are omitted when zero: an explicit 0 is sent as the smallest
-// positive float32, which servers treat as 0.
-func sampling(v float64) float32 {
-	if v == 0 {
-		return math.SmallestNonzeroFloat32
+	body, err := json.Marshal(chatBody{ChatCompletionRequest: creq, Temperature: req.Temperature, TopP: req.TopP})
+	if err != nil {
+		return nil, nil, fmt.Errorf("openai: encode the request: %w", err)
 	}
-	return float32(v)
+	return body, out, nil
 }
 
 func chatMessage(msg model.Message) (gopenai.ChatCompletionMessage, error) {
@@ -154,7 +139,7 @@ func schemaName(name string) string {
 }
 
 // convertResponse maps the first choice of resp.
-func convertResponse(resp gopenai.ChatCompletionResponse, out *outputMapping) (*model.Response, error) {
+func convertResponse(req *model.Request, resp gopenai.ChatCompletionResponse, out *outputMapping) (*model.Response, error) {
 	if len(resp.Choices) == 0 {
 		return nil, &model.APIError{Message: "the server returned a chat completion without choices"}
 	}
@@ -163,33 +148,59 @@ func convertResponse(resp gopenai.ChatCompletionResponse, out *outputMapping) (*
 	for _, tc := range choice.Message.ToolCalls {
 		msg.ToolCalls = append(msg.ToolCalls, model.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
-	finish := finishReason(choice.FinishReason)
-	if msg.Content == "" && choice.Message.Refusal != "" {
-		msg.Content = choice.Message.Refusal
-		finish = model.FinishRefusal
-	} else if out != nil && msg.Content != "" && len(msg.ToolCalls) == 0 {
-		msg.Content = unstrict(out, msg.Content)
-	}
 	usage := model.Usage{
 		InputTokens:  resp.Usage.PromptTokens,
 		OutputTokens: resp.Usage.CompletionTokens,
 		TotalTokens:  resp.Usage.TotalTokens,
 	}
+	return finish(req, msg, choice.Message.Refusal, finishReason(choice.FinishReason), usage, resp.Model, out), nil
+}
+
+// finish completes an answer: a refusal becomes the text, missing tool call
+// ids are filled in, a structured answer is mapped back to the caller's
+// schema, and a missing total is computed.
+func finish(req *model.Request, msg model.Message, refusal string, reason model.FinishReason, usage model.Usage, modelID string, out *outputMapping) *model.Response {
+	model.FillToolCallIDs(req, msg.ToolCalls)
+	switch {
+	case msg.Content == "" && refusal != "":
+		msg.Content = refusal
+		reason = model.FinishRefusal
+	case out != nil && msg.Content != "" && len(msg.ToolCalls) == 0:
+		msg.Content = out.mapBack(msg.Content)
+	}
+	if len(msg.ToolCalls) > 0 && (reason == model.FinishStop || reason == "") {
+		reason = model.FinishToolCalls // some servers say stop
+	}
 	if usage.TotalTokens == 0 {
 		usage.TotalTokens = usage.InputTokens + usage.OutputTokens
 	}
-	return &model.Response{Message: msg, FinishReason: finish, Usage: usage, Model: resp.Model}, nil
+	return &model.Response{Message: msg, FinishReason: reason, Usage: usage, Model: modelID}
 }
 
-// unstrict removes the nulls strict mode forced into optional fields. An
-// answer that is not JSON is returned unchanged for the caller to report.
-func unstrict(out *outputMapping, content string) string {
+// mapBack maps a structured answer to the caller's schema: the array
+// inside {"items": …} is taken out, and the nulls strict mode forced into
+// optional fields are removed. An answer that is not JSON, or not shaped
+// as requested, is returned unchanged for the caller to report.
+func (out *outputMapping) mapBack(content string) string {
+	if out.schema == nil && !out.wrapped {
+		return content
+	}
 	v, err := parseOrdered([]byte(content))
 	if err != nil {
 		return content
 	}
-	root, _ := out.schema.(*object)
-	b, err := marshalOrdered(stripNulls(out.schema, root, v))
+	if out.wrapped {
+		if o, ok := v.(*object); ok {
+			if items, ok := o.get("items").([]any); ok && len(o.keys) == 1 {
+				v = items
+			}
+		}
+	}
+	if out.schema != nil {
+		root, _ := out.schema.(*object)
+		v = stripNulls(out.schema, root, v)
+	}
+	b, err := marshalOrdered(v)
 	if err != nil {
 		return content
 	}

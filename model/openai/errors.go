@@ -1,7 +1,8 @@
 package openai
 
 import (
-	"context"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,75 +18,100 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 )
 
-// headerTransport records the response headers of each request in the sink
-// its context carries: go-openai's errors do not expose headers, and
-// Retry-After lives there.
-type headerTransport struct {
-	base http.RoundTripper
-}
+// maxErrorBody bounds how much of an error answer is read.
+const maxErrorBody = 1 << 20
 
-type headerSinkKey struct{}
-
-func withHeaderSink(ctx context.Context, sink *http.Header) context.Context {
-	return context.WithValue(ctx, headerSinkKey{}, sink)
-}
-
-// RoundTrip sends req with the base transport and records the response
-// headers.
-func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	resp, err := base.RoundTrip(req)
-	if err == nil {
-		if sink, ok := req.Context().Value(headerSinkKey{}).(*http.Header); ok {
-			*sink = resp.Header
-		}
-	}
-	return resp, err
-}
-
-// mapError turns a go-openai error into the model package's error kinds.
-func (m *Model) mapError(err error, header http.Header) error {
-	var (
-		apiErr *gopenai.APIError
-		reqErr *gopenai.RequestError
-		e      = &model.APIError{Err: err}
-		kind   string
-	)
+// statusError turns an answer with an error status into the model
+// package's error kinds, reading the provider's explanation from its body:
+// OpenAI's {"error": {...}}, or the bare {"message": ...} some compatible
+// servers send, or else the text itself.
+func (m *Model) statusError(resp *http.Response) error {
+	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := &model.APIError{StatusCode: resp.StatusCode}
+	var kind string
+	var wrapped gopenai.ErrorResponse
+	var bare gopenai.APIError
 	switch {
-	case errors.As(err, &apiErr):
-		e.StatusCode = apiErr.HTTPStatusCode
-		e.Message = apiErr.Message
-		switch code := apiErr.Code.(type) {
-		case nil:
-		case string:
-			e.Code = code
-		case int: // go-openai decodes a null code as 0
-			if code != 0 {
-				e.Code = strconv.Itoa(code)
-			}
-		default:
-			e.Code = fmt.Sprint(code)
-		}
-		kind = apiErr.Type
-	case errors.As(err, &reqErr):
-		e.StatusCode = reqErr.HTTPStatusCode
-		e.Message = truncate(strings.TrimSpace(string(reqErr.Body)), 500)
+	case json.Unmarshal(body, &wrapped) == nil && wrapped.Error != nil:
+		e.Message, e.Code, kind = wrapped.Error.Message, errorCode(wrapped.Error.Code), wrapped.Error.Type
+	case json.Unmarshal(body, &bare) == nil && bare.Message != "":
+		e.Message, e.Code, kind = bare.Message, errorCode(bare.Code), bare.Type
 	default:
-		return fmt.Errorf("openai: chat completion: %w", err) // transport error
+		e.Message = truncate(strings.TrimSpace(string(body)), 500)
+		if e.Message == "" && readErr != nil {
+			e.Err = readErr
+		}
 	}
+	return classify(e, kind, resp.Header, m.cfg.Now())
+}
+
+// classify wraps e in the kind of error its status and code say.
+func classify(e *model.APIError, kind string, header http.Header, now time.Time) error {
 	switch {
 	case e.StatusCode == http.StatusTooManyRequests:
-		return &model.RateLimitError{RetryAfter: retryAfter(header, m.cfg.Now()), Err: e}
+		return &model.RateLimitError{RetryAfter: retryAfter(header, now), Err: e}
 	case e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden:
 		return fmt.Errorf("%w: %w", model.ErrAuth, e)
-	case (e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusRequestEntityTooLarge) &&
+	case (e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusRequestEntityTooLarge || e.StatusCode == 0) &&
 		isContextLength(e.Code, kind, e.Message):
 		return fmt.Errorf("%w: %w", model.ErrContextLength, e)
 	}
 	return e
+}
+
+// errorCode renders the code of a provider error: a string, a number (vLLM
+// sends the status), or null.
+func errorCode(code any) string {
+	switch c := code.(type) {
+	case nil:
+		return ""
+	case string:
+		return c
+	case int: // go-openai decodes a null code as 0
+		if c == 0 {
+			return ""
+		}
+		return strconv.Itoa(c)
+	case float64:
+		return strconv.FormatFloat(c, 'f', -1, 64)
+	}
+	return fmt.Sprint(code)
+}
+
+// maxBody bounds the size of an answer: a chat completion, or the text and
+// tool calls assembled from a stream.
+const maxBody = 32 << 20
+
+// invalidBody is the error for an answer that arrived but cannot be used.
+func invalidBody(status int, detail string, cause error) error {
+	return &model.APIError{
+		StatusCode: status,
+		Message: "response body invalid: " + detail + "; the request was not retried, since the server may have finished " +
+			"(and billed) the generation: check the server or any proxy in between, and retry the call if that is safe",
+		Err: cause,
+	}
+}
+
+// readCompletion reads and decodes a chat completion answer.
+func readCompletion(resp *http.Response) (gopenai.ChatCompletionResponse, error) {
+	var cr gopenai.ChatCompletionResponse
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	switch {
+	case err != nil:
+		return cr, invalidBody(resp.StatusCode, fmt.Sprintf("reading it failed after %d bytes: %v", len(data), err), err)
+	case len(data) > maxBody:
+		return cr, invalidBody(resp.StatusCode, fmt.Sprintf("it is larger than %d MiB", maxBody>>20), nil)
+	}
+	err = json.NewDecoder(bytes.NewReader(data)).Decode(&cr)
+	switch {
+	case errors.Is(err, io.EOF):
+		return cr, invalidBody(resp.StatusCode, "the body is empty", err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return cr, invalidBody(resp.StatusCode, fmt.Sprintf("the body ends before its JSON value is complete (after %d bytes)", len(data)), err)
+	case err != nil:
+		return cr, invalidBody(resp.StatusCode, fmt.Sprintf("the body is not a chat completion (%v): %q", err, truncate(string(data), 200)), err)
+	}
+	return cr, nil
 }
 
 // isContextLength recognizes OpenAI's code and the messages of common

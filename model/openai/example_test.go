@@ -67,3 +67,45 @@ func ExampleNew() {
 	// answer: {"city":"Paris"}
 	// finish: stop tokens: 39
 }
+
+// Streaming: the text arrives in pieces as the server generates it, then
+// Stream returns the whole answer with the usage the server reported last.
+func ExampleModel_Stream() {
+	// A stand-in for an OpenAI-compatible server that streams.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, piece := range []string{"It is", " sunny", " in Paris."} {
+			fmt.Fprintf(w, "data: {\"model\":\"gpt-4.1-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", piece)
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n")
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":5,\"total_tokens\":17}}\n\n")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer srv.Close()
+
+	cfg := openai.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.HTTPClient = srv.URL+"/v1", "gpt-4.1-mini", srv.Client()
+	m, err := openai.New(cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp, err := m.Stream(context.Background(), &model.Request{
+		Messages: []model.Message{model.UserMessage("Weather in Paris?")},
+	}, func(d model.Delta) error {
+		fmt.Printf("%q\n", d.Text)
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("answer:", resp.Message.Content)
+	fmt.Println("finish:", resp.FinishReason, "tokens:", resp.Usage.TotalTokens)
+	// Output:
+	// "It is"
+	// " sunny"
+	// " in Paris."
+	// answer: It is sunny in Paris.
+	// finish: stop tokens: 17
+}

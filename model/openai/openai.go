@@ -1,18 +1,27 @@
 // Package openai adapts any OpenAI-compatible Chat Completions server
-// (OpenAI, vLLM, llama.cpp server, Ollama, …) to model.Model, on top of
-// github.com/sashabaranov/go-openai.
+// (OpenAI, vLLM, llama.cpp server, Ollama, …) to model.Model and
+// model.Streamer, using the wire types of github.com/sashabaranov/go-openai.
 //
 // It maps tools to function tools, tool calls and tool results both ways,
 // usage and finish reasons; structured output to response_format
-// json_schema (strict schemas are rewritten as strict mode requires, and
-// the answer is mapped back); provider errors to the model package's error
-// kinds; and it retries throttling (429), server errors (5xx) and dropped
-// or refused connections with
-// exponential backoff and full jitter, honouring Retry-After, within a
-// total time budget and the context.
+// json_schema (strict schemas are rewritten as strict mode requires, an
+// array is requested inside an object, and the answer is mapped back);
+// provider errors to the model package's error kinds. It retries
+// throttling (429), server errors (5xx) and connections dropped or refused
+// before an answer, with exponential backoff and full jitter, honouring
+// Retry-After, within a total time budget and the context; once the server
+// has answered, nothing is retried. Stream delivers the answer as it is
+// generated (server-sent events with stream_options.include_usage).
+//
+// The adapter sends its requests itself rather than through go-openai's
+// client, so that it can send an explicit zero temperature (which the
+// client's request type omits), read response headers, tell a broken
+// answer from a dropped connection, and read a stream without allocating
+// per field.
 package openai
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,23 +29,29 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
-
-	gopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/offshoot-dev/offshoot/model"
 )
 
-// Defaults used for the zero values of Config fields.
+// Defaults used by DefaultConfig and for the zero values of Config fields.
 const (
-	DefaultBaseURL     = "https://api.openai.com/v1"
-	DefaultMaxRetries  = 4
+	// DefaultBaseURL is OpenAI's API root.
+	DefaultBaseURL = "https://api.openai.com/v1"
+	// DefaultMaxRetries is the number of retries DefaultConfig sets. A
+	// Config's zero MaxRetries means no retries.
+	DefaultMaxRetries = 4
+	// DefaultRetryBudget bounds a call's total time, retries included.
 	DefaultRetryBudget = 90 * time.Second
-	DefaultBaseDelay   = time.Second
-	DefaultMaxDelay    = 30 * time.Second
+	// DefaultBaseDelay is the backoff before the first retry.
+	DefaultBaseDelay = time.Second
+	// DefaultMaxDelay caps the backoff.
+	DefaultMaxDelay = 30 * time.Second
 )
 
-// Config configures a Model. The zero value of every field is usable.
+// Config configures a Model. The zero value of every field is usable; start
+// from DefaultConfig to get retries.
 type Config struct {
 	// BaseURL is the API root, such as "http://localhost:8000/v1";
 	// DefaultBaseURL when empty.
@@ -46,12 +61,11 @@ type Config struct {
 	APIKey string
 	// Model is the model id used when a Request does not name one.
 	Model string
-	// HTTPClient sends the requests; a new http.Client when nil. The Model
-	// uses a shallow copy whose Transport is wrapped to read response
-	// headers (Retry-After); the client given is not modified.
+	// HTTPClient sends the requests; a new http.Client when nil.
 	HTTPClient *http.Client
 	// MaxRetries is how many times a failed call is retried after the
-	// first attempt: DefaultMaxRetries when 0, none when negative.
+	// first attempt: 0 means none. DefaultConfig sets DefaultMaxRetries.
+	// Negative values are an error.
 	MaxRetries int
 	// RetryBudget bounds the total time of a call including retries and
 	// waits: DefaultRetryBudget when 0. A wait that would end past the
@@ -81,16 +95,33 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Model is a model.Model that calls an OpenAI-compatible Chat Completions
-// endpoint. It is safe for concurrent use.
-type Model struct {
-	cfg    Config
-	client *gopenai.Client
+// DefaultConfig returns the recommended configuration: OpenAI's base URL and
+// DefaultMaxRetries retries within DefaultRetryBudget. Set the model id, the
+// key and, for another server, the base URL on it.
+func DefaultConfig() Config {
+	return Config{
+		BaseURL:     DefaultBaseURL,
+		MaxRetries:  DefaultMaxRetries,
+		RetryBudget: DefaultRetryBudget,
+		BaseDelay:   DefaultBaseDelay,
+		MaxDelay:    DefaultMaxDelay,
+	}
 }
 
-var _ model.Model = (*Model)(nil)
+// Model is a model.Model and model.Streamer that calls an OpenAI-compatible
+// Chat Completions endpoint. It is safe for concurrent use.
+type Model struct {
+	cfg      Config
+	endpoint string
+}
 
-// New returns a Model for cfg. It fails only on an invalid BaseURL.
+var (
+	_ model.Model    = (*Model)(nil)
+	_ model.Streamer = (*Model)(nil)
+)
+
+// New returns a Model for cfg. It fails on an invalid BaseURL or a negative
+// MaxRetries.
 func New(cfg Config) (*Model, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
@@ -99,8 +130,9 @@ func New(cfg Config) (*Model, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("openai: base URL %q must be an absolute http(s) URL such as %q", cfg.BaseURL, DefaultBaseURL)
 	}
-	if cfg.MaxRetries == 0 {
-		cfg.MaxRetries = DefaultMaxRetries
+	if cfg.MaxRetries < 0 {
+		return nil, fmt.Errorf("openai: MaxRetries is %d; use 0 for no retries, or a positive count such as openai.DefaultMaxRetries (%d)",
+			cfg.MaxRetries, DefaultMaxRetries)
 	}
 	if cfg.RetryBudget <= 0 {
 		cfg.RetryBudget = DefaultRetryBudget
@@ -120,23 +152,15 @@ func New(cfg Config) (*Model, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	hc := &http.Client{}
-	if cfg.HTTPClient != nil {
-		c := *cfg.HTTPClient
-		hc = &c
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{}
 	}
-	hc.Transport = &headerTransport{base: hc.Transport}
-	cfg.HTTPClient = hc
-
-	occ := gopenai.DefaultConfig(cfg.APIKey)
-	occ.BaseURL = cfg.BaseURL
-	occ.HTTPClient = hc
-	return &Model{cfg: cfg, client: gopenai.NewClientWithConfig(occ)}, nil
+	return &Model{cfg: cfg, endpoint: strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions"}, nil
 }
 
 // Factory returns a model.Factory for model.NewRouter that builds Models
-// from base, with the router's model id, API key and base URL (when set)
-// taking the place of base's.
+// from base (DefaultConfig, say), with the router's model id, API key and
+// base URL (when set) taking the place of base's.
 func Factory(base Config) model.Factory {
 	return func(_ string, mc model.ModelConfig) (model.Model, error) {
 		c := base
@@ -156,54 +180,107 @@ func Factory(base Config) model.Factory {
 }
 
 // Generate sends req to the Chat Completions endpoint and returns the
-// assistant's answer. Throttling and server errors are retried (see
-// Config); the error returned matches model.ErrRateLimited,
-// model.ErrAuth, model.ErrContextLength or *model.APIError with
-// errors.Is/As, or the context's error.
+// assistant's answer. Throttling, server errors and connections dropped
+// before an answer are retried (see Config); the error returned matches
+// model.ErrRateLimited, model.ErrAuth, model.ErrContextLength or
+// *model.APIError with errors.Is/As, or the context's error. An answer
+// whose body is empty, cut short or not a chat completion is an
+// *model.APIError saying "response body invalid", never retried: the
+// server may have finished, and billed, the generation.
 func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
 	if req == nil {
 		return nil, errors.New("openai: Generate needs a request")
 	}
-	creq, out, err := m.chatRequest(req)
+	body, out, err := m.chatRequest(req, false)
 	if err != nil {
 		return nil, err
 	}
+	resp, err := m.send(ctx, body, false)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	cr, err := readCompletion(resp)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("openai: %w while reading the answer: %w", cerr, err)
+		}
+		return nil, err
+	}
+	return convertResponse(req, cr, out)
+}
+
+// send posts body to the endpoint, retrying as Config says, and returns the
+// first successful answer with its body unread. Only failures before an
+// answer arrives are retried: error statuses (429, 5xx) and connections
+// refused, reset or dropped before the status line.
+func (m *Model) send(ctx context.Context, body []byte, stream bool) (*http.Response, error) {
 	start := m.cfg.Now()
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("openai: %w", err)
 		}
-		var header http.Header
-		resp, err := m.client.CreateChatCompletion(withHeaderSink(ctx, &header), creq)
+		resp, header, err := m.post(ctx, body, stream)
 		if err == nil {
-			return convertResponse(resp, out)
+			return resp, nil
 		}
-		merr := m.mapError(err, header)
 		if cerr := ctx.Err(); cerr != nil {
-			if errors.Is(merr, cerr) {
-				return nil, merr
+			if errors.Is(err, cerr) {
+				return nil, err
 			}
-			return nil, fmt.Errorf("openai: %w after: %w", cerr, merr)
+			return nil, fmt.Errorf("openai: %w after: %w", cerr, err)
 		}
-		if !retryable(merr) {
-			return nil, giveUp(attempt, merr)
+		if !retryable(err) {
+			return nil, giveUp(attempt, err)
 		}
-		if attempt >= max(m.cfg.MaxRetries, 0) {
-			return nil, fmt.Errorf("openai: giving up after %d attempts (the retry limit): %w", attempt+1, merr)
+		if attempt >= m.cfg.MaxRetries {
+			if attempt == 0 {
+				return nil, err
+			}
+			return nil, fmt.Errorf("openai: giving up after %d attempts (the retry limit): %w", attempt+1, err)
 		}
 		wait := m.backoff(attempt, retryAfter(header, m.cfg.Now()))
 		if elapsed := m.cfg.Now().Sub(start); elapsed+wait > m.cfg.RetryBudget {
 			return nil, fmt.Errorf("openai: giving up after %d attempts in %s: waiting %s more would exceed the retry budget of %s: %w",
-				attempt+1, elapsed.Round(time.Millisecond), wait, m.cfg.RetryBudget, merr)
+				attempt+1, elapsed.Round(time.Millisecond), wait, m.cfg.RetryBudget, err)
 		}
 		if m.cfg.Logger != nil {
 			m.cfg.Logger.WarnContext(ctx, "openai: retrying chat completion",
-				"attempt", attempt+1, "wait", wait, "error", merr)
+				"attempt", attempt+1, "wait", wait, "error", err)
 		}
-		if err := m.cfg.Sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("openai: %w while waiting %s to retry: %w", err, wait, merr)
+		if serr := m.cfg.Sleep(ctx, wait); serr != nil {
+			return nil, fmt.Errorf("openai: %w while waiting %s to retry: %w", serr, wait, err)
 		}
 	}
+}
+
+// post makes one attempt. On a 2xx status it returns the response with its
+// body open; otherwise the error, mapped to the model package's kinds, and
+// the response headers when an answer came.
+func (m *Model) post(ctx context.Context, body []byte, stream bool) (*http.Response, http.Header, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, fmt.Errorf("openai: chat completion: %w", err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if stream {
+		hreq.Header.Set("Accept", "text/event-stream")
+		hreq.Header.Set("Cache-Control", "no-cache")
+	} else {
+		hreq.Header.Set("Accept", "application/json")
+	}
+	if m.cfg.APIKey != "" {
+		hreq.Header.Set("Authorization", "Bearer "+m.cfg.APIKey)
+	}
+	resp, err := m.cfg.HTTPClient.Do(hreq)
+	if err != nil {
+		return nil, nil, fmt.Errorf("openai: chat completion: %w", err)
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp, resp.Header, nil
+	}
+	defer resp.Body.Close()
+	return nil, resp.Header, m.statusError(resp)
 }
 
 func giveUp(attempt int, err error) error {

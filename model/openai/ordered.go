@@ -17,6 +17,8 @@ type object struct {
 	vals map[string]any
 }
 
+func newObject() *object { return &object{vals: map[string]any{}} }
+
 func (o *object) get(key string) any { return o.vals[key] }
 
 func (o *object) has(key string) bool {
@@ -78,7 +80,7 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 	case json.Delim:
 		switch t {
 		case '{':
-			o := &object{vals: map[string]any{}}
+			o := newObject()
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {

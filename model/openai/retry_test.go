@@ -168,7 +168,7 @@ func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
 	ws := newWireServer(t, reply{status: 503, header: map[string]string{"Retry-After": "60"}, body: errorBody("overloaded", "server_error", "")})
 	retrying := make(chan struct{}, 1)
 	m, err := openai.New(openai.Config{ // the real sleep and clock
-		BaseURL: ws.URL + "/v1", Model: "gpt-test", HTTPClient: ws.Client(),
+		BaseURL: ws.URL + "/v1", Model: "gpt-test", HTTPClient: ws.Client(), MaxRetries: 4,
 		Logger: slog.New(signalHandler{retrying}), // logs just before the backoff starts
 	})
 	require.NoError(t, err)
@@ -176,8 +176,11 @@ func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		<-retrying
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-retrying:
+			time.Sleep(10 * time.Millisecond)
+		case <-time.After(10 * time.Second): // watchdog: the retry never started
+		}
 		cancel()
 	}()
 	start := time.Now()
@@ -239,7 +242,7 @@ func TestTransportError(t *testing.T) {
 	ws := newWireServer(t)
 	url := ws.URL
 	ws.Close()
-	m, err := openai.New(openai.Config{BaseURL: url + "/v1", Model: "m", HTTPClient: ws.Client(), MaxRetries: -1})
+	m, err := openai.New(openai.Config{BaseURL: url + "/v1", Model: "m", HTTPClient: ws.Client()})
 	require.NoError(t, err)
 	_, err = m.Generate(context.Background(), &model.Request{Messages: []model.Message{model.UserMessage("hi")}})
 	require.Error(t, err)
@@ -263,7 +266,7 @@ func TestDroppedConnectionsAreRetried(t *testing.T) {
 	}))
 	defer srv.Close()
 	clock := newFakeClock()
-	m, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m", HTTPClient: srv.Client(),
+	m, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m", HTTPClient: srv.Client(), MaxRetries: 1,
 		Rand: func() float64 { return 0.5 }, Sleep: clock.Sleep, Now: clock.Now})
 	require.NoError(t, err)
 	resp, err := m.Generate(context.Background(), &model.Request{Messages: []model.Message{model.UserMessage("hi")}})

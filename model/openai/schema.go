@@ -1,40 +1,103 @@
 package openai
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	gopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/offshoot-dev/offshoot/model"
 )
 
-// strictSchema rewrites a JSON Schema for OpenAI's strict structured output,
-// which requires every object to list all of its properties as required and
-// to forbid additional properties. An optional property becomes required
-// and nullable: "type": "string" becomes ["string", "null"] (an enum gains
-// null too), and a schema without a type (a $ref, an anyOf, a const) is
-// wrapped in {"anyOf": [schema, {"type": "null"}]}. Objects that do not say
-// otherwise get "additionalProperties": false. The rewrite recurses through
-// properties, items, prefixItems, anyOf/oneOf/allOf, not, $defs and
-// definitions. Key order is preserved.
-//
-// The returned schema is a new document; the answer the model gives for it
-// is mapped back with stripNulls using the original schema.
-func strictSchema(raw []byte) ([]byte, error) {
-	s, err := parseOrdered(raw)
+// responseFormat builds response_format for o: json_schema with o's
+// schema, rewritten for strict mode when o.Strict (see makeStrict). A schema
+// whose root is an array is sent as an object whose "items" property holds
+// the array, since OpenAI accepts only an object at the root; the mapping
+// returned takes the array out of the answer again.
+func responseFormat(o *model.OutputSpec) (*gopenai.ChatCompletionResponseFormat, *outputMapping, error) {
+	s, err := parseOrdered(o.Schema)
 	if err != nil {
-		return nil, fmt.Errorf("output schema: %w", err)
+		return nil, nil, fmt.Errorf("output schema: %w", err)
 	}
-	if _, ok := s.(*object); !ok {
-		return nil, fmt.Errorf("output schema: want a JSON object, got %s", kindOf(s))
+	root, ok := s.(*object)
+	if !ok {
+		return nil, nil, fmt.Errorf("output schema: want a JSON object (a schema), got %s", kindOf(s))
 	}
-	makeStrict(s)
-	return marshalOrdered(s)
+	out := &outputMapping{}
+	schema := json.RawMessage(o.Schema)
+	if o.Strict || root.get("type") == "array" {
+		if o.Strict {
+			out.schema, _ = parseOrdered(o.Schema) // a pristine copy: root is rewritten below
+		}
+		if root.get("type") == "array" {
+			root, out.wrapped = wrapItems(root), true
+		}
+		if o.Strict {
+			makeStrict(root)
+		}
+		if schema, err = marshalOrdered(root); err != nil {
+			return nil, nil, fmt.Errorf("output schema: %w", err)
+		}
+	}
+	if out.schema == nil && !out.wrapped {
+		out = nil
+	}
+	return &gopenai.ChatCompletionResponseFormat{
+		Type: gopenai.ChatCompletionResponseFormatTypeJSONSchema,
+		JSONSchema: &gopenai.ChatCompletionResponseFormatJSONSchema{
+			Name:        schemaName(o.Name),
+			Description: o.Description,
+			Schema:      schema,
+			Strict:      o.Strict,
+		},
+	}, out, nil
 }
 
+// wrapItems returns an object schema whose one required property "items"
+// is the array schema arr. Definitions ($defs, definitions) and $schema move
+// to the new root, where the references inside arr expect them.
+func wrapItems(arr *object) *object {
+	w := newObject()
+	if v, ok := arr.vals["$schema"]; ok {
+		w.set("$schema", v)
+		arr.del("$schema")
+	}
+	w.set("type", "object")
+	props := newObject()
+	props.set("items", arr)
+	w.set("properties", props)
+	w.set("required", []any{"items"})
+	w.set("additionalProperties", false)
+	for _, key := range []string{"$defs", "definitions"} {
+		if v, ok := arr.vals[key]; ok {
+			w.set(key, v)
+			arr.del(key)
+		}
+	}
+	return w
+}
+
+// makeStrict rewrites a JSON Schema, in place, for OpenAI's strict
+// structured output, which requires every object to list all of its
+// properties as required and to forbid additional properties. An optional
+// property becomes required and nullable: "type": "string" becomes
+// ["string", "null"] (an enum gains null too), and a schema without a type
+// (a $ref, an anyOf, a const) is wrapped in {"anyOf": [schema, {"type":
+// "null"}]}. Objects that do not say otherwise get "additionalProperties":
+// false. Keywords strict mode refuses are moved into the description (see
+// relax). The rewrite recurses through properties, items, prefixItems,
+// anyOf/oneOf/allOf, not, $defs and definitions. Key order is preserved.
+//
+// The answer the model gives for the rewritten schema is mapped back with
+// stripNulls using the original schema.
 func makeStrict(node any) {
 	o, ok := node.(*object)
 	if !ok {
 		return
 	}
+	relax(o)
 	if props, ok := o.get("properties").(*object); ok {
 		required := stringSet(o.get("required"))
 		all := make([]any, 0, len(props.keys))
@@ -100,13 +163,13 @@ func nullable(node any) any {
 		o.set("anyOf", append(arr, nullSchema()))
 		return o
 	}
-	w := &object{vals: map[string]any{}}
+	w := newObject()
 	w.set("anyOf", []any{o, nullSchema()})
 	return w
 }
 
 func nullSchema() *object {
-	n := &object{vals: map[string]any{}}
+	n := newObject()
 	n.set("type", "null")
 	return n
 }

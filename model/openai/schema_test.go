@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model"
 )
 
 func TestStrictSchema(t *testing.T) {
@@ -73,9 +76,22 @@ func TestStrictSchema(t *testing.T) {
 
 func TestStrictSchemaErrors(t *testing.T) {
 	for _, in := range []string{``, `{`, `{"a":1} x`, `"s"`, `[1]`, strings.Repeat("[", 600) + strings.Repeat("]", 600)} {
-		_, err := strictSchema([]byte(in))
-		assert.Error(t, err, in)
+		for _, strict := range []bool{true, false} {
+			_, _, err := responseFormat(&model.OutputSpec{Schema: json.RawMessage(in), Strict: strict})
+			require.Error(t, err, in)
+			assert.Contains(t, err.Error(), "output schema: ", in)
+		}
 	}
+}
+
+// strictSchema is the strict rewrite of raw, a JSON object.
+func strictSchema(raw []byte) ([]byte, error) {
+	s, err := parseOrdered(raw)
+	if err != nil {
+		return nil, err
+	}
+	makeStrict(s)
+	return marshalOrdered(s)
 }
 
 func TestStripNulls(t *testing.T) {
@@ -108,10 +124,10 @@ func TestStripNulls(t *testing.T) {
 	out := &outputMapping{schema: original}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, unstrict(out, tt.answer))
+			assert.Equal(t, tt.want, out.mapBack(tt.answer))
 		})
 	}
-	assert.Equal(t, "not json", unstrict(out, "not json"))
+	assert.Equal(t, "not json", out.mapBack("not json"))
 }
 
 func TestSchemaName(t *testing.T) {

@@ -116,6 +116,7 @@ func newTestModel(t *testing.T, ws *wireServer, clock *fakeClock, mutate ...func
 		APIKey:     "sk-test",
 		Model:      "gpt-test",
 		HTTPClient: ws.Client(),
+		MaxRetries: openai.DefaultMaxRetries,
 		Rand:       func() float64 { return 0.5 },
 		Sleep:      clock.Sleep,
 		Now:        clock.Now,

@@ -2,6 +2,8 @@ package scripted_test
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/offshoot-dev/offshoot/model"
@@ -35,4 +37,33 @@ func BenchmarkGenerate(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkStream measures what the scripted model adds per streamed
+// piece: a 1,000-word answer delivered word by word.
+func BenchmarkStream(b *testing.B) {
+	const words = 1000
+	text := strings.TrimSpace(strings.Repeat("word ", words))
+	req := &model.Request{Messages: []model.Message{model.UserMessage("Tell me a story.")}}
+	m := scripted.New(scripted.Repeat(scripted.Text(text)))
+	n := 0
+	fn := func(d model.Delta) error {
+		n += len(d.Text)
+		return nil
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	calls := 0
+	for b.Loop() {
+		if calls%1024 == 0 { // keep the call log short
+			m = scripted.New(scripted.Repeat(scripted.Text(text)))
+		}
+		if _, err := m.Stream(ctx, req, fn); err != nil {
+			b.Fatal(err)
+		}
+		calls++
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(calls*words), "ns/chunk")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(calls*words), "allocs/chunk")
 }

@@ -96,7 +96,10 @@ type Recorder struct {
 	err    error
 }
 
-var _ model.Model = (*Recorder)(nil)
+var (
+	_ model.Model    = (*Recorder)(nil)
+	_ model.Streamer = (*Recorder)(nil)
+)
 
 // Record returns a Recorder that writes to w.
 func Record(inner model.Model, w io.Writer) *Recorder {
@@ -124,13 +127,46 @@ func (r *Recorder) Generate(ctx context.Context, req *model.Request) (*model.Res
 	if req == nil {
 		return nil, errors.New("scripted: Generate needs a request")
 	}
+	return r.record(ctx, req, func() (*model.Response, error) { return r.inner.Generate(ctx, req) })
+}
+
+// Stream streams the inner model's answer to fn (model.Stream: the inner
+// model's own streaming, or its whole answer at once) and records the
+// request with the complete response, as Generate does. A call stopped by
+// fn's error or by the context is not recorded.
+func (r *Recorder) Stream(ctx context.Context, req *model.Request, fn func(model.Delta) error) (*model.Response, error) {
+	if req == nil {
+		return nil, errStreamNeedsRequest
+	}
+	if fn == nil {
+		fn = func(model.Delta) error { return nil }
+	}
+	var fnErr error
+	resp, err := r.record(ctx, req, func() (*model.Response, error) {
+		return model.Stream(ctx, r.inner, req, func(d model.Delta) error {
+			fnErr = fn(d)
+			return fnErr
+		})
+	}, func(err error) bool { return fnErr != nil && errors.Is(err, fnErr) })
+	return resp, err
+}
+
+// record calls the model with call and writes the outcome to the cassette,
+// unless the context ended the call or skip says it is not the model's
+// outcome.
+func (r *Recorder) record(ctx context.Context, req *model.Request, call func() (*model.Response, error), skip ...func(error) bool) (*model.Response, error) {
 	canonical, err := canonicalJSON(req)
 	if err != nil {
 		return nil, fmt.Errorf("scripted: cannot record request: %w", err)
 	}
-	resp, genErr := r.inner.Generate(ctx, req)
+	resp, genErr := call()
 	if genErr != nil && (ctx.Err() != nil || errors.Is(genErr, context.Canceled) || errors.Is(genErr, context.DeadlineExceeded)) {
 		return resp, genErr
+	}
+	for _, s := range skip {
+		if genErr != nil && s(genErr) {
+			return resp, genErr
+		}
 	}
 	e := entry{Hash: hashOf(canonical), Request: canonical}
 	if genErr != nil {

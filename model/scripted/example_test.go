@@ -76,3 +76,39 @@ func ExampleRecord() {
 	// ping → pong
 	// hello → not recorded
 }
+
+// Streaming: model.Stream delivers a scripted answer word by word (or in
+// pieces of SetChunking's size), then returns the complete response, as a
+// streaming provider would.
+func ExampleModel_Stream() {
+	m := scripted.New(
+		scripted.Text("It is sunny in Paris."),
+		scripted.ToolCall("get_weather", `{"city": "Paris"}`),
+	)
+	req := &model.Request{Messages: []model.Message{model.UserMessage("Weather?")}}
+	show := func(d model.Delta) error {
+		if d.ToolCall != nil {
+			fmt.Printf("call %d %q %q %q\n", d.ToolCall.Index, d.ToolCall.ID, d.ToolCall.Name, d.ToolCall.Arguments)
+			return nil
+		}
+		fmt.Printf("text %q\n", d.Text)
+		return nil
+	}
+	resp, _ := model.Stream(context.Background(), m, req, show)
+	fmt.Println("answer:", resp.Message.Content)
+
+	m.SetChunking(scripted.Chunking{Size: 8})
+	resp, _ = model.Stream(context.Background(), m, req, show)
+	fmt.Println("finish:", resp.FinishReason)
+	// Output:
+	// text "It"
+	// text " is"
+	// text " sunny"
+	// text " in"
+	// text " Paris."
+	// answer: It is sunny in Paris.
+	// call 0 "call_1_0" "get_weather" "{\"city\":"
+	// call 0 "" "" " \"Paris\""
+	// call 0 "" "" "}"
+	// finish: tool_calls
+}

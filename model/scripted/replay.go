@@ -27,7 +27,10 @@ type Replayer struct {
 	count  int
 }
 
-var _ model.Model = (*Replayer)(nil)
+var (
+	_ model.Model    = (*Replayer)(nil)
+	_ model.Streamer = (*Replayer)(nil)
+)
 
 type recorded struct {
 	req     *model.Request
@@ -156,6 +159,16 @@ func (p *Replayer) Generate(ctx context.Context, req *model.Request) (*model.Res
 		return nil, &RecordedError{Message: e.Error, Kind: e.ErrorKind, RetryAfter: e.RetryAfter}
 	}
 	return e.Response.Clone(), nil
+}
+
+// Stream returns the recorded answer to req as Generate does, delivering it
+// to fn word by word first (see Chunking).
+func (p *Replayer) Stream(ctx context.Context, req *model.Request, fn func(model.Delta) error) (*model.Response, error) {
+	resp, err := p.Generate(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return play(ctx, resp, Chunking{}, fn)
 }
 
 // ErrUnrecorded is matched (errors.Is) by every *UnrecordedRequestError.

@@ -8,7 +8,9 @@
 // own, so subagents running in parallel get their answers whatever order
 // they arrive in. A request the script did not expect is an
 // *UnexpectedRequestError that says what the script had and summarizes the
-// request.
+// request. Models, recorders and replayers are model.Streamers: Stream
+// delivers an answer in deterministic pieces (word by word, or as
+// SetChunking says, with an optional pause for demos).
 //
 // Record wraps any Model and writes every request/response pair to a JSONL
 // cassette; Replay serves a cassette back, matching each request by the
@@ -29,11 +31,12 @@ import (
 
 // Model is a scripted model.Model. It is safe for concurrent use.
 type Model struct {
-	mu     sync.Mutex
-	routes []*queue
-	inline *queue
-	calls  callLog
-	seq    int // calls started
+	mu       sync.Mutex
+	routes   []*queue
+	inline   *queue
+	calls    callLog
+	seq      int // calls started
+	chunking Chunking
 }
 
 // callLog stores calls in fixed-size chunks, so that recording stays cheap
@@ -62,7 +65,10 @@ func (l *callLog) all() []Call {
 	return out
 }
 
-var _ model.Model = (*Model)(nil)
+var (
+	_ model.Model    = (*Model)(nil)
+	_ model.Streamer = (*Model)(nil)
+)
 
 // Call records one call to a scripted Model, for assertions.
 type Call struct {
@@ -132,51 +138,65 @@ func (m *Model) addRoute(match Matcher, turns []Turn, repeatLast bool) {
 // it and has turns left, or else with the next inline turn. With no turn
 // left for it, it returns an *UnexpectedRequestError.
 func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
+	rec, route, resp, err := m.answer(ctx, req)
+	if rec != nil {
+		m.record(Call{Request: rec, Response: resp.Clone(), Err: err, Route: route})
+	}
+	return resp, err
+}
+
+// answer computes the answer to req. rec is the request as the call log
+// keeps it (nil for a nil request, which is not logged); an unexpected
+// request is logged here, others by the caller with route.
+func (m *Model) answer(ctx context.Context, req *model.Request) (rec *model.Request, route string, resp *model.Response, err error) {
 	if req == nil {
-		return nil, errors.New("scripted: Generate needs a request")
+		return nil, "", nil, errors.New("scripted: Generate needs a request")
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
-	rec := *req // see Call.Request
-	rec.Messages = rec.Messages[:len(rec.Messages):len(rec.Messages)]
+	c := *req // see Call.Request
+	c.Messages = c.Messages[:len(c.Messages):len(c.Messages)]
+	rec = &c
 
 	m.mu.Lock()
 	m.seq++
 	q := m.pick(req)
 	if q == nil {
 		err := m.unexpected(req)
-		m.calls.add(Call{Request: &rec, Err: err})
+		m.calls.add(Call{Request: rec, Err: err})
 		m.mu.Unlock()
-		return nil, err
+		return nil, "", nil, err
 	}
 	turn := q.pop()
 	m.mu.Unlock()
 
-	resp, err := turn.respond(ctx, req)
+	resp, err = turn.respond(ctx, req)
 	if err == nil && resp == nil {
 		err = fmt.Errorf("scripted: turn %s returned neither a response nor an error", turn)
 	}
 	if err != nil {
-		resp = nil
-	} else {
-		if resp.Message.Role == "" {
-			resp.Message.Role = model.RoleAssistant
-		}
-		if resp.Model == "" {
-			resp.Model = req.Model
-		}
-		if resp.Model == "" {
-			resp.Model = "scripted"
-		}
-		if turn.usage != nil {
-			resp.Usage = *turn.usage
-		}
+		return rec, q.name(), nil, err
 	}
+	if resp.Message.Role == "" {
+		resp.Message.Role = model.RoleAssistant
+	}
+	if resp.Model == "" {
+		resp.Model = req.Model
+	}
+	if resp.Model == "" {
+		resp.Model = "scripted"
+	}
+	if turn.usage != nil {
+		resp.Usage = *turn.usage
+	}
+	return rec, q.name(), resp, nil
+}
+
+func (m *Model) record(c Call) {
 	m.mu.Lock()
-	m.calls.add(Call{Request: &rec, Response: resp.Clone(), Err: err, Route: q.name()})
+	m.calls.add(c)
 	m.mu.Unlock()
-	return resp, err
 }
 
 func (m *Model) pick(req *model.Request) *queue {
