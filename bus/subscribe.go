@@ -159,3 +159,12 @@ func (e *PanicError) Unwrap() error {
 	}
 	return nil
 }
+
+// Observed reports whether a payload of type E published on b now would
+// reach a subscriber — a typed subscriber of E or a catch-all one — so a
+// publisher can skip building events nobody reads (the runner's streamed
+// deltas, say).
+func Observed[E any](b *Bus) bool {
+	subs := b.subs.Load()
+	return len(subs.all) > 0 || len(subs.typed[reflect.TypeFor[E]()]) > 0
+}

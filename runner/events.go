@@ -108,3 +108,17 @@ type ChildUsage struct {
 type InboundRead struct {
 	Upto int `json:"upto"`
 }
+
+// Delta is a piece of a model's answer as it streams: text, or a fragment
+// of a tool call. The runner publishes one per piece on the session's bus
+// for observers (a terminal, a UI), when some subscriber would receive it;
+// Deltas are not recorded in the session, whose ConversationMessage holds
+// the complete answer. The envelope is addressed to no session: SessionID
+// says whose evaluation it is.
+type Delta struct {
+	SessionID  string `json:"session_id"`
+	Evaluation string `json:"evaluation"`
+	// Turn is the model call the piece belongs to, from 1.
+	Turn int `json:"turn"`
+	model.Delta
+}

@@ -9,7 +9,9 @@ import (
 
 // LogObserver logs the runner's events on b with logger, one record per
 // event at Info level (Warn for failed model and tool calls), with the
-// session id and the envelope's seq. It returns a func that stops it.
+// session id and the envelope's seq; at Debug level it also logs each piece
+// of text (or of a tool call) as the model streams it. It returns a func
+// that stops it.
 func LogObserver(b *bus.Bus, logger *slog.Logger) (stop func()) {
 	return b.SubscribeAll("runner.log", func(ctx context.Context, env bus.Envelope) error {
 		level := slog.LevelInfo
@@ -34,6 +36,17 @@ func LogObserver(b *bus.Bus, logger *slog.Logger) (stop func()) {
 			}
 			attrs = []slog.Attr{slog.String("tool", e.Name), slog.String("call_id", e.CallID),
 				slog.Bool("success", e.Success), slog.Duration("duration", e.Duration)}
+		case Delta:
+			if !logger.Enabled(ctx, slog.LevelDebug) {
+				return nil
+			}
+			level, msg = slog.LevelDebug, "model streaming"
+			attrs = []slog.Attr{slog.String("evaluation", e.Evaluation), slog.Int("turn", e.Turn)}
+			if e.ToolCall != nil {
+				attrs = append(attrs, slog.Int("tool_call", e.ToolCall.Index), slog.String("arguments", e.ToolCall.Arguments))
+			} else {
+				attrs = append(attrs, slog.String("text", e.Text))
+			}
 		case PromptExecuted:
 			msg = "prompt executed"
 			attrs = []slog.Attr{slog.String("prompt", e.NS+"/"+e.Key), slog.Int("turns", e.Turns),

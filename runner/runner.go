@@ -21,6 +21,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/session"
@@ -126,6 +127,7 @@ func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
 		return nil, errors.New("runner: a Request needs a Prompt, a Session and a Model")
 	}
 	r := &run{req: req, ctx: ctx, prompt: req.Prompt.NS() + "/" + req.Prompt.Key()}
+	r.onDelta = r.publishDelta
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))
@@ -145,6 +147,7 @@ type run struct {
 	start   time.Time
 
 	eval     string // the evaluation's id
+	onDelta  func(model.Delta) error
 	rendered *prompt.Rendered
 	toolset  tools.Toolset
 	specs    []model.ToolSpec
@@ -202,12 +205,14 @@ func (r *run) evaluate() (*Response, error) {
 		r.drainInbound()
 		r.phase = PhaseRequest
 		msg, err := r.callModel()
+		if msg.Role != "" {
+			r.resp.Messages = append(r.resp.Messages, msg)
+			if msg.Content != "" || len(msg.ToolCalls) == 0 {
+				r.resp.Text = msg.Content
+			}
+		}
 		if err != nil {
 			return r.partial(PhaseRequest, err)
-		}
-		r.resp.Messages = append(r.resp.Messages, msg)
-		if msg.Content != "" || len(msg.ToolCalls) == 0 {
-			r.resp.Text = msg.Content
 		}
 		if len(msg.ToolCalls) == 0 {
 			r.phase = PhaseResponse
@@ -301,7 +306,9 @@ func sameContract(a, b tools.Tool) bool {
 }
 
 // callModel makes one model call and records it with the assistant
-// message, which it returns.
+// message, which it returns. A call that failed after part of the answer
+// arrived (cancelled mid-stream, say) returns and records that part's text
+// with the error; its unfinished tool calls are dropped.
 func (r *run) callModel() (model.Message, error) {
 	req := &model.Request{Messages: r.resp.Messages, Tools: r.specs}
 	if out := r.rendered.Output; out != nil {
@@ -311,48 +318,61 @@ func (r *run) callModel() (model.Message, error) {
 	started := r.clock()
 	reply, err := r.generate(req)
 	rec := ModelCalled{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Model: r.req.ModelName, Turn: r.resp.Turns, Duration: r.clock().Sub(started)}
+	if reply == nil && err == nil {
+		err = errors.New("runner: the model returned neither a response nor an error")
+	}
+	var msg model.Message
+	if reply != nil {
+		r.resp.Usage = r.resp.Usage.Add(reply.Usage)
+		rec.Usage, rec.FinishReason = reply.Usage, reply.FinishReason
+		msg = reply.Message
+		msg.Role = model.RoleAssistant
+		if err != nil {
+			msg.ToolCalls = nil
+		}
+	}
+	if n := len(msg.ToolCalls); n > 0 {
+		if slices.ContainsFunc(msg.ToolCalls, func(c model.ToolCall) bool { return c.ID == "" }) {
+			// Some servers send calls without ids; the answers need
+			// one, and the next request would be refused.
+			msg.ToolCalls = slices.Clone(msg.ToolCalls)
+			model.FillToolCallIDs(req, msg.ToolCalls)
+		}
+		rec.ToolCalls = make([]string, n)
+		for i, c := range msg.ToolCalls {
+			rec.ToolCalls[i] = c.Name
+		}
+	}
 	if err != nil {
 		rec.Error = err.Error()
-		_ = r.req.Session.Dispatch(r.ctx, rec)
-		return model.Message{}, err
-	}
-	if reply == nil {
-		err := errors.New("runner: the model returned neither a response nor an error")
-		rec.Error = err.Error()
-		_ = r.req.Session.Dispatch(r.ctx, rec)
-		return model.Message{}, err
-	}
-	r.resp.Usage = r.resp.Usage.Add(reply.Usage)
-	rec.Usage, rec.FinishReason = reply.Usage, reply.FinishReason
-	msg := reply.Message
-	msg.Role = model.RoleAssistant
-	if n := len(msg.ToolCalls); n > 0 {
-		rec.ToolCalls = make([]string, n)
-		cloned := false
-		for i := range msg.ToolCalls {
-			if msg.ToolCalls[i].ID == "" {
-				// Some servers send calls without ids; the answers
-				// need one, and the next request would be refused.
-				if !cloned {
-					msg.ToolCalls, cloned = slices.Clone(msg.ToolCalls), true
-				}
-				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", r.resp.Turns, i)
-			}
-			rec.ToolCalls[i] = msg.ToolCalls[i].Name
+		if msg.Content == "" {
+			_ = r.req.Session.Dispatch(r.ctx, rec)
+			return model.Message{}, err
 		}
 	}
 	_ = r.req.Session.Dispatch(r.ctx, rec, ConversationMessage{Evaluation: r.eval, Message: msg})
-	return msg, nil
+	return msg, err
 }
 
-// generate calls the model, turning a panic into an error.
+// generate calls the model, turning a panic into an error. It streams
+// when someone observes the evaluation's Delta events.
 func (r *run) generate(req *model.Request) (resp *model.Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = nil, fmt.Errorf("runner: the model panicked: %v", p)
 		}
 	}()
+	if bus.Observed[Delta](r.req.Session.Bus()) {
+		return model.Stream(r.ctx, r.req.Model, req, r.onDelta)
+	}
 	return r.req.Model.Generate(r.ctx, req)
+}
+
+// publishDelta publishes a piece of the answer being streamed. It is
+// r.onDelta, bound once per evaluation.
+func (r *run) publishDelta(d model.Delta) error {
+	r.req.Session.Bus().Publish(r.ctx, bus.Envelope{Payload: Delta{SessionID: r.req.Session.ID(), Evaluation: r.eval, Turn: r.resp.Turns, Delta: d}})
+	return nil
 }
 
 func outputName(rd *prompt.Rendered) string {
