@@ -20,7 +20,7 @@ type pattern []string
 func compileGlob(p string) (pattern, error) {
 	trimmed := strings.Trim(p, "/")
 	if trimmed == "" {
-		return nil, fmt.Errorf("the glob pattern %q is empty; use a pattern such as **/*.md", p)
+		return nil, fmt.Errorf("the glob pattern %q is empty; use a pattern such as **/*.md", clip(p))
 	}
 	var segs pattern
 	for seg := range strings.SplitSeq(trimmed, "/") {
@@ -31,12 +31,12 @@ func compileGlob(p string) (pattern, error) {
 			continue // "**/**" is "**"
 		}
 		if _, err := path.Match(seg, ""); err != nil {
-			return nil, fmt.Errorf("the glob pattern %q is malformed at %q (%v); use *, ?, ** and [abc] classes", p, seg, err)
+			return nil, fmt.Errorf("the glob pattern %q is malformed at %q (%v); use *, ?, ** and [abc] classes", clip(p), clip(seg), err)
 		}
 		segs = append(segs, seg)
 	}
 	if len(segs) > maxPatternSegments {
-		return nil, fmt.Errorf("the glob pattern %q has more than %d segments", p, maxPatternSegments)
+		return nil, fmt.Errorf("the glob pattern %q has more than %d segments", clip(p), maxPatternSegments)
 	}
 	return segs, nil
 }

@@ -30,9 +30,31 @@ type PathError struct {
 	Reason string
 }
 
-// Error returns `invalid path "PATH": REASON`.
+// Error returns `invalid path "PATH": REASON`, the path clipped to 200
+// characters.
 func (e *PathError) Error() string {
-	return fmt.Sprintf("invalid path %q: %s", e.Path, e.Reason)
+	return fmt.Sprintf("invalid path %q: %s", clip(e.Path), e.Reason)
+}
+
+// maxEcho is the most characters of a path or pattern that an error
+// message repeats.
+const maxEcho = 200
+
+// clip returns s for an error message: whole when it has at most maxEcho
+// characters, else its first maxEcho characters followed by "…", so that a
+// model sending a megabyte path does not get it back.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxEcho {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // Is reports whether target is ErrInvalidPath.

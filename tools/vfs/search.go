@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -118,7 +119,7 @@ func grep(_ context.Context, inv *tools.Invocation, p GrepParams) (tools.Result[
 	}
 	re, err := regexp.Compile(p.Pattern)
 	if err != nil {
-		return tools.Failed[GrepResult](fmt.Sprintf("grep: the pattern is not a valid regular expression: %v", err)), nil
+		return tools.Failed[GrepResult]("grep: the pattern is not a valid regular expression: " + regexpError(err)), nil
 	}
 	whole := wholeFileFilter(p.Pattern)
 	dir, err := normalizeDir(p.Path)
@@ -158,6 +159,16 @@ search:
 		msg = fmt.Sprintf("the first %d matching lines; narrow the pattern, the path or the glob to see the rest", MaxGrepMatches)
 	}
 	return tools.OK(msg, res), nil
+}
+
+// regexpError words a regexp compilation error with the expression it
+// quotes clipped.
+func regexpError(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Sprintf("error parsing regexp: %s: `%s`", se.Code, clip(se.Expr))
+	}
+	return err.Error()
 }
 
 // wholeFileFilter returns a regexp that matches a file's whole content
