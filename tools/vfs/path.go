@@ -66,11 +66,11 @@ func (e *PathError) Is(target error) bool { return target == ErrInvalidPath }
 // A leading "/" is allowed and stripped, and repeated and trailing slashes
 // are collapsed, so "/docs//notes.md/" is "docs/notes.md". Rejected are: an
 // empty path (or only slashes: the root itself is not a file path), "."
-// segments, ".." anywhere (not only as a segment, so no accepted path
-// contains it), more than MaxPathSegments segments, a segment longer than
-// MaxSegmentLength, NUL and other control characters, and non-ASCII text.
-// A canonical path never starts or ends with "/", never contains "//", a
-// "." segment or "..", and normalizing it again returns it unchanged.
+// and ".." segments, more than MaxPathSegments segments, a segment longer
+// than MaxSegmentLength, NUL and other control characters, and non-ASCII
+// text. Dots inside a name ("notes..md", "...") make an ordinary name. A
+// canonical path never starts or ends with "/", never contains "//", a "."
+// or a ".." segment, and normalizing it again returns it unchanged.
 func NormalizePath(p string) (string, error) {
 	if p == "" {
 		return "", &PathError{Path: p, Reason: "the path is empty; give a path from the root such as docs/notes.md"}
@@ -85,9 +85,6 @@ func NormalizePath(p string) (string, error) {
 			return "", &PathError{Path: p, Reason: fmt.Sprintf("it contains the control character %#02x; paths are printable ASCII", c)}
 		}
 	}
-	if strings.Contains(p, "..") {
-		return "", &PathError{Path: p, Reason: `".." is not allowed anywhere in a path; give the path from the root such as docs/notes.md`}
-	}
 	var b strings.Builder
 	segments := 0
 	for seg := range strings.SplitSeq(p, "/") {
@@ -96,6 +93,8 @@ func NormalizePath(p string) (string, error) {
 			continue
 		case seg == ".":
 			return "", &PathError{Path: p, Reason: `"." segments are not allowed; give the path from the root such as docs/notes.md`}
+		case seg == "..":
+			return "", &PathError{Path: p, Reason: `".." segments are not allowed; give the path from the root such as docs/notes.md`}
 		case len(seg) > MaxSegmentLength:
 			return "", &PathError{Path: p, Reason: fmt.Sprintf("the segment %.20q… is %d characters long; segments may have at most %d", seg, len(seg), MaxSegmentLength)}
 		}
