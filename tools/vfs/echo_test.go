@@ -31,9 +31,9 @@ func TestErrorsClipEchoedPathsAndPatterns(t *testing.T) {
 		{"read_file, a missing 1,295-character path", "read_file", vfs.ReadParams{FilePath: long}, "no such file"},
 		{"rm, a missing 1,295-character path", "rm", vfs.RemoveParams{Path: long}, "no such file"},
 		{"glob, a 1 MB path", "glob", vfs.GlobParams{Pattern: "*", Path: huge}, "invalid path"},
-		{"glob, a malformed 1 MB pattern", "glob", vfs.GlobParams{Pattern: "[" + huge}, "pattern"},
-		{"grep, a malformed 1 MB regexp", "grep", vfs.GrepParams{Pattern: "(" + huge}, "pattern"},
-		{"grep, a malformed 1 MB glob", "grep", vfs.GrepParams{Pattern: "a", Glob: "[" + huge}, "pattern"},
+		{"glob, a malformed pattern", "glob", vfs.GlobParams{Pattern: "[" + huge[:900]}, "is malformed"},
+		{"grep, a malformed regexp", "grep", vfs.GrepParams{Pattern: "(" + huge[:900]}, "missing closing )"},
+		{"grep, a malformed glob", "grep", vfs.GrepParams{Pattern: "a", Glob: "[" + huge[:900]}, "is malformed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := fail(h, tc.tool, jsonArgs(t, tc.args))
@@ -54,4 +54,22 @@ func TestPathErrorKeepsThePath(t *testing.T) {
 	assert.ErrorAs(t, err, &pe)
 	assert.Equal(t, huge, pe.Path)
 	assert.Contains(t, err.Error(), `"`+strings.Repeat("é", 200)+`…"`)
+}
+
+// A pattern over the size limit is refused without being repeated.
+func TestOversizedPatternsAreNotRepeated(t *testing.T) {
+	huge := strings.Repeat("a", 1<<20)
+	h := newHarness(t)
+	for _, tc := range []struct {
+		tool string
+		args any
+	}{
+		{"glob", vfs.GlobParams{Pattern: "[" + huge}},
+		{"grep", vfs.GrepParams{Pattern: "(" + huge}},
+		{"grep", vfs.GrepParams{Pattern: "a", Glob: "[" + huge}},
+	} {
+		text := fail(h, tc.tool, jsonArgs(t, tc.args))
+		assert.Contains(t, text, "must be at most 1000 characters")
+		assert.Less(t, len(text), 100)
+	}
 }
