@@ -116,6 +116,7 @@ func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
 		return nil, errors.New("runner: a Request needs a Prompt, a Session and a Model")
 	}
 	r := &run{req: req, ctx: ctx, prompt: req.Prompt.NS() + "/" + req.Prompt.Key()}
+	defer r.worker.stop()
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))
@@ -141,6 +142,7 @@ type run struct {
 	used     map[string]bool
 
 	inboundSeen, childSeen int
+	worker                 worker // runs the tool calls that run one at a time
 }
 
 func (r *run) fail(phase Phase, err error) error {
