@@ -205,7 +205,8 @@ func callWithin(t *testing.T, set tools.Toolset, s *session.Session, name, args 
 
 // checkTable checks the session's file table: canonical paths, contents a
 // write would accept, no file where a directory is; the io/fs view holds
-// the same files and passes fstest.TestFS; snapshot JSON restores it.
+// the same files and passes fstest.TestFS (when it can check them);
+// snapshot JSON restores it.
 func checkTable(t *testing.T, s *session.Session) {
 	t.Helper()
 	table := vfs.Files(s)
@@ -246,8 +247,13 @@ func checkTable(t *testing.T, s *session.Session) {
 	if strings.Join(walked, "\n") != strings.Join(names, "\n") {
 		t.Fatalf("the table holds %q, the fs view %q", names, walked)
 	}
-	if err := fstest.TestFS(fsys, names...); err != nil {
-		t.Fatal(err)
+	// fs.Sub's Glob, which TestFS exercises, reads a directory name holding
+	// glob metacharacters as a pattern, for any fs.FS: TestFS cannot check
+	// such trees.
+	if !strings.ContainsAny(strings.Join(names, ""), `*?[\`) {
+		if err := fstest.TestFS(fsys, names...); err != nil {
+			t.Fatal(err)
+		}
 	}
 	data, err := session.MarshalSnapshot(s.Snapshot(), nil)
 	if err != nil {
