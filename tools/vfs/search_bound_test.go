@@ -167,3 +167,22 @@ func BenchmarkGlobDoubleStars(b *testing.B) {
 		}
 	}
 }
+
+// A costly pattern on a long line is matched through the reader that can
+// stop; it finds the same lines as on short ones.
+func TestGrepLongLinesMatchTheSame(t *testing.T) {
+	h := newHarness(t)
+	filler := strings.Repeat("ab ", 12_000)
+	h.write(map[string]string{
+		"long.txt":  filler + "xyzxyz needle\n" + "needles\n" + filler[:5000] + "\n",
+		"short.txt": "xyzxyz needle\nneedles\n\n",
+	})
+	got := ok[vfs.GrepResult](h, "grep", `{"pattern": "(x|y|z){6} needle\\b|\\bneedles$"}`)
+	var lines []string
+	for _, m := range got.Matches {
+		lines = append(lines, fmt.Sprintf("%s:%d", m.Path, m.LineNumber))
+	}
+	assert.Equal(t, []string{"long.txt:1", "long.txt:2", "short.txt:1", "short.txt:2"}, lines)
+	none := ok[vfs.GrepResult](h, "grep", `{"pattern": "(x|y|z){6} needle\\b[a-z]"}`)
+	assert.Empty(t, none.Matches)
+}
