@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -40,14 +41,14 @@ func (r *run) runTools(calls []model.ToolCall) error {
 		group := calls[i:j]
 		results := make([]callResult, len(group))
 		if len(group) == 1 {
-			results[0] = r.execute(group[0])
+			r.worker.execute(r, group[0], &results[0])
 		} else {
 			var wg sync.WaitGroup
 			for k := range group {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					results[k] = r.execute(group[k])
+					r.execute(group[k], &results[k])
 				}()
 			}
 			wg.Wait()
@@ -70,13 +71,21 @@ func (r *run) concurrentSafe(c model.ToolCall) bool {
 	return ok && t.ConcurrentSafe()
 }
 
-// execute runs one call; it never panics (tools.Tool.Call does not).
-func (r *run) execute(c model.ToolCall) callResult {
-	res := callResult{call: c, rec: ToolInvoked{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Name: c.Name, CallID: c.ID, Arguments: compactArgs(c.Arguments)}}
+// execute runs one call into res. A fault of the tool stays inside the
+// call: a panic (which tools.New's tools recover, but a hand-written Tool
+// may not) or a runtime.Goexit (which nothing can stop: it ends the
+// goroutine once its deferred calls ran) becomes the call's failed result
+// "Tool 'NAME' execution failed: …", as does a result holding a nil event,
+// which the session could not dispatch. Because of Goexit, execute runs
+// on a goroutine of its own — a parallel group's, or the worker's — and
+// writes its result through res, which is set even when it does not
+// return.
+func (r *run) execute(c model.ToolCall, res *callResult) {
+	*res = callResult{call: c, rec: ToolInvoked{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Name: c.Name, CallID: c.ID, Arguments: compactArgs(c.Arguments)}}
 	t, ok := r.toolset.Lookup(c.Name)
 	if !ok {
-		res.outcome = tools.Outcome{Text: fmt.Sprintf("Unknown tool '%s'. Available tools: %s", c.Name, strings.Join(r.toolset.Names(), ", "))}
-		return res
+		res.outcome = tools.Outcome{Text: fmt.Sprintf("Unknown tool '%s'. Available tools: %s", clipName(c.Name), strings.Join(r.toolset.Names(), ", "))}
+		return
 	}
 	args := strings.TrimSpace(c.Arguments)
 	if args == "" {
@@ -88,9 +97,46 @@ func (r *run) execute(c model.ToolCall) callResult {
 		Model: r.req.ModelName, Delegation: r.req.Delegation, Logger: r.req.Logger,
 	}
 	started := r.clock()
+	returned := false
+	defer func() {
+		if !returned {
+			err := errGoexit
+			if v := recover(); v != nil {
+				err = &tools.PanicError{Value: v, Stack: debug.Stack()}
+			}
+			res.outcome = failed(t.Name(), err)
+		}
+		res.rec.Duration = r.clock().Sub(started)
+		for i, e := range res.outcome.Events {
+			if e == nil {
+				res.outcome = failed(t.Name(), fmt.Errorf("its result holds a nil event (event %d of %d); return only non-nil events", i+1, len(res.outcome.Events)))
+				break
+			}
+		}
+	}()
 	res.outcome = t.Call(r.toolCtx, inv, json.RawMessage(args))
-	res.rec.Duration = r.clock().Sub(started)
-	return res
+	returned = true
+}
+
+// errGoexit is the failure of a tool that ended its goroutine.
+var errGoexit = errors.New("the tool ended its goroutine (runtime.Goexit) without returning a result")
+
+// failed is the outcome of a call of the tool name that failed with err.
+func failed(name string, err error) tools.Outcome {
+	e := &tools.ExecutionError{Tool: name, Err: err}
+	return tools.Outcome{Text: e.Error(), Err: e}
+}
+
+// maxNameEcho is the most bytes of an unknown tool's name the model is
+// shown back.
+const maxNameEcho = 100
+
+// clipName returns a tool name the model gave, cut to maxNameEcho bytes.
+func clipName(name string) string {
+	if len(name) <= maxNameEcho {
+		return name
+	}
+	return strings.ToValidUTF8(name[:maxNameEcho], "") + "…"
 }
 
 // record dispatches the call's ToolInvoked record and its tool message

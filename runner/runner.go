@@ -128,6 +128,7 @@ func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
 	}
 	r := &run{req: req, ctx: ctx, prompt: req.Prompt.NS() + "/" + req.Prompt.Key()}
 	r.onDelta = r.publishDelta
+	defer r.worker.stop()
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))
@@ -156,6 +157,7 @@ type run struct {
 	used     map[string]bool
 
 	inboundSeen, childSeen int
+	worker                 worker // runs the tool calls that run one at a time
 }
 
 func (r *run) fail(phase Phase, err error) error {

@@ -19,8 +19,9 @@ import (
 // where T is a struct, and values of the wrong JSON type are errors. Wrong
 // values are reported as *ValidationError with the JSON path (an unknown
 // member: Path is the member, Reason lists the allowed ones); malformed
-// JSON is a plain error giving the byte offset. On error the zero T is
-// returned.
+// JSON is a plain error giving the byte offset. When T (or *T) has a
+// method Validate() error, it is called last and its error returned as is
+// (see the package documentation). On error the zero T is returned.
 func Decode[T any](data []byte) (T, error) {
 	var v T
 	if err := decode(data, &v, infoOf(reflect.TypeFor[T]())); err != nil {
@@ -57,6 +58,12 @@ func DecodeValue(data []byte, t reflect.Type) (any, error) {
 	return p.Elem().Interface(), nil
 }
 
+// selfValidator is implemented by types that check their own values; see
+// the package documentation.
+type selfValidator interface {
+	Validate() error
+}
+
 // decode is the strict decode + validate of data into ptr, a pointer to a
 // value of info.typ.
 func decode(data []byte, ptr any, info *typeInfo) error {
@@ -66,10 +73,15 @@ func decode(data []byte, ptr any, info *typeInfo) error {
 	if err := decodeStrict(data, ptr, info.typ); err != nil {
 		return err
 	}
-	if info.mode == validateNone {
-		return nil
+	if info.mode != validateNone {
+		if err := validatePointer(ptr, info); err != nil {
+			return err
+		}
 	}
-	return validatePointer(ptr, info)
+	if info.selfValidating {
+		return ptr.(selfValidator).Validate()
+	}
+	return nil
 }
 
 // decodeStrict decodes exactly one JSON value from data into ptr, with

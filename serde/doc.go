@@ -11,6 +11,20 @@
 // are joined with errors.Join, and errors.As finds the first. Packages
 // above serde (tools, prompt) wrap these errors with their own context.
 //
+// A type can check its own values beyond what tags can say — a plan whose
+// step ids must be unique, a list that must be sorted — with a method
+//
+//	Validate() error
+//
+// on the type or its pointer. Decode, DecodeInto and DecodeValue call it on
+// the decoded value once strict decoding and the tags passed, and return
+// its error as is (return *ValidationError values to keep the paths). So
+// whatever decodes through serde — tool arguments, snapshot items restored
+// by session.UnmarshalSnapshot — holds only values their type accepts. It is
+// called on the value decoded, not on its fields or elements, and the
+// Validate function does not call it, so a Validate method may use that
+// function for the tags.
+//
 // Schema and SchemaFor describe the same types as JSON Schemas
 // (github.com/google/jsonschema-go): JSON field names, `jsonschema:"…"`
 // descriptions, required fields, the validator rules that have a schema

@@ -23,6 +23,8 @@ type typeInfo struct {
 	mode       validateMode // what Validate does with it
 	ptrDepth   int          // pointers in front of the struct (validateStruct)
 	nsPrefix   string       // "Name." that validator puts in front of namespaces, if any
+	// selfValidating: a pointer to the type implements selfValidator.
+	selfValidating bool
 }
 
 var typeInfoCache sync.Map // reflect.Type -> *typeInfo
@@ -39,8 +41,10 @@ func infoOf(t reflect.Type) *typeInfo {
 
 var timeType = reflect.TypeFor[time.Time]()
 
+var selfValidatorType = reflect.TypeFor[selfValidator]()
+
 func computeInfo(t reflect.Type) *typeInfo {
-	info := &typeInfo{typ: t}
+	info := &typeInfo{typ: t, selfValidating: reflect.PointerTo(t).Implements(selfValidatorType)}
 	base, depth := t, 0
 	for base.Kind() == reflect.Pointer {
 		base, depth = base.Elem(), depth+1

@@ -311,19 +311,23 @@ func (r *reader) items(dec *json.Decoder, src []byte, t reflect.Type, path strin
 	for j := 0; dec.More(); j++ {
 		start := dec.InputOffset()
 		ptr.Elem().SetZero()
-		err := dec.Decode(ptr.Interface())
-		if isSyntax(err) {
-			*errp = err
+		decodeErr := dec.Decode(ptr.Interface())
+		if isSyntax(decodeErr) {
+			*errp = decodeErr
 			return pvec.Vector{}, errSyntax
 		}
 		raw := bytes.TrimLeft(src[start:dec.InputOffset()], " \t\r\n,")
-		if err == nil && isNull(raw) {
-			_, err = serde.DecodeValue(raw, t) // null is not a struct
-		}
-		if err == nil {
-			err = serde.Validate(ptr.Interface())
-		} else if _, serr := serde.DecodeValue(raw, t); serr != nil {
-			err = serr
+		var err error
+		if decodeErr != nil || isNull(raw) {
+			// serde words the failure (and refuses null where the type
+			// does).
+			if _, err = serde.DecodeValue(raw, t); err == nil {
+				err = decodeErr
+			}
+		} else if err = serde.Validate(ptr.Interface()); err == nil {
+			if v, ok := ptr.Interface().(interface{ Validate() error }); ok {
+				err = v.Validate() // as serde's decoding does: see its package doc
+			}
 		}
 		if err != nil {
 			return pvec.Vector{}, restoreErr(fmt.Sprintf("%s[%d]", path, j), "invalid "+t.String(), err)

@@ -10,7 +10,9 @@ import (
 // Tool is a tool as the runner and the prompt see it, whatever its Go
 // parameter and result types. New builds one from a typed handler; other
 // implementations must honour the same contract: Call never panics and
-// reports every failure in its Outcome.
+// reports every failure in its Outcome, whose Events are never nil. (The
+// runner contains a Call that breaks it — a panic, runtime.Goexit, a nil
+// event — as that call's failed result, but other callers may not.)
 //
 // A Tool is immutable and safe for concurrent use.
 type Tool interface {

@@ -18,7 +18,19 @@
 // write) and its creation and update times, stamped by the session bus's
 // clock.
 //
+// Every tool bounds its work before doing it, so a model's call cannot take
+// the process down: edit_file computes the size of its result before
+// building it; glob and grep cap their patterns (1,000 characters, and a
+// regexp's compiled size), examine at most 100,000 files, meter their work
+// against a limit, and honour the call's context even inside one long
+// line; ls, glob and grep cap their results; an error repeats at most 200
+// characters of a path or pattern.
+//
 // Host mounts (Mount) copy host files in, read-only, from inside
-// allow-listed roots only. FS gives an io/fs view of a session's files and
-// Export writes a snapshot's files to a host directory.
+// allow-listed roots only: regular files and directories, never a FIFO,
+// socket or device, and through a symlink only to a file inside the
+// mounted directory that Exclude keeps. FS gives an io/fs view of a
+// session's files and Export writes a snapshot's files to a host
+// directory. A file table decoded from snapshot JSON is checked as the
+// tools would build it.
 package vfs

@@ -71,9 +71,10 @@ type OpError struct {
 	Hint string
 }
 
-// Error returns "OP PATH: WHAT; HINT".
+// Error returns "OP PATH: WHAT; HINT", the path clipped to 200
+// characters.
 func (e *OpError) Error() string {
-	msg := fmt.Sprintf("%s %s: %s", e.Op, e.Path, trimPrefix(e.Err))
+	msg := fmt.Sprintf("%s %s: %s", e.Op, clip(e.Path), trimPrefix(e.Err))
 	if e.Hint != "" {
 		msg += "; " + e.Hint
 	}

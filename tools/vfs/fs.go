@@ -12,7 +12,9 @@ import (
 
 // FS returns a read-only io/fs view of the session's files as they are at
 // the call: later writes do not show in it (call FS again to see them). It
-// passes testing/fstest.TestFS. Directories exist through the files below
+// passes testing/fstest.TestFS (which, for any fs.FS, cannot check a tree
+// whose directory names hold glob metacharacters such as "*": fs.Sub's
+// Glob reads them as patterns). Directories exist through the files below
 // them; files have mode 0444, directories 0555, and a directory's
 // modification time is the latest of the files below it.
 func FS(s *session.Session) fs.FS { return Files(s).FS() }

@@ -12,7 +12,7 @@ import (
 // ".." segment, ASCII without control characters, within the limits), that
 // it cannot escape the root, and that normalizing it again changes nothing.
 func FuzzNormalizePath(f *testing.F) {
-	for _, seed := range []string{"", "/", "a", "/a//b/", "../x", "a/./b", "a/../../b", "é", "a\x00b", strings.Repeat("a/", 17)} {
+	for _, seed := range []string{"", "/", "a", "/a//b/", "../x", "a/./b", "a/../../b", "notes..md", "a/.../b", "é", "a\x00b", strings.Repeat("a/", 17)} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -47,9 +47,6 @@ func FuzzNormalizePath(f *testing.F) {
 			if c := got[i]; c < 0x20 || c >= 0x7f {
 				t.Fatalf("NormalizePath(%q) = %q: byte %#x", in, got, c)
 			}
-		}
-		if strings.Contains(got, "..") {
-			t.Fatalf("NormalizePath(%q) = %q contains ..", in, got)
 		}
 		again, err := vfs.NormalizePath(got)
 		if err != nil || again != got {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxPatternSegments bounds the segments of a glob pattern, which bounds
@@ -18,9 +19,12 @@ type pattern []string
 // compileGlob checks and splits a glob pattern. A leading "/" is ignored:
 // patterns are relative to the directory they are applied to.
 func compileGlob(p string) (pattern, error) {
+	if n := utf8.RuneCountInString(p); n > maxPatternChars {
+		return nil, fmt.Errorf("the glob pattern has %d characters; use at most %d", n, maxPatternChars)
+	}
 	trimmed := strings.Trim(p, "/")
 	if trimmed == "" {
-		return nil, fmt.Errorf("the glob pattern %q is empty; use a pattern such as **/*.md", p)
+		return nil, fmt.Errorf("the glob pattern %q is empty; use a pattern such as **/*.md", clip(p))
 	}
 	var segs pattern
 	for seg := range strings.SplitSeq(trimmed, "/") {
@@ -31,43 +35,60 @@ func compileGlob(p string) (pattern, error) {
 			continue // "**/**" is "**"
 		}
 		if _, err := path.Match(seg, ""); err != nil {
-			return nil, fmt.Errorf("the glob pattern %q is malformed at %q (%v); use *, ?, ** and [abc] classes", p, seg, err)
+			return nil, fmt.Errorf("the glob pattern %q is malformed at %q (%v); use *, ?, ** and [abc] classes", clip(p), clip(seg), err)
 		}
 		segs = append(segs, seg)
 	}
 	if len(segs) > maxPatternSegments {
-		return nil, fmt.Errorf("the glob pattern %q has more than %d segments", p, maxPatternSegments)
+		return nil, fmt.Errorf("the glob pattern %q has more than %d segments", clip(p), maxPatternSegments)
 	}
 	return segs, nil
 }
 
 // match reports whether the relative path rel (segments joined by "/")
 // matches the pattern.
+//
+// It works like matching a string against a pattern with '*' wildcards,
+// with segments for characters and "**" for '*': one pass over the
+// pattern keeps the set of path positions it can have reached, so the cost
+// is at most one segment match per pattern segment and path position,
+// however many "**" there are (trying every split instead would take
+// exponential time on patterns such as **/a/**/a/**/b).
 func (g pattern) match(rel string) bool {
-	return matchSegments(g, strings.Split(rel, "/"))
-}
-
-func matchSegments(pat, segs []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			if len(rest) == 0 {
-				return true
+	segs := strings.Split(rel, "/")
+	n := len(segs) + 1
+	// reach[i]: the segments before i match the pattern so far.
+	var buf [2 * (MaxPathSegments + 1)]bool
+	var reach, next []bool
+	if n <= MaxPathSegments+1 {
+		reach, next = buf[:n], buf[n:2*n]
+	} else {
+		reach, next = make([]bool, n), make([]bool, n)
+	}
+	reach[0] = true
+	for _, p := range g {
+		clear(next)
+		alive := false
+		if p == "**" {
+			on := false
+			for i := range n {
+				on = on || reach[i]
+				next[i] = on
 			}
-			for i := range len(segs) + 1 {
-				if matchSegments(rest, segs[i:]) {
-					return true
+			alive = on
+		} else {
+			for i, seg := range segs {
+				if reach[i] {
+					if ok, _ := path.Match(p, seg); ok {
+						next[i+1], alive = true, true
+					}
 				}
 			}
+		}
+		if !alive {
 			return false
 		}
-		if len(segs) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], segs[0]); !ok {
-			return false
-		}
-		pat, segs = pat[1:], segs[1:]
+		reach, next = next, reach
 	}
-	return len(segs) == 0
+	return reach[n-1]
 }

@@ -40,16 +40,16 @@ func (t *Table) UnmarshalJSON(data []byte) error {
 			if _, err := NormalizePath(f.Path); err != nil {
 				return fmt.Errorf("vfs: files[%d]: %w", i, err)
 			}
-			return fmt.Errorf("vfs: files[%d]: path %q is not canonical (it normalizes differently)", i, f.Path)
+			return fmt.Errorf("vfs: files[%d]: path %q is not canonical (it normalizes differently)", i, clip(f.Path))
 		}
 		if f.Version < 1 {
-			return fmt.Errorf("vfs: files[%d] (%s): version %d; versions start at 1", i, f.Path, f.Version)
+			return fmt.Errorf("vfs: files[%d] (%s): version %d; versions start at 1", i, clip(f.Path), f.Version)
 		}
 		if err := checkContent("load", f.Path, f.Content); err != nil {
 			return fmt.Errorf("vfs: files[%d]: %w", i, err)
 		}
 		if _, dup := out.get(f.Path); dup {
-			return fmt.Errorf("vfs: files[%d]: %s appears twice", i, f.Path)
+			return fmt.Errorf("vfs: files[%d]: %s appears twice", i, clip(f.Path))
 		}
 		if err := out.checkPlace("load", f.Path); err != nil {
 			return fmt.Errorf("vfs: files[%d]: %w", i, err)

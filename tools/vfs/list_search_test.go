@@ -200,3 +200,16 @@ func TestRm(t *testing.T) {
 	assert.Contains(t, fail(h, "rm", `{"path": "/"}`), "names the root")
 	assert.Equal(t, vfs.RemoveResult{Path: "a", FilesRemoved: 2}, ok[vfs.RemoveResult](h, "rm", `{"path": "a"}`))
 }
+
+func TestLsCap(t *testing.T) {
+	h := newHarness(t)
+	h.fill(vfs.MaxListEntries+5, func(i int) string { return fmt.Sprintf("d/%04d.txt", i) }, func(int) string { return "x" })
+	out := h.call("ls", `{"path": "d"}`)
+	require.True(t, out.Success, out.Text)
+	got := out.Value.(vfs.ListResult)
+	assert.True(t, got.Truncated)
+	require.Len(t, got.Entries, vfs.MaxListEntries)
+	assert.Equal(t, "d/0999.txt", got.Entries[vfs.MaxListEntries-1].Path)
+	assert.True(t, strings.HasPrefix(out.Text, "d: the first 1000 of 1005 entries; list a subdirectory, or find files with glob\n\n"))
+	assert.False(t, ok[vfs.ListResult](h, "ls", `{}`).Truncated)
+}

@@ -7,6 +7,9 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
+// MaxListEntries is the most entries ls returns.
+const MaxListEntries = 1000
+
 // ListParams are the arguments of ls.
 type ListParams struct {
 	// Path is the directory to list (the root when empty).
@@ -20,6 +23,9 @@ type ListResult struct {
 	Path string `json:"path"`
 	// Entries are the directory's files and subdirectories in path order.
 	Entries []Entry `json:"entries"`
+	// Truncated is set when the directory has more than MaxListEntries
+	// entries; Entries are then the first ones.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 func newLs() (tools.Tool, error) {
@@ -48,7 +54,13 @@ func ls(_ context.Context, inv *tools.Invocation, p ListParams) (tools.Result[Li
 	if name == "" {
 		name = "/"
 	}
-	return tools.OK(fmt.Sprintf("%s: %d %s", name, len(entries), plural(len(entries), "entry", "entries")), ListResult{Path: dir, Entries: entries}), nil
+	res := ListResult{Path: dir, Entries: entries}
+	msg := fmt.Sprintf("%s: %d %s", name, len(entries), plural(len(entries), "entry", "entries"))
+	if len(entries) > MaxListEntries {
+		res.Entries, res.Truncated = entries[:MaxListEntries:MaxListEntries], true
+		msg = fmt.Sprintf("%s: the first %d of %d entries; list a subdirectory, or find files with glob", name, MaxListEntries, len(entries))
+	}
+	return tools.OK(msg, res), nil
 }
 
 // plural returns one or many according to n.

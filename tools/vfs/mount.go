@@ -3,11 +3,13 @@ package vfs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -21,8 +23,9 @@ var ErrOutsideRoots = errors.New("vfs: host path outside the allowed roots")
 // Mount copies host files into the VFS, read-only: changes in the VFS never
 // reach the host, and later changes on the host are not seen.
 type Mount struct {
-	// HostPath is the host directory (or file) to copy. It must resolve,
-	// symlinks evaluated, inside one of the allowed roots.
+	// HostPath is the host directory (or regular file) to copy. It must
+	// resolve, symlinks evaluated, inside one of the allowed roots; a
+	// FIFO, socket or device is refused.
 	HostPath string
 	// MountPath is the VFS directory the files appear under ("" for the
 	// root). A directory's files keep their paths relative to it; a single
@@ -34,22 +37,32 @@ type Mount struct {
 	Include []string
 	// Exclude drops the files and directories whose relative path matches
 	// one of these globs, such as .git or **/testdata. It wins over
-	// Include.
+	// Include, and applies to the target of a symlink too, so a link
+	// cannot expose an excluded file.
 	Exclude []string
-	// MaxBytes caps the total size of the files copied; a mount that would
-	// copy more is an error. 0 means DefaultMountMaxBytes.
+	// MaxBytes caps the total size of the files copied, counted as they
+	// are read (never from the size the host reports); a mount that would
+	// copy more is an error. Skipped files do not count. 0 means
+	// DefaultMountMaxBytes.
 	MaxBytes int64
 }
 
 // LoadMounts reads the mounts, in order, into a new Table (a later mount's
 // file replaces an earlier one at the same path). Every host path must
 // resolve, symlinks evaluated, inside one of roots, and everything is read
-// through an os.Root opened on that root, so nothing outside it is ever
-// read: a symlink that leads outside the root (or is absolute, or points to
-// a directory) is skipped. Also skipped, silently: files that are not
-// regular, not UTF-8 text, longer than MaxContentChars characters, or
-// whose VFS path would not be valid. Files get version 1 and their host
-// modification time.
+// through an os.Root opened on the mounted directory, so nothing outside
+// it is ever read.
+//
+// Only regular files and directories are read, decided from their type
+// before anything is opened: a FIFO, socket or device inside a mount is
+// skipped, and refused when it is the mount itself. A symlink inside a
+// mount is followed only when it leads to a regular file inside the
+// mounted directory itself whose path there Exclude does not drop;
+// symlinks to directories are skipped. Also skipped, silently: files that
+// are not UTF-8 text, longer than MaxContentChars characters, or whose
+// VFS path would not be valid. Files are read through a limit, whatever
+// size the host reports, and only the files copied count toward MaxBytes.
+// Files get version 1 and their host modification time.
 func LoadMounts(roots []string, mounts ...Mount) (Table, error) {
 	var t Table
 	if len(mounts) == 0 {
@@ -138,70 +151,135 @@ func (m Mount) load(t Table, roots []string) (Table, error) {
 	if root == "" {
 		return t, fmt.Errorf("%w: it resolves to %s, which is not inside %s; mount a directory under an allowed root", ErrOutsideRoots, resolvedPath, strings.Join(roots, ", "))
 	}
+	// Everything is opened through the allowed root, so that even a path
+	// changed since it was resolved cannot lead outside it.
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return t, err
 	}
 	defer r.Close()
-	l := loader{root: r, t: t, mountDir: mountDir, include: include, exclude: exclude, budget: m.MaxBytes}
-	if l.budget == 0 {
-		l.budget = DefaultMountMaxBytes
-	}
 	top := filepath.ToSlash(rel)
-	info, err := r.Stat(top)
+	info, err := r.Lstat(top)
 	if err != nil {
 		return t, err
 	}
-	if !info.IsDir() {
-		return l.t, l.add(top, path.Base(top), info)
+	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, budget: m.MaxBytes}
+	if l.budget == 0 {
+		l.budget = DefaultMountMaxBytes
 	}
-	err = fs.WalkDir(r.FS(), top, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == top {
-			return nil
-		}
-		relPath := strings.TrimPrefix(p, top+"/")
-		if top == "." {
-			relPath = p
-		}
-		if d.IsDir() {
-			if matchAny(l.exclude, relPath) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // gone since the listing
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			// os.Root refuses links that leave the root or are absolute.
-			if info, err = r.Stat(p); err != nil || !info.Mode().IsRegular() {
-				return nil
-			}
-		}
-		if !info.Mode().IsRegular() {
-			return nil
-		}
-		return l.add(p, relPath, info)
-	})
+	switch {
+	case info.Mode().IsRegular():
+		l.root = r
+		return l.t, l.add(top, path.Base(top))
+	case !info.IsDir():
+		return t, fmt.Errorf("the host path is %s, not a directory or a regular file; mount a directory or a regular file", describeType(info.Mode()))
+	}
+	dir, err := r.OpenRoot(top)
+	if err != nil {
+		return t, err
+	}
+	defer dir.Close()
+	l.root, l.hostDir = dir, resolvedPath
+	err = fs.WalkDir(dir.FS(), ".", l.visit)
 	return l.t, err
 }
 
+// describeType names the type of a file that is neither a directory nor
+// a regular file.
+func describeType(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	case mode&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
+
+// maxFileBytes is the most bytes a file the VFS can hold may have: each
+// character takes at most 4 bytes in UTF-8.
+const maxFileBytes = 4 * MaxContentChars
+
 // loader accumulates the files of one mount.
 type loader struct {
-	root              *os.Root
+	root              *os.Root // the mounted directory (or, for a file, the allowed root)
+	hostDir           string   // the mounted directory's host path, symlinks evaluated
 	t                 Table
 	mountDir          string
 	include, exclude  []pattern
 	budget, bytesRead int64
 }
 
-// add reads the host file p (relative to the root, slash-separated) into
+// visit is the fs.WalkDirFunc of a directory mount: p is relative to the
+// mounted directory. Only directories, regular files and symlinks to
+// regular files inside the mount are looked at; nothing else is opened.
+func (l *loader) visit(p string, d fs.DirEntry, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case p == ".":
+		return nil
+	case d.IsDir():
+		if matchAny(l.exclude, p) {
+			return fs.SkipDir
+		}
+		return nil
+	case d.Type().IsRegular():
+		return l.add(p, p)
+	case d.Type()&fs.ModeSymlink != 0:
+		if target, ok := l.linkTarget(p); ok {
+			return l.add(target, p)
+		}
+	}
+	return nil // a FIFO, socket, device or other special file
+}
+
+// linkTarget returns the path, relative to the mounted directory, of the
+// regular file the symlink p leads to, and false when it leads outside
+// the mounted directory, to something else than a regular file, to
+// nothing, or to a path Exclude drops.
+func (l *loader) linkTarget(p string) (string, bool) {
+	resolved, err := filepath.EvalSymlinks(filepath.Join(l.hostDir, filepath.FromSlash(p)))
+	if err != nil {
+		return "", false
+	}
+	rel, ok := within(resolved, l.hostDir)
+	if !ok || rel == "." {
+		return "", false
+	}
+	target := filepath.ToSlash(rel)
+	if excluded(l.exclude, target) {
+		return "", false
+	}
+	info, err := l.root.Lstat(target)
+	if err != nil || !info.Mode().IsRegular() {
+		return "", false
+	}
+	return target, true
+}
+
+// excluded reports whether Exclude drops the path rel: whether it or one
+// of the directories on the way to it matches.
+func excluded(exclude []pattern, rel string) bool {
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' && matchAny(exclude, rel[:i]) {
+			return true
+		}
+	}
+	return matchAny(exclude, rel)
+}
+
+// add reads the host file at p (relative to l.root, slash-separated) into
 // the table as mountDir/rel, unless the filters or the format exclude it.
-func (l *loader) add(p, rel string, info fs.FileInfo) error {
+// The file is read through a limit, never trusting the size the host
+// reports, and counts toward the byte cap only when it is copied.
+func (l *loader) add(p, rel string) error {
 	if len(l.include) > 0 && !matchAny(l.include, rel) || matchAny(l.exclude, rel) {
 		return nil
 	}
@@ -213,28 +291,43 @@ func (l *loader) add(p, rel string, info fs.FileInfo) error {
 	if err != nil {
 		return nil // not representable in the VFS
 	}
-	if l.bytesRead+info.Size() > l.budget {
-		return fmt.Errorf("the files exceed the mount's cap of %d bytes at %s; narrow Include or Exclude, or raise MaxBytes", l.budget, rel)
-	}
-	data, err := l.root.ReadFile(p)
-	if err != nil {
-		return nil // unreadable or gone: skipped
-	}
-	l.bytesRead += int64(len(data))
-	if l.bytesRead > l.budget {
-		return fmt.Errorf("the files exceed the mount's cap of %d bytes at %s; narrow Include or Exclude, or raise MaxBytes", l.budget, rel)
-	}
-	if !utf8.Valid(data) || utf8.RuneCount(data) > MaxContentChars {
+	data, modTime, ok := l.read(p)
+	if !ok || !utf8.Valid(data) || utf8.RuneCount(data) > MaxContentChars {
 		return nil
 	}
+	if l.bytesRead+int64(len(data)) > l.budget {
+		return fmt.Errorf("the files exceed the mount's cap of %d bytes at %s; narrow Include or Exclude, or raise MaxBytes", l.budget, rel)
+	}
+	l.bytesRead += int64(len(data))
 	if _, exists := l.t.get(name); !exists {
 		if err := l.t.checkPlace("mount", name); err != nil {
 			return err
 		}
 	}
-	at := stamp(info.ModTime())
+	at := stamp(modTime)
 	l.t = l.t.set(&File{Path: name, Content: string(data), Version: 1, CreatedAt: at, UpdatedAt: at})
 	return nil
+}
+
+// read returns the content of the regular file at p and its modification
+// time, reading at most maxFileBytes+1 bytes; ok is false when it cannot
+// be read, is not a regular file once opened, or is longer than a file
+// the VFS can hold.
+func (l *loader) read(p string) (data []byte, modTime time.Time, ok bool) {
+	f, err := l.root.Open(p)
+	if err != nil {
+		return nil, time.Time{}, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, time.Time{}, false
+	}
+	data, err = io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil || len(data) > maxFileBytes {
+		return nil, time.Time{}, false
+	}
+	return data, info.ModTime(), true
 }
 
 // compileAll compiles globs.

@@ -23,7 +23,7 @@ import (
 //	  .git/config, src/main.go, src/main_test.go,
 //	  leak.txt -> ../../outside/secret.txt   (leaves the root: skipped)
 //	  alias.md -> README.md                   (stays inside: followed)
-//	  abs.md -> /…/root/repo/README.md        (absolute: skipped)
+//	  abs.md -> /…/root/repo/README.md        (absolute, inside: followed)
 //	  docslink -> docs                        (a directory link: skipped)
 //	  outlink -> ../../outside                (leaves the root)
 //	  other/note.txt
@@ -66,11 +66,11 @@ func TestLoadMounts(t *testing.T) {
 		want   []string
 	}{
 		{"a whole directory, links that leave the root skipped", []vfs.Mount{{HostPath: repo}},
-			[]string{".git/config", "README.md", "alias.md", "docs/guide.md", "src/main.go", "src/main_test.go"}},
+			[]string{".git/config", "README.md", "abs.md", "alias.md", "docs/guide.md", "src/main.go", "src/main_test.go"}},
 		{"under a mount path", []vfs.Mount{{HostPath: repo, MountPath: "/work/repo/", Include: []string{"*.md"}}},
-			[]string{"work/repo/README.md", "work/repo/alias.md"}},
+			[]string{"work/repo/README.md", "work/repo/abs.md", "work/repo/alias.md"}},
 		{"include at any depth, exclude a directory and a pattern", []vfs.Mount{{HostPath: repo, Include: []string{"**/*.go", "**/*.md", ".git/**"}, Exclude: []string{".git", "**/*_test.go"}}},
-			[]string{"README.md", "alias.md", "docs/guide.md", "src/main.go"}},
+			[]string{"README.md", "abs.md", "alias.md", "docs/guide.md", "src/main.go"}},
 		{"a single file keeps its base name", []vfs.Mount{{HostPath: filepath.Join(repo, "src", "main.go"), MountPath: "code"}},
 			[]string{"code/main.go"}},
 		{"the root itself, later mounts replace earlier files", []vfs.Mount{
@@ -117,6 +117,7 @@ func TestLoadMountsRefuses(t *testing.T) {
 		{"a negative cap", []string{root}, vfs.Mount{HostPath: repo, MaxBytes: -1}, "MaxBytes is -1", false},
 		{"a bad mount path", []string{root}, vfs.Mount{HostPath: repo, MountPath: "../x"}, "mount path: invalid path", false},
 		{"a bad glob", []string{root}, vfs.Mount{HostPath: repo, Include: []string{"[x"}}, "malformed", false},
+		{"a glob too long", []string{root}, vfs.Mount{HostPath: repo, Exclude: []string{strings.Repeat("*", 1001)}}, "exclude: the glob pattern has 1001 characters; use at most 1000", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			table, err := vfs.LoadMounts(tc.roots, tc.mount)
@@ -203,5 +204,70 @@ func TestMountSkipsWhatItCannotHold(t *testing.T) {
 	write("notes..md", []byte("dots"))
 	table, err := vfs.LoadMounts([]string{base}, vfs.Mount{HostPath: base})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"ok.txt"}, paths(table))
+	assert.Equal(t, []string{"notes..md", "ok.txt"}, paths(table), "dots inside a name are an ordinary name")
+}
+
+// The byte cap counts only the files that are copied: skipped files (not
+// UTF-8, too long) do not use it up.
+func TestMountByteCapCountsOnlyCopiedFiles(t *testing.T) {
+	base := t.TempDir()
+	write := func(name string, data []byte) {
+		require.NoError(t, os.WriteFile(filepath.Join(base, name), data, 0o644))
+	}
+	write("a.bin", []byte(strings.Repeat("\xff", 1000)))
+	write("b.txt", []byte(strings.Repeat("x", vfs.MaxContentChars+1)))
+	write("c.txt", []byte("12345678"))
+	table, err := vfs.LoadMounts([]string{base}, vfs.Mount{HostPath: base, MaxBytes: 10})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"c.txt"}, paths(table))
+
+	write("d.txt", []byte("123"))
+	_, err = vfs.LoadMounts([]string{base}, vfs.Mount{HostPath: base, MaxBytes: 10})
+	assert.ErrorContains(t, err, "the files exceed the mount's cap of 10 bytes at d.txt; narrow Include or Exclude, or raise MaxBytes")
+}
+
+// A symlink inside a mount is followed only when its target lies inside
+// the mounted directory itself, and Exclude applies to the target too: a
+// link cannot expose a sibling of the mount or an excluded file.
+func TestMountSymlinksStayInsideTheMount(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	mnt := filepath.Join(root, "mnt")
+	write := func(rel, content string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+	link := func(target, rel string) {
+		require.NoError(t, os.Symlink(target, filepath.Join(mnt, filepath.FromSlash(rel))))
+	}
+	write("sibling/secret.txt", "sibling secret")
+	write("mnt/README.md", "readme")
+	write("mnt/.git/config", "git secret")
+	write("mnt/private/key.txt", "private key")
+	write("mnt/docs/guide.md", "guide")
+	link("../sibling/secret.txt", "sibling.txt")           // inside the root, outside the mount
+	link(".git/config", "config.txt")                      // into an excluded directory
+	link("private/key.txt", "key.txt")                     // to an excluded file
+	link("README.md", "alias.md")                          // inside: followed
+	link("../README.md", "docs/up.md")                     // inside, from below: followed
+	link(filepath.Join(mnt, "docs", "guide.md"), "abs.md") // absolute, inside: followed
+	link("docs", "docslink")                               // a directory: skipped
+	link("missing.md", "dangling.md")                      // nothing there: skipped
+
+	table, err := vfs.LoadMounts([]string{root}, vfs.Mount{HostPath: mnt, Exclude: []string{".git", "**/key.txt"}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"README.md", "abs.md", "alias.md", "docs/guide.md", "docs/up.md"}, paths(table))
+	for f := range table.All() {
+		assert.NotContains(t, f.Content, "secret", f.Path)
+		assert.NotContains(t, f.Content, "key", f.Path)
+	}
+	alias, _ := table.Get("alias.md")
+	assert.Equal(t, "readme", alias.Content)
+
+	// Mounting the root itself makes the sibling part of the mount.
+	table, err = vfs.LoadMounts([]string{root}, vfs.Mount{HostPath: root, Include: []string{"mnt/sibling.txt"}})
+	require.NoError(t, err)
+	sib, _ := table.Get("mnt/sibling.txt")
+	assert.Equal(t, "sibling secret", sib.Content)
 }

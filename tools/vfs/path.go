@@ -30,9 +30,31 @@ type PathError struct {
 	Reason string
 }
 
-// Error returns `invalid path "PATH": REASON`.
+// Error returns `invalid path "PATH": REASON`, the path clipped to 200
+// characters.
 func (e *PathError) Error() string {
-	return fmt.Sprintf("invalid path %q: %s", e.Path, e.Reason)
+	return fmt.Sprintf("invalid path %q: %s", clip(e.Path), e.Reason)
+}
+
+// maxEcho is the most characters of a path or pattern that an error
+// message repeats.
+const maxEcho = 200
+
+// clip returns s for an error message: whole when it has at most maxEcho
+// characters, else its first maxEcho characters followed by "…", so that a
+// model sending a megabyte path does not get it back.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxEcho {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // Is reports whether target is ErrInvalidPath.
@@ -44,11 +66,11 @@ func (e *PathError) Is(target error) bool { return target == ErrInvalidPath }
 // A leading "/" is allowed and stripped, and repeated and trailing slashes
 // are collapsed, so "/docs//notes.md/" is "docs/notes.md". Rejected are: an
 // empty path (or only slashes: the root itself is not a file path), "."
-// segments, ".." anywhere (not only as a segment, so no accepted path
-// contains it), more than MaxPathSegments segments, a segment longer than
-// MaxSegmentLength, NUL and other control characters, and non-ASCII text.
-// A canonical path never starts or ends with "/", never contains "//", a
-// "." segment or "..", and normalizing it again returns it unchanged.
+// and ".." segments, more than MaxPathSegments segments, a segment longer
+// than MaxSegmentLength, NUL and other control characters, and non-ASCII
+// text. Dots inside a name ("notes..md", "...") make an ordinary name. A
+// canonical path never starts or ends with "/", never contains "//", a "."
+// or a ".." segment, and normalizing it again returns it unchanged.
 func NormalizePath(p string) (string, error) {
 	if p == "" {
 		return "", &PathError{Path: p, Reason: "the path is empty; give a path from the root such as docs/notes.md"}
@@ -63,9 +85,6 @@ func NormalizePath(p string) (string, error) {
 			return "", &PathError{Path: p, Reason: fmt.Sprintf("it contains the control character %#02x; paths are printable ASCII", c)}
 		}
 	}
-	if strings.Contains(p, "..") {
-		return "", &PathError{Path: p, Reason: `".." is not allowed anywhere in a path; give the path from the root such as docs/notes.md`}
-	}
 	var b strings.Builder
 	segments := 0
 	for seg := range strings.SplitSeq(p, "/") {
@@ -74,6 +93,8 @@ func NormalizePath(p string) (string, error) {
 			continue
 		case seg == ".":
 			return "", &PathError{Path: p, Reason: `"." segments are not allowed; give the path from the root such as docs/notes.md`}
+		case seg == "..":
+			return "", &PathError{Path: p, Reason: `".." segments are not allowed; give the path from the root such as docs/notes.md`}
 		case len(seg) > MaxSegmentLength:
 			return "", &PathError{Path: p, Reason: fmt.Sprintf("the segment %.20q… is %d characters long; segments may have at most %d", seg, len(seg), MaxSegmentLength)}
 		}

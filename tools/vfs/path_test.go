@@ -2,6 +2,8 @@ package vfs_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,6 +28,10 @@ func TestNormalizePathAccepts(t *testing.T) {
 		{"/" + sixteen + "/", sixteen},
 		{eighty, eighty},
 		{"a\\b:c", "a\\b:c"},
+		{"notes..md", "notes..md"},
+		{"a/.../b", "a/.../b"},
+		{"..hidden/x..", "..hidden/x.."},
+		{"docs/notes...md", "docs/notes...md"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := vfs.NormalizePath(tc.in)
@@ -45,11 +51,11 @@ func TestNormalizePathRejects(t *testing.T) {
 		{"only slashes", "///", "names the root"},
 		{"dot", ".", `"." segments are not allowed`},
 		{"dot segment", "docs/./a.md", `"." segments are not allowed`},
-		{"dot dot", "..", `".." is not allowed anywhere`},
-		{"dot dot segment", "docs/../../etc/passwd", `".." is not allowed anywhere`},
-		{"leading dot dot", "/../a", `".." is not allowed anywhere`},
-		{"dot dot inside a name", "notes..md", `".." is not allowed anywhere`},
-		{"three dots", "a/...", `".." is not allowed anywhere`},
+		{"dot dot", "..", `".." segments are not allowed`},
+		{"dot dot segment", "docs/../../etc/passwd", `".." segments are not allowed`},
+		{"leading dot dot", "/../a", `".." segments are not allowed`},
+		{"trailing dot dot", "a/..", `".." segments are not allowed`},
+		{"dot dot between slashes", "a//..//b", `".." segments are not allowed`},
 		{"17 segments", strings.Repeat("d/", 16) + "f", "more than 16 segments"},
 		{"81-character segment", "docs/" + strings.Repeat("x", 81), "is 81 characters long; segments may have at most 80"},
 		{"non-ASCII", "docs/résumé.md", "non-ASCII"},
@@ -79,7 +85,7 @@ func TestToolsRejectPaths(t *testing.T) {
 	for _, tc := range []struct{ name, path, want string }{
 		{"empty", "", "the path is empty"},
 		{"dot", "./ok.md", `"." segments`},
-		{"dot dot", "../ok.md", `".." is not allowed`},
+		{"dot dot", "../ok.md", `".." segments are not allowed`},
 		{"too deep", strings.Repeat("d/", 16) + "f", "more than 16 segments"},
 		{"long segment", strings.Repeat("s", 81), "at most 80"},
 		{"non-ASCII", "ø.md", "non-ASCII"},
@@ -108,4 +114,20 @@ func TestToolsRejectPaths(t *testing.T) {
 		})
 	}
 	assert.Equal(t, 1, vfs.Files(h.s).Len(), "nothing was written")
+}
+
+// Dots inside a name make an ordinary name for every tool, and for Export.
+func TestDotsInsideANameAreOrdinary(t *testing.T) {
+	h := newHarness(t)
+	h.write(map[string]string{"docs/notes...md": "dots\n", "..hidden": "x"})
+	got := ok[vfs.ReadResult](h, "read_file", `{"file_path": "docs/notes...md"}`)
+	assert.Equal(t, "   1 | dots", got.Content)
+	globbed := ok[vfs.GlobResult](h, "glob", `{"pattern": "**/*..*"}`)
+	assert.Equal(t, []string{"..hidden", "docs/notes...md"}, globbed.Matches)
+	dir := t.TempDir()
+	require.NoError(t, vfs.Export(h.s.Snapshot(), dir))
+	data, err := os.ReadFile(filepath.Join(dir, "docs", "notes...md"))
+	require.NoError(t, err)
+	assert.Equal(t, "dots\n", string(data))
+	assert.Contains(t, fail(h, "read_file", `{"file_path": "docs/../..hidden"}`), `".." segments are not allowed`)
 }

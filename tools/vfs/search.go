@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -21,7 +22,7 @@ const (
 // GlobParams are the arguments of glob.
 type GlobParams struct {
 	// Pattern is the glob, relative to Path.
-	Pattern string `json:"pattern" validate:"required" jsonschema:"a glob relative to path: * and ? match within one path segment, ** matches any number of segments (**/*.md finds Markdown files at any depth)"`
+	Pattern string `json:"pattern" validate:"required,max=1000" jsonschema:"a glob relative to path: * and ? match within one path segment, ** matches any number of segments (**/*.md finds Markdown files at any depth)"`
 	// Path is the directory to search (the root when empty).
 	Path string `json:"path,omitempty" jsonschema:"the directory to search; empty or / for the root"`
 }
@@ -30,18 +31,20 @@ type GlobParams struct {
 type GlobResult struct {
 	// Matches are the canonical paths of the matching files, in path order.
 	Matches []string `json:"matches"`
-	// Truncated is set when there were more than MaxGlobMatches matches.
+	// Truncated is set when there were more than MaxGlobMatches matches,
+	// or when the search stopped at its work limit (the result's message
+	// says which).
 	Truncated bool `json:"truncated,omitempty"`
 }
 
 // GrepParams are the arguments of grep.
 type GrepParams struct {
 	// Pattern is the regular expression.
-	Pattern string `json:"pattern" validate:"required" jsonschema:"a Go (RE2) regular expression matched against each line"`
+	Pattern string `json:"pattern" validate:"required,max=1000" jsonschema:"a Go (RE2) regular expression matched against each line"`
 	// Path is the file or directory to search (the root when empty).
 	Path string `json:"path,omitempty" jsonschema:"the file or directory to search; empty or / for the root"`
 	// Glob, when set, limits the search to the files it matches.
-	Glob string `json:"glob,omitempty" jsonschema:"only search files whose path relative to path matches this glob, such as **/*.go"`
+	Glob string `json:"glob,omitempty" validate:"max=1000" jsonschema:"only search files whose path relative to path matches this glob, such as **/*.go"`
 }
 
 // GrepMatch is one line grep found.
@@ -50,7 +53,8 @@ type GrepMatch struct {
 	Path string `json:"path"`
 	// LineNumber is the line's 1-based number.
 	LineNumber int `json:"line_number"`
-	// Line is the line's text, without its newline.
+	// Line is the line's text, without its newline; a line longer than
+	// 1,000 characters is cut there and ends with "…".
 	Line string `json:"line"`
 }
 
@@ -58,7 +62,9 @@ type GrepMatch struct {
 type GrepResult struct {
 	// Matches are the matching lines, by path, then line number.
 	Matches []GrepMatch `json:"matches"`
-	// Truncated is set when there were more than MaxGrepMatches matches.
+	// Truncated is set when there were more than MaxGrepMatches matches,
+	// or when the search stopped at its work limit (the result's message
+	// says which).
 	Truncated bool `json:"truncated,omitempty"`
 }
 
@@ -80,7 +86,7 @@ func newGrep() (tools.Tool, error) {
 	)
 }
 
-func glob(_ context.Context, inv *tools.Invocation, p GlobParams) (tools.Result[GlobResult], error) {
+func glob(ctx context.Context, inv *tools.Invocation, p GlobParams) (tools.Result[GlobResult], error) {
 	t, err := filesOf(inv)
 	if err != nil {
 		return tools.Result[GlobResult]{}, err
@@ -94,7 +100,15 @@ func glob(_ context.Context, inv *tools.Invocation, p GlobParams) (tools.Result[
 		return tools.Failed[GlobResult](err.Error()), nil
 	}
 	res := GlobResult{Matches: []string{}}
+	b := newBudget(ctx)
+	var stop error
 	for f, rel := range t.scope(dir) {
+		if stop = b.file(); stop == nil {
+			stop = b.spend(globCost(p.Pattern, rel))
+		}
+		if stop != nil {
+			break
+		}
 		if !g.match(rel) {
 			continue
 		}
@@ -105,22 +119,28 @@ func glob(_ context.Context, inv *tools.Invocation, p GlobParams) (tools.Result[
 		res.Matches = append(res.Matches, f.Path)
 	}
 	msg := fmt.Sprintf("%d %s", len(res.Matches), plural(len(res.Matches), "file matches", "files match"))
-	if res.Truncated {
+	switch {
+	case stop == errWorkLimit:
+		res.Truncated = true
+		msg += fmt.Sprintf("; the search stopped after %d %s at its work limit: narrow the path or the pattern", b.files, plural(b.files, "file", "files"))
+	case stop != nil:
+		return tools.Result[GlobResult]{}, fmt.Errorf("glob stopped after %d %s: %w", b.files, plural(b.files, "file", "files"), stop)
+	case res.Truncated:
 		msg = fmt.Sprintf("the first %d matching files; narrow the pattern or the path to see the rest", MaxGlobMatches)
 	}
 	return tools.OK(msg, res), nil
 }
 
-func grep(_ context.Context, inv *tools.Invocation, p GrepParams) (tools.Result[GrepResult], error) {
+func grep(ctx context.Context, inv *tools.Invocation, p GrepParams) (tools.Result[GrepResult], error) {
 	t, err := filesOf(inv)
 	if err != nil {
 		return tools.Result[GrepResult]{}, err
 	}
-	re, err := regexp.Compile(p.Pattern)
+	m, err := compileRegexp(p.Pattern)
 	if err != nil {
-		return tools.Failed[GrepResult](fmt.Sprintf("grep: the pattern is not a valid regular expression: %v", err)), nil
+		return tools.Failed[GrepResult]("grep: " + err.Error()), nil
 	}
-	whole := wholeFileFilter(p.Pattern)
+	whole := wholeFileFilter(p.Pattern, m.size)
 	dir, err := normalizeDir(p.Path)
 	if err != nil {
 		return tools.Failed[GrepResult](err.Error()), nil
@@ -131,42 +151,116 @@ func grep(_ context.Context, inv *tools.Invocation, p GrepParams) (tools.Result[
 			return tools.Failed[GrepResult](err.Error()), nil
 		}
 	}
-	res := GrepResult{Matches: []GrepMatch{}}
-	files := 0
-search:
-	for f, rel := range t.scope(dir) {
-		if g != nil && !g.match(rel) {
-			continue
-		}
-		if whole != nil && !whole.MatchString(f.Content) {
-			continue
-		}
-		files++
-		for i, line := range lines(f.Content) {
-			if !re.MatchString(line) {
-				continue
-			}
-			if len(res.Matches) == MaxGrepMatches {
-				res.Truncated = true
-				break search
-			}
-			res.Matches = append(res.Matches, GrepMatch{Path: f.Path, LineNumber: i + 1, Line: line})
-		}
-	}
+	sr := &grepSearch{m: m, whole: whole, glob: g, globText: p.Glob, b: newBudget(ctx), res: GrepResult{Matches: []GrepMatch{}}}
+	stop := sr.run(t, dir)
+	res, files, b := sr.res, sr.files, sr.b
 	msg := fmt.Sprintf("%d matching %s in %d %s", len(res.Matches), plural(len(res.Matches), "line", "lines"), files, plural(files, "file", "files"))
-	if res.Truncated {
+	switch {
+	case stop == errWorkLimit:
+		res.Truncated = true
+		msg = fmt.Sprintf("%d matching %s; the search stopped after %d %s at its work limit: narrow the path or the glob, or simplify the pattern", len(res.Matches), plural(len(res.Matches), "line", "lines"), b.files, plural(b.files, "file", "files"))
+	case stop != nil:
+		return tools.Result[GrepResult]{}, fmt.Errorf("grep stopped after %d %s: %w", b.files, plural(b.files, "file", "files"), stop)
+	case res.Truncated:
 		msg = fmt.Sprintf("the first %d matching lines; narrow the pattern, the path or the glob to see the rest", MaxGrepMatches)
 	}
 	return tools.OK(msg, res), nil
 }
 
-// wholeFileFilter returns a regexp that matches a file's whole content
+// grepSearch is one grep call's search.
+type grepSearch struct {
+	m, whole *matcher
+	glob     pattern
+	globText string
+	b        *budget
+	res      GrepResult
+	files    int // files searched line by line
+}
+
+// run searches the files of t in scope of dir, until done, the match cap,
+// the work limit or the end of the context.
+func (s *grepSearch) run(t Table, dir string) error {
+	for f, rel := range t.scope(dir) {
+		if err := s.b.file(); err != nil {
+			return err
+		}
+		if s.glob != nil {
+			if err := s.b.spend(globCost(s.globText, rel)); err != nil {
+				return err
+			}
+			if !s.glob.match(rel) {
+				continue
+			}
+		}
+		if s.whole != nil {
+			found, err := s.whole.match(s.b, f.Content)
+			if err != nil {
+				return err
+			}
+			if !found {
+				continue
+			}
+		}
+		s.files++
+		if done, err := s.lines(f); done || err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lines searches the lines of f; done reports that the match cap was
+// reached.
+func (s *grepSearch) lines(f *File) (done bool, err error) {
+	for i, line := range lines(f.Content) {
+		found, err := s.m.match(s.b, line)
+		if err != nil {
+			return true, err
+		}
+		if !found {
+			continue
+		}
+		if len(s.res.Matches) == MaxGrepMatches {
+			s.res.Truncated = true
+			return true, nil
+		}
+		s.res.Matches = append(s.res.Matches, GrepMatch{Path: f.Path, LineNumber: i + 1, Line: clipLine(line)})
+	}
+	return false, nil
+}
+
+// clipLine returns line, or its first maxLineChars characters and "…".
+func clipLine(line string) string {
+	if len(line) <= maxLineChars {
+		return line
+	}
+	n := 0
+	for i := range line {
+		if n == maxLineChars {
+			return line[:i] + "…"
+		}
+		n++
+	}
+	return line
+}
+
+// regexpError words a regexp compilation error with the expression it
+// quotes clipped.
+func regexpError(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Sprintf("error parsing regexp: %s: `%s`", se.Code, clip(se.Expr))
+	}
+	return err.Error()
+}
+
+// wholeFileFilter returns a matcher that matches a file's whole content
 // whenever pattern matches one of its lines, so that files without a match
 // are skipped in one pass; nil when there is none. Multi-line mode makes ^
 // and $ match at line ends; \A and \z, which mean the start and end of the
 // line being searched, have no such counterpart, so a pattern using them
-// gets no filter.
-func wholeFileFilter(pattern string) *regexp.Regexp {
+// gets no filter. The filter has the pattern's size.
+func wholeFileFilter(pattern string, size int64) *matcher {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil || usesTextAnchors(re) {
 		return nil
@@ -175,7 +269,7 @@ func wholeFileFilter(pattern string) *regexp.Regexp {
 	if err != nil {
 		return nil
 	}
-	return whole
+	return &matcher{re: whole, size: size}
 }
 
 // usesTextAnchors reports whether re uses \A or \z (^ and $ outside

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/offshoot-dev/offshoot/tools"
 )
@@ -102,6 +103,9 @@ func editFile(_ context.Context, inv *tools.Invocation, p EditParams) (tools.Res
 	case n > 1 && !p.ReplaceAll:
 		return tools.Failed[WriteResult](fmt.Sprintf("edit %s: old_string occurs %d times; include more of the surrounding text so that it matches once, or set replace_all to replace all %d", name, n, n)), nil
 	}
+	if err := checkEditSize(name, f.Content, p, n); err != nil {
+		return tools.Failed[WriteResult](err.Error()), nil
+	}
 	content := strings.Replace(f.Content, p.OldString, p.NewString, 1)
 	if p.ReplaceAll {
 		content = strings.ReplaceAll(f.Content, p.OldString, p.NewString)
@@ -112,4 +116,25 @@ func editFile(_ context.Context, inv *tools.Invocation, p EditParams) (tools.Res
 	}
 	res := WriteResult{Path: name, Version: ev.Version, SizeBytes: len(content), Replacements: n}
 	return tools.OK(fmt.Sprintf("edited %s: %d %s, now version %d", name, n, plural(n, "replacement", "replacements"), ev.Version), res).WithEvents(ev), nil
+}
+
+// checkEditSize refuses an edit whose result would be longer than a file
+// may be, before the result is built: replacing n occurrences of old by
+// new (both valid UTF-8, so every match starts on a character) changes
+// the length by n × (len(new) − len(old)) characters. Without this check
+// one small call replacing every character of a full file by 2 KB would
+// allocate about 100 MB before being refused.
+func checkEditSize(name, content string, p EditParams, matches int) error {
+	replaced := 1
+	hint := "shorten new_string, or split the file"
+	if p.ReplaceAll {
+		replaced = matches
+		hint = "replace fewer occurrences at a time, or split the file"
+	}
+	growth := utf8.RuneCountInString(p.NewString) - utf8.RuneCountInString(p.OldString)
+	size := utf8.RuneCountInString(content) + replaced*growth
+	if size <= MaxContentChars {
+		return nil
+	}
+	return &OpError{Op: "edit", Path: name, Err: ErrContent, Hint: fmt.Sprintf("the result would be %d characters long; a file holds at most %d, so %s", size, MaxContentChars, hint)}
 }

@@ -1,0 +1,189 @@
+package runner_test
+
+import (
+	"context"
+	"encoding/json"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// handmade is a tool written by hand, not built with tools.New: its Call
+// does whatever fault says, outside any recover of the tools package.
+type handmade struct {
+	name     string
+	parallel bool
+	fault    func() tools.Outcome
+}
+
+func (h handmade) Name() string                  { return h.name }
+func (h handmade) Description() string           { return "A hand-written tool." }
+func (h handmade) ParamsSchema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
+func (h handmade) ResultSchema() json.RawMessage { return json.RawMessage(`{}`) }
+func (h handmade) Examples() []tools.RawExample  { return nil }
+func (h handmade) ConcurrentSafe() bool          { return h.parallel }
+func (h handmade) Call(context.Context, *tools.Invocation, json.RawMessage) tools.Outcome {
+	return h.fault()
+}
+
+// faultyTyped is a typed tool whose handler does what its "do" argument
+// says.
+type FaultParams struct {
+	Do string `json:"do"`
+}
+
+func faultyTyped(t testing.TB, name string, parallel bool) tools.Tool {
+	t.Helper()
+	var opts []tools.Option
+	if parallel {
+		opts = append(opts, tools.ConcurrentSafe())
+	}
+	tool, err := tools.New(name, "A typed tool that misbehaves on request.", func(_ context.Context, _ *tools.Invocation, p FaultParams) (tools.Result[string], error) {
+		switch p.Do {
+		case "panic":
+			panic("typed exploded")
+		case "goexit":
+			runtime.Goexit()
+		case "nil event":
+			return tools.OK("ok", "value").WithEvents(Echoed{"before"}, nil), nil
+		}
+		return tools.OK("ok", p.Do).WithEvents(Echoed{p.Do}), nil
+	}, opts...)
+	require.NoError(t, err)
+	return tool
+}
+
+func okOutcome(text string) func() tools.Outcome {
+	return func() tools.Outcome {
+		return tools.Outcome{Text: text, Success: true, Events: []any{Echoed{text}}}
+	}
+}
+
+// A panic, a runtime.Goexit or a nil event in any tool — typed or
+// hand-written, alone or in a parallel group — becomes that call's failed
+// result naming the tool; every call id gets its answer, in order; the
+// other calls' results and events stand, and the evaluation goes on.
+func TestToolFaultsStayInsideTheCall(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		tools []tools.Tool
+		calls []model.ToolCall
+		want  []string // per call: the start of its tool message
+		kept  []Echoed // the events applied
+	}{
+		{"a hand-written tool panics in a parallel group",
+			[]tools.Tool{handmade{"bad", true, func() tools.Outcome { panic("handmade exploded") }}, handmade{"good", true, okOutcome("fine")}},
+			[]model.ToolCall{{ID: "c1", Name: "good"}, {ID: "c2", Name: "bad"}, {ID: "c3", Name: "good"}},
+			[]string{"fine", "Tool 'bad' execution failed: panic: handmade exploded", "fine"},
+			[]Echoed{{"fine"}, {"fine"}}},
+		{"a hand-written tool panics alone",
+			[]tools.Tool{handmade{"bad", false, func() tools.Outcome { panic("handmade exploded") }}},
+			[]model.ToolCall{{ID: "c1", Name: "bad"}},
+			[]string{"Tool 'bad' execution failed: panic: handmade exploded"},
+			nil},
+		{"a hand-written tool calls Goexit in a parallel group",
+			[]tools.Tool{handmade{"bad", true, func() tools.Outcome { runtime.Goexit(); return tools.Outcome{} }}, handmade{"good", true, okOutcome("fine")}},
+			[]model.ToolCall{{ID: "c1", Name: "bad"}, {ID: "c2", Name: "good"}},
+			[]string{"Tool 'bad' execution failed: the tool ended its goroutine (runtime.Goexit) without returning a result", "fine"},
+			[]Echoed{{"fine"}}},
+		{"a hand-written tool calls Goexit alone",
+			[]tools.Tool{handmade{"bad", false, func() tools.Outcome { runtime.Goexit(); return tools.Outcome{} }}},
+			[]model.ToolCall{{ID: "c1", Name: "bad"}},
+			[]string{"Tool 'bad' execution failed: the tool ended its goroutine (runtime.Goexit)"},
+			nil},
+		{"a hand-written tool returns a nil event",
+			[]tools.Tool{handmade{"bad", false, func() tools.Outcome { return tools.Outcome{Text: "ok", Success: true, Events: []any{Echoed{"x"}, nil}} }}, handmade{"good", false, okOutcome("fine")}},
+			[]model.ToolCall{{ID: "c1", Name: "bad"}, {ID: "c2", Name: "good"}},
+			[]string{"Tool 'bad' execution failed: its result holds a nil event (event 2 of 2); return only non-nil events", "fine"},
+			[]Echoed{{"fine"}}},
+		{"a typed tool calls Goexit in a parallel group",
+			[]tools.Tool{faultyTyped(t, "typed", true)},
+			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"a"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"goexit"}`}, {ID: "c3", Name: "typed", Arguments: `{"do":"b"}`}},
+			[]string{"ok", "Tool 'typed' execution failed: the tool ended its goroutine (runtime.Goexit)", "ok"},
+			[]Echoed{{"a"}, {"b"}}},
+		{"a typed tool calls Goexit alone",
+			[]tools.Tool{faultyTyped(t, "typed", false)},
+			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"goexit"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"a"}`}},
+			[]string{"Tool 'typed' execution failed: the tool ended its goroutine (runtime.Goexit)", "ok"},
+			[]Echoed{{"a"}}},
+		{"a typed tool panics in a parallel group",
+			[]tools.Tool{faultyTyped(t, "typed", true)},
+			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"panic"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"a"}`}},
+			[]string{"Tool 'typed' execution failed: panic: typed exploded", "ok"},
+			[]Echoed{{"a"}}},
+		{"a typed tool returns a nil event",
+			[]tools.Tool{faultyTyped(t, "typed", true)},
+			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"nil event"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"a"}`}},
+			[]string{"Tool 'typed' execution failed: its result holds a nil event (event 2 of 2)", "ok"},
+			[]Echoed{{"a"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t)
+			m := scripted.New(scripted.ToolCalls(tc.calls...), scripted.Text("carried on"))
+			var resp *runner.Response
+			var err error
+			finished := make(chan struct{})
+			go func() {
+				defer close(finished)
+				resp, err = runner.Evaluate(ctx, request(newPrompt(t, tc.tools...), s, m))
+			}()
+			select {
+			case <-finished:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the evaluation did not finish within 10 s")
+			}
+			require.NoError(t, err)
+			require.NotNil(t, resp, "the evaluation's goroutine returned")
+			assert.Equal(t, "carried on", resp.Text)
+
+			var ids, texts []string
+			for _, msg := range resp.Messages {
+				if msg.Role == model.RoleTool {
+					ids, texts = append(ids, msg.ToolCallID), append(texts, msg.Content)
+				}
+			}
+			want := make([]string, len(tc.calls))
+			for i, c := range tc.calls {
+				want[i] = c.ID
+			}
+			assert.Equal(t, want, ids, "every call id is answered, in order")
+			require.Len(t, texts, len(tc.want))
+			for i, w := range tc.want {
+				assert.True(t, strings.HasPrefix(texts[i], w), "call %d: %q does not start with %q", i, texts[i], w)
+			}
+			records := session.Get[runner.ToolInvoked](s).Values()
+			require.Len(t, records, len(tc.calls))
+			for i, rec := range records {
+				assert.Equal(t, tc.calls[i].ID, rec.CallID)
+				assert.Equal(t, !strings.HasPrefix(tc.want[i], "Tool '"), rec.Success, "call %d", i)
+			}
+			kept := session.Get[Echoed](s).Values()
+			if len(tc.kept) == 0 {
+				assert.Empty(t, kept, "only the events of the calls that succeeded")
+			} else {
+				assert.Equal(t, tc.kept, kept, "only the events of the calls that succeeded")
+			}
+		})
+	}
+}
+
+// The name of an unknown tool is repeated to the model clipped.
+func TestUnknownToolNameIsClipped(t *testing.T) {
+	s := newSession(t)
+	name := strings.Repeat("x", 1<<20)
+	m := scripted.New(scripted.ToolCalls(model.ToolCall{ID: "c1", Name: name}), scripted.Text("done"))
+	resp, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+	require.NoError(t, err)
+	text := lastToolMessage(t, resp)
+	assert.Equal(t, "Unknown tool '"+strings.Repeat("x", 100)+"…'. Available tools: echo", text)
+}
