@@ -17,6 +17,9 @@ type Caller struct {
 	ModelName string
 	// NS and Key identify the evaluation's prompt.
 	NS, Key string
+	// Scope is the evaluation's place in its run; evaluations started
+	// with the call's ctx go below it.
+	Scope *Scope
 }
 
 // CallerFrom returns the evaluation a tool call's ctx belongs to; ok is

@@ -15,11 +15,11 @@ import (
 // PromptRendered records that a prompt was rendered for an evaluation.
 type PromptRendered struct {
 	// Evaluation is the id of the evaluation (Response.Evaluation).
-	Evaluation string `json:"evaluation"`
-	NS    string   `json:"ns"`
-	Key   string   `json:"key"`
-	Text  string   `json:"text"`
-	Tools []string `json:"tools"`
+	Evaluation string   `json:"evaluation"`
+	NS         string   `json:"ns"`
+	Key        string   `json:"key"`
+	Text       string   `json:"text"`
+	Tools      []string `json:"tools"`
 	// Delegation is the chain of agents or prompts that led to this run.
 	Delegation []string `json:"delegation,omitempty"`
 }
@@ -28,9 +28,9 @@ type PromptRendered struct {
 type ModelCalled struct {
 	// Evaluation is the id of the evaluation (Response.Evaluation).
 	Evaluation string `json:"evaluation"`
-	NS    string `json:"ns"`
-	Key   string `json:"key"`
-	Model string `json:"model,omitempty"`
+	NS         string `json:"ns"`
+	Key        string `json:"key"`
+	Model      string `json:"model,omitempty"`
 	// Turn counts model calls in this evaluation, from 1.
 	Turn         int                `json:"turn"`
 	Duration     time.Duration      `json:"duration"`
@@ -48,10 +48,10 @@ type ModelCalled struct {
 type ToolInvoked struct {
 	// Evaluation is the id of the evaluation (Response.Evaluation).
 	Evaluation string `json:"evaluation"`
-	NS     string `json:"ns"`
-	Key    string `json:"key"`
-	Name   string `json:"name"`
-	CallID string `json:"call_id"`
+	NS         string `json:"ns"`
+	Key        string `json:"key"`
+	Name       string `json:"name"`
+	CallID     string `json:"call_id"`
 	// Arguments is the model's arguments, compacted when they are valid
 	// JSON.
 	Arguments json.RawMessage `json:"arguments"`
@@ -67,9 +67,9 @@ type ToolInvoked struct {
 type PromptExecuted struct {
 	// Evaluation is the id of the evaluation (Response.Evaluation).
 	Evaluation string `json:"evaluation"`
-	NS   string `json:"ns"`
-	Key  string `json:"key"`
-	Text string `json:"text"`
+	NS         string `json:"ns"`
+	Key        string `json:"key"`
+	Text       string `json:"text"`
 	// Output is the JSON of the structured output, when the prompt
 	// declares one.
 	Output    json.RawMessage `json:"output,omitempty"`
@@ -93,8 +93,11 @@ type Inbound struct {
 }
 
 // ChildUsage reports tokens spent on the session's behalf by work it
-// delegated (a subagent). Dispatched to a session while an evaluation runs
-// on it, it counts against the evaluation's Budget.
+// delegated outside the evaluation's run. Dispatched to a session while an
+// evaluation runs on it, it counts against the evaluation's Budget and in
+// its Response.ChildUsage. (Evaluations started from the run's own tool
+// calls — subagents — are counted as they spend, through the run's Scope;
+// they need no ChildUsage.)
 type ChildUsage struct {
 	// AgentID identifies the child run.
 	AgentID string      `json:"agent_id"`
@@ -102,9 +105,7 @@ type ChildUsage struct {
 }
 
 // InboundRead records how many of the session's Inbound messages have been
-// delivered to a model. The runner keeps it (one value, ReplaceLatest);
-// SkipInbound sets it for a session that must not deliver what is pending,
-// such as a forked child.
+// delivered to a model. The runner keeps it (one value, ReplaceLatest).
 type InboundRead struct {
 	Upto int `json:"upto"`
 }

@@ -57,8 +57,11 @@ type Request struct {
 	ModelName string
 	// MaxTurns bounds the model calls (DefaultMaxTurns when zero).
 	MaxTurns int
-	// Budget bounds the tokens spent by this evaluation and the children
-	// that report ChildUsage to its session; zero means no bound.
+	// Budget bounds the tokens spent by this evaluation, the evaluations
+	// started from its tool calls (subagents) and the ChildUsage reported
+	// to its session meanwhile; zero means no bound. An evaluation also
+	// stops when an evaluation above it in its run is over its budget (see
+	// Scope).
 	Budget int
 	// ToolFilter narrows the rendered toolset by name or glob.
 	ToolFilter tools.Filter
@@ -69,6 +72,10 @@ type Request struct {
 	// Delegation is the chain of agents or prompts that led here, outermost
 	// first; tools see it in their Invocation.
 	Delegation []string
+	// SkipPendingInbound leaves the Inbound messages the session holds
+	// when the evaluation starts undelivered: they were meant for the
+	// session this one was forked from. Later ones are delivered.
+	SkipPendingInbound bool
 	// Logger is handed to tools (a discarding logger when nil).
 	Logger *slog.Logger
 	// Clock times model and tool calls (the session bus's clock when nil).
@@ -92,7 +99,8 @@ type Response struct {
 	// Rendered is the rendered prompt with the toolset that was offered.
 	Rendered *prompt.Rendered
 	// Usage is what this evaluation's model calls spent; ChildUsage is what
-	// its children reported.
+	// the evaluations started from its tool calls spent, and what was
+	// reported to its session as ChildUsage while it ran.
 	Usage      model.Usage
 	ChildUsage model.Usage
 	// Turns counts model calls; ToolCalls counts tool calls.
@@ -148,6 +156,7 @@ type run struct {
 	start   time.Time
 
 	eval     string // the evaluation's id
+	scope    *Scope
 	onDelta  func(model.Delta) error
 	rendered *prompt.Rendered
 	toolset  tools.Toolset
@@ -172,6 +181,11 @@ func (r *run) evaluate() (*Response, error) {
 	}
 	r.start = r.clock()
 	r.phase = PhaseRender
+	var parent *Scope
+	if c, ok := CallerFrom(r.ctx); ok {
+		parent = c.Scope
+	}
+	r.scope = newScope(parent, r.req.Budget)
 	var earlier []model.Message
 	if r.eval = r.req.Continue; r.eval != "" {
 		var err error
@@ -184,8 +198,11 @@ func (r *run) evaluate() (*Response, error) {
 	if err := r.render(earlier); err != nil {
 		return nil, r.fail(PhaseRender, err)
 	}
-	r.toolCtx = WithCaller(r.ctx, Caller{Model: r.req.Model, ModelName: r.req.ModelName, NS: r.rendered.NS, Key: r.rendered.Key})
+	r.toolCtx = WithCaller(r.ctx, Caller{Model: r.req.Model, ModelName: r.req.ModelName, NS: r.rendered.NS, Key: r.rendered.Key, Scope: r.scope})
 	r.inboundSeen = inboundCursor(s)
+	if r.req.SkipPendingInbound {
+		r.inboundSeen = session.Len[Inbound](s)
+	}
 	r.childSeen = session.Len[ChildUsage](s)
 	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Evaluation: r.eval, Rendered: r.rendered, Messages: r.messages}
 
@@ -197,7 +214,6 @@ func (r *run) evaluate() (*Response, error) {
 		if err := r.ctx.Err(); err != nil {
 			return r.partial(PhaseRequest, err)
 		}
-		r.collectChildUsage()
 		if r.overBudget() {
 			return r.partial(PhaseRequest, ErrBudgetExceeded)
 		}
@@ -326,6 +342,7 @@ func (r *run) callModel() (model.Message, error) {
 	var msg model.Message
 	if reply != nil {
 		r.resp.Usage = r.resp.Usage.Add(reply.Usage)
+		r.scope.charge(reply.Usage)
 		rec.Usage, rec.FinishReason = reply.Usage, reply.FinishReason
 		msg = reply.Message
 		msg.Role = model.RoleAssistant
@@ -406,24 +423,31 @@ func (r *run) drainInbound() {
 	_ = r.req.Session.Dispatch(r.ctx, events...)
 }
 
-// collectChildUsage adds the ChildUsage events dispatched since the last
-// look.
+// collectChildUsage charges the ChildUsage events dispatched to the
+// session since the last look to the evaluation's scope.
 func (r *run) collectChildUsage() {
 	cu := session.Get[ChildUsage](r.req.Session)
 	for ; r.childSeen < cu.Len(); r.childSeen++ {
-		r.resp.ChildUsage = r.resp.ChildUsage.Add(cu.At(r.childSeen).Usage)
+		r.scope.charge(cu.At(r.childSeen).Usage)
 	}
 }
 
+// overBudget reports whether this evaluation or one above it in its run
+// has spent more than its budget.
 func (r *run) overBudget() bool {
-	if r.req.Budget <= 0 {
-		return false
-	}
 	r.collectChildUsage()
-	return r.resp.Usage.TotalTokens+r.resp.ChildUsage.TotalTokens > r.req.Budget
+	return r.scope.exhausted()
+}
+
+// childUsage is what the scope spent beyond the evaluation's own calls.
+func (r *run) childUsage() model.Usage {
+	all, own := r.scope.Spent(), r.resp.Usage
+	return model.Usage{InputTokens: all.InputTokens - own.InputTokens, OutputTokens: all.OutputTokens - own.OutputTokens, TotalTokens: all.TotalTokens - own.TotalTokens}
 }
 
 func (r *run) partial(phase Phase, err error) (*Response, error) {
+	r.collectChildUsage()
+	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
 	return r.resp, r.fail(phase, err)
 }
@@ -442,6 +466,8 @@ func (r *run) finish() (*Response, error) {
 		r.resp.Output = v
 		rec.Output, _ = json.Marshal(v)
 	}
+	r.collectChildUsage()
+	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
 	rec.Usage, rec.Turns, rec.ToolCalls, rec.Duration = r.resp.Usage, r.resp.Turns, r.resp.ToolCalls, r.resp.Duration
 	_ = r.req.Session.Dispatch(r.ctx, rec)

@@ -285,16 +285,24 @@ func TestInboundMessagesReachTheNextRequest(t *testing.T) {
 	}
 	assert.Equal(t, []string{"go", "late news"}, users)
 
-	// SkipInbound marks pending messages as delivered.
+	// SkipPendingInbound leaves what is pending undelivered, without
+	// writing anything, and delivers what comes later.
 	require.NoError(t, s.Dispatch(ctx, runner.Inbound{Text: "not for the child"}))
-	require.NoError(t, runner.SkipInbound(s))
-	m3 := scripted.New(scripted.Text("ok"))
-	_, err = runner.Evaluate(ctx, request(newPrompt(t), s, m3))
+	rev := s.Revision()
+	m3 := scripted.New(
+		scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			assert.Equal(t, rev+1, s.Revision(), "only the opening records were written")
+			require.NoError(t, s.Dispatch(ctx, runner.Inbound{Text: "for the child"}))
+			return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c1", Name: "echo", Arguments: `{"text":"x"}`})}, nil
+		}),
+		scripted.Text("ok"))
+	req := request(newPrompt(t, echoTool(t)), s, m3)
+	req.SkipPendingInbound = true
+	_, err = runner.Evaluate(ctx, req)
 	require.NoError(t, err)
 	assert.Len(t, m3.Calls()[0].Request.Messages, 2, "system and user only")
-	rev := s.Revision()
-	require.NoError(t, runner.SkipInbound(s))
-	assert.Equal(t, rev, s.Revision(), "nothing pending, nothing dispatched")
+	last = m3.Calls()[1].Request.Messages
+	assert.Equal(t, model.UserMessage("for the child"), last[len(last)-1])
 }
 
 func TestClosedSessionEndsTheEvaluation(t *testing.T) {

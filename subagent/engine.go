@@ -2,11 +2,17 @@
 // dispatch_subagent tool and the Task tool. It runs a child agent in a
 // session of its own, forked from a snapshot of the parent or fresh, on the
 // parent's bus, with the parent's tools, a resolved model and limits: depth
-// and cycles, concurrency per parent run, a spawn budget per root run, a
-// timeout and max turns. Whatever happens, the child session is closed
-// afterwards and the parent's slices are unchanged; the child's usage is
-// reported to the parent as a runner.ChildUsage event (by the engine, or by
-// the front end with its tool result) so the parent's budget counts it.
+// and cycles, concurrency per parent evaluation, a spawn budget per root
+// run, a timeout and max turns. Whatever happens, the child session is
+// closed afterwards and the parent's session is not written to at all.
+//
+// Limits belong to the run, not to a session: the engine keeps them in the
+// runner.Scope of the evaluation that delegates (concurrency) and of its
+// run's root (the spawn budget), so a long chat can delegate in every turn
+// and two sessions that happen to share an id share nothing. The child's
+// evaluation runs below the parent's scope, so the parent's token Budget
+// bounds what its children spend and their spending counts in the
+// parent's ChildUsage as it happens — also when the parent is cancelled.
 package subagent
 
 import (
@@ -15,11 +21,8 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
-	"weak"
 
 	"github.com/google/uuid"
 
@@ -46,8 +49,6 @@ type Engine struct {
 	newID                              func() string
 	clock                              func() time.Time
 	logger                             *slog.Logger
-	limits                             *limits
-	prompts                            sync.Map // weak.Pointer[prompt.Prompt] -> the prompt, oriented
 }
 
 // Option configures an Engine.
@@ -57,8 +58,9 @@ type Option func(*Engine)
 // child at the limit runs without the delegating tools.
 func WithMaxDepth(n int) Option { return func(e *Engine) { e.maxDepth = n } }
 
-// WithMaxConcurrent sets how many children of one parent run at once
-// (DefaultMaxConcurrent); more wait for a slot while their context allows.
+// WithMaxConcurrent sets how many children of one parent evaluation run at
+// once (DefaultMaxConcurrent); more wait for a slot while their context
+// allows.
 func WithMaxConcurrent(n int) Option { return func(e *Engine) { e.maxConcurrent = n } }
 
 // WithMaxSpawns sets how many children one root run may spawn in all
@@ -87,7 +89,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.logger = l }
 // New returns an engine with the given options. Limits below one fall back
 // to their defaults.
 func New(opts ...Option) *Engine {
-	e := &Engine{newID: uuid.NewString, clock: time.Now, limits: newLimits()}
+	e := &Engine{newID: uuid.NewString, clock: time.Now}
 	for _, o := range opts {
 		o(e)
 	}
@@ -140,11 +142,11 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 	if depth > maxDepth {
 		return nil, depthError(maxDepth)
 	}
-	root := e.limits.root(spec.Parent)
-	if !e.limits.spawn(root, spec.Parent, e.maxSpawns) {
+	ctx, scope := inScope(ctx)
+	if !e.spawn(scope.Root()) {
 		return nil, budgetError(e.maxSpawns)
 	}
-	release, err := e.limits.acquire(ctx, spec.Parent.ID(), e.maxConcurrent)
+	release, err := e.slot(ctx, scope)
 	if err != nil {
 		return nil, runError(err)
 	}
@@ -155,11 +157,7 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 	if err != nil {
 		return nil, err
 	}
-	e.limits.adopt(child.ID(), root)
-	defer func() {
-		_ = child.Close()
-		e.limits.release(child.ID())
-	}()
+	defer func() { _ = child.Close() }()
 	oc := &Outcome{AgentID: e.newID(), SessionID: child.ID(), Name: spec.Name, Depth: depth, ModelName: spec.ModelName}
 	if err := e.setUp(child, spec); err != nil {
 		return nil, err
@@ -183,7 +181,7 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 	if depth >= maxDepth && len(spec.Withhold) > 0 {
 		filter.Deny = append(slices.Clone(filter.Deny), spec.Withhold...)
 	}
-	p, err := e.oriented(spec.Prompt)
+	p, err := Orient(spec.Prompt)
 	if err != nil {
 		return nil, runError(err)
 	}
@@ -198,14 +196,14 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 		Model: spec.Model, ModelName: spec.ModelName, MaxTurns: spec.MaxTurns,
 		ToolFilter: filter, InheritedTools: spec.Tools,
 		Delegation: append(slices.Clone(chain), spec.Name), Logger: e.logger,
+		// The parent's pending messages stay the parent's; nothing is
+		// written into the child to say so.
+		SkipPendingInbound: true,
 	})
 	oc.Final = child.Snapshot()
 	oc.Duration = e.clock().Sub(started)
 	oc.Response = resp
 	e.account(oc, resp)
-	if report, ok := oc.UsageReport(); ok && !spec.DeferUsage {
-		_ = spec.Parent.Dispatch(context.WithoutCancel(ctx), report)
-	}
 	if resp != nil {
 		oc.Text, oc.Output = resp.Text, resp.Output
 	}
@@ -260,11 +258,6 @@ func (e *Engine) hydrate(spec Spec) (*session.Session, error) {
 }
 
 func (e *Engine) setUp(child *session.Session, spec Spec) error {
-	// The parent's pending Inbound messages are the parent's, not the
-	// child's.
-	if err := runner.SkipInbound(child); err != nil {
-		return setupError(err)
-	}
 	for _, setup := range []func(*session.Session) error{e.setup, spec.Setup} {
 		if setup == nil {
 			continue
@@ -319,25 +312,30 @@ func (e *Engine) classify(ctx, cctx context.Context, err error, timeout time.Dur
 	return runError(err)
 }
 
-// oriented returns p extended with the orientation section, built once
-// per prompt: the cache entry goes when the prompt is garbage-collected.
-func (e *Engine) oriented(p *prompt.Prompt) (*prompt.Prompt, error) {
-	key := weak.Make(p)
-	if ext, ok := e.prompts.Load(key); ok {
-		return ext.(*prompt.Prompt), nil
+// Orient returns p with the section that tells a child agent what it is
+// (a subagent working on a delegated task: use only the tools it has, stay
+// on the task, end with a concise result), or p itself when it has that
+// section already. Run orients every child's prompt; a front end that runs
+// one prompt many times orients it once and passes the result, which saves
+// building a prompt per run.
+func Orient(p *prompt.Prompt) (*prompt.Prompt, error) {
+	if p == nil {
+		return nil, errors.New("subagent: Orient needs a prompt")
 	}
-	ext, err := p.Extend(orientation)
-	if err != nil {
-		return nil, err
+	if slices.Contains(p.ParamTypes(), orientationType) {
+		return p, nil
 	}
-	if _, loaded := e.prompts.LoadOrStore(key, ext); !loaded {
-		runtime.AddCleanup(p, func(k weak.Pointer[prompt.Prompt]) { e.prompts.Delete(k) }, key)
-	}
-	return ext, nil
+	return p.Extend(orientation)
 }
 
+// orientationParams marks a prompt as oriented: no other section takes
+// them.
+type orientationParams struct{}
+
+var orientationType = reflect.TypeFor[orientationParams]()
+
 // orientation tells a child what it is (appended to every child prompt).
-var orientation = prompt.Markdown[prompt.NoParams]("Subagent", `
+var orientation = prompt.Markdown[orientationParams]("Subagent", `
 	You are a subagent: another agent delegated one task to you. Work only on that task,
 	use only the tools you have been given, and stop when it is done. The delegating agent
 	sees only your final answer, not your intermediate steps, so end with a concise,

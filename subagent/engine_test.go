@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -46,7 +47,8 @@ func TestForkedChildStartsWithParityAndLeavesTheParentUnchanged(t *testing.T) {
 		return nil
 	}))
 	m := scripted.New(scripted.ToolCall("write", `{"text":"child work"}`), scripted.Text("summary of the work"))
-	out, err := e.Run(ctx, spec(t, parent, m, writeTool(t)))
+	run := runner.NewScope(0)
+	out, err := e.Run(inRun(run), spec(t, parent, m, writeTool(t)))
 	require.NoError(t, err)
 	assert.True(t, sawParity, "the child started with exactly the parent's state")
 
@@ -58,7 +60,8 @@ func TestForkedChildStartsWithParityAndLeavesTheParentUnchanged(t *testing.T) {
 	assert.Equal(t, []Wrote{{"child work"}}, session.SliceOfSnapshot[Wrote](out.Final).Values())
 	assert.Equal(t, []Note{{"parent state"}}, session.SliceOfSnapshot[Note](out.Final).Values())
 
-	sessiontest.AssertUnchanged(t, before, parent, sessiontest.Ignore[runner.ChildUsage]())
+	sessiontest.AssertUnchanged(t, before, parent)
+	assert.Equal(t, before.Snapshot().Revision(), parent.Revision(), "nothing at all was written to the parent")
 	assert.Zero(t, session.Len[Wrote](parent))
 	assert.Empty(t, parent.ChildIDs(), "the child was closed")
 	assert.Error(t, parent.Bus().Publish(ctx, bus.Envelope{SessionID: childID, Payload: Note{}}).Rejected, "the child is no longer on the bus")
@@ -66,8 +69,8 @@ func TestForkedChildStartsWithParityAndLeavesTheParentUnchanged(t *testing.T) {
 	assert.Positive(t, observed[parent.ID()], "the child's events went on the parent's bus, addressed to the child")
 	mu.Unlock()
 
-	// The child's usage was reported to the parent.
-	assert.Equal(t, out.Usage.Total.TotalTokens, childUsage(parent))
+	// The child's spending was charged to the run as it happened.
+	assert.Equal(t, out.Usage.Total, run.Spent())
 	assert.Positive(t, out.Usage.Total.TotalTokens)
 
 	// The child was told what it is.
@@ -104,7 +107,7 @@ func TestSetupFailureAbortsAndLeavesNothingBehind(t *testing.T) {
 			require.ErrorIs(t, err, subagent.ErrSetup)
 			assert.Contains(t, err.Error(), "Failed to initialize subagent: ")
 			assert.Empty(t, m.Calls(), "the child never ran")
-			sessiontest.AssertUnchanged(t, before, parent, sessiontest.Ignore[runner.ChildUsage]())
+			sessiontest.AssertUnchanged(t, before, parent)
 			assert.Empty(t, parent.ChildIDs())
 			runtime.GC()
 			runtime.GC()
@@ -140,7 +143,8 @@ func TestNestedDelegationWithholdsTheDelegatingToolAtTheLimit(t *testing.T) {
 	delegate := delegateTool(t, e, m)
 	sp := spec(t, parent, m, delegate, writeTool(t))
 	sp.Withhold = []string{"delegate"}
-	out, err := e.Run(ctx, sp)
+	run := runner.NewScope(0)
+	out, err := e.Run(inRun(run), sp)
 	require.NoError(t, err, "one slot per parent: the worker waiting on its helper holds no slot the helper needs")
 	assert.Equal(t, "worker done", out.Text)
 
@@ -159,10 +163,10 @@ func TestNestedDelegationWithholdsTheDelegatingToolAtTheLimit(t *testing.T) {
 	assert.Equal(t, []string{"delegate", "write"}, workerTools)
 	assert.Equal(t, []string{"write"}, helperTools, "at the depth limit the delegating tool is withheld")
 
-	// The helper's usage counts in the worker's total, and only the total
-	// reaches the root.
+	// The helper's usage counts in the worker's total, and the whole tree's
+	// in the run.
 	assert.Greater(t, out.Usage.Total.TotalTokens, out.Usage.Own.TotalTokens)
-	assert.Equal(t, out.Usage.Total.TotalTokens, childUsage(parent))
+	assert.Equal(t, out.Usage.Total, run.Spent())
 }
 
 func TestConcurrencyPerParentAndSpawnBudget(t *testing.T) {
@@ -183,11 +187,12 @@ func TestConcurrencyPerParentAndSpawnBudget(t *testing.T) {
 	e := subagent.New(subagent.WithMaxConcurrent(2), subagent.WithMaxSpawns(6))
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
+	run := inRun(runner.NewScope(0)) // one delegating evaluation of one run
 	for i := range errs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = e.Run(ctx, spec(t, parent, m))
+			_, errs[i] = e.Run(run, spec(t, parent, m))
 		}()
 	}
 	wg.Wait()
@@ -212,9 +217,10 @@ func TestWaitingForASlotHonoursTheContext(t *testing.T) {
 	})))
 	e := subagent.New(subagent.WithMaxConcurrent(1))
 	done := make(chan error, 1)
-	go func() { _, err := e.Run(ctx, spec(t, parent, m)); done <- err }()
+	run := inRun(runner.NewScope(0))
+	go func() { _, err := e.Run(run, spec(t, parent, m)); done <- err }()
 	require.Eventually(t, func() bool { return len(parent.ChildIDs()) == 1 }, time.Second, time.Millisecond)
-	c, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	c, cancel := context.WithTimeout(run, 20*time.Millisecond)
 	defer cancel()
 	_, err := e.Run(c, spec(t, parent, m))
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -285,7 +291,7 @@ func TestChildFailuresNeverCorruptTheParent(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, "recovered", out.Text)
 			}
-			sessiontest.AssertUnchanged(t, before, parent, sessiontest.Ignore[runner.ChildUsage]())
+			sessiontest.AssertUnchanged(t, before, parent)
 			assert.Empty(t, parent.ChildIDs())
 			runtime.GC()
 			runtime.GC()
@@ -338,12 +344,25 @@ func TestLifecycleEventsReachObserversWithoutChangingState(t *testing.T) {
 	assert.Zero(t, session.Len[subagent.Finished](parent))
 }
 
-func TestForkedChildDoesNotDeliverTheParentsPendingInbound(t *testing.T) {
+// Nothing is written into a child before its setup runs: right after
+// hydration it equals the parent's snapshot in every slice, also when the
+// parent has messages pending — which the child does not deliver, and
+// which stay pending for the parent.
+func TestParityIsExactAndTheParentsPendingInboundStaysItsOwn(t *testing.T) {
 	parent := newParent(t)
 	require.NoError(t, parent.Dispatch(ctx, runner.Inbound{Text: "for the parent only"}))
-	m := scripted.New(scripted.Text("done"))
-	_, err := subagent.New().Run(ctx, spec(t, parent, m))
+	snap := parent.Snapshot()
+	var parity bool
+	sp := spec(t, parent, scripted.New(scripted.Text("done")))
+	sp.Setup = func(child *session.Session) error {
+		parity = sessiontest.AssertParity(t, snap, child)
+		assert.Zero(t, child.Revision(), "not one write before setup")
+		return nil
+	}
+	m := sp.Model.(*scripted.Model)
+	_, err := subagent.New().Run(ctx, sp)
 	require.NoError(t, err)
+	assert.True(t, parity)
 	for _, msg := range m.Calls()[0].Request.Messages {
 		assert.NotEqual(t, "for the parent only", msg.Content)
 	}
@@ -351,21 +370,19 @@ func TestForkedChildDoesNotDeliverTheParentsPendingInbound(t *testing.T) {
 	assert.Zero(t, read.Upto, "the parent's own cursor is untouched")
 }
 
-func TestOrientedPromptsAreCachedWithoutKeepingPromptsAlive(t *testing.T) {
-	parent := newParent(t)
-	e := subagent.New()
+func TestOrient(t *testing.T) {
 	p := childPrompt(t, "worker")
-	for range 2 {
-		sp := spec(t, parent, scripted.New(scripted.Text("ok")))
-		sp.Prompt = p
-		_, err := e.Run(ctx, sp)
-		require.NoError(t, err)
-	}
-	wp := weak.Make(p)
-	p = nil
-	runtime.GC()
-	runtime.GC()
-	assert.Nil(t, wp.Value(), "the engine's cache does not keep a prompt alive")
+	o, err := subagent.Orient(p)
+	require.NoError(t, err)
+	assert.NotSame(t, p, o)
+	again, err := subagent.Orient(o)
+	require.NoError(t, err)
+	assert.Same(t, o, again, "an oriented prompt is not oriented twice")
+	r, err := o.Render()
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(r.Text, "You are a subagent"))
+	_, err = subagent.Orient(nil)
+	assert.Error(t, err)
 }
 
 func TestATimedOutChildStillReportsWhatItSpent(t *testing.T) {
@@ -378,25 +395,11 @@ func TestATimedOutChildStillReportsWhatItSpent(t *testing.T) {
 			return nil, ctx.Err()
 		}),
 	)
-	out, err := subagent.New(subagent.WithTimeout(50*time.Millisecond)).Run(ctx, spec(t, parent, m, writeTool(t)))
+	run := runner.NewScope(0)
+	out, err := subagent.New(subagent.WithTimeout(50*time.Millisecond)).Run(inRun(run), spec(t, parent, m, writeTool(t)))
 	require.ErrorIs(t, err, subagent.ErrTimeout)
 	require.NotNil(t, out)
 	assert.Equal(t, spent, out.Usage.Own)
 	assert.Equal(t, map[string]int{"write": 1}, out.Usage.ToolCalls)
-	assert.Equal(t, spent.TotalTokens, childUsage(parent), "the parent's budget counts it")
-}
-
-func TestDeferUsageLeavesTheReportToTheCaller(t *testing.T) {
-	parent := newParent(t)
-	before := sessiontest.Capture(parent)
-	sp := spec(t, parent, scripted.New(scripted.Text("done")))
-	sp.DeferUsage = true
-	out, err := subagent.New().Run(ctx, sp)
-	require.NoError(t, err)
-	sessiontest.AssertUnchanged(t, before, parent)
-	report, ok := out.UsageReport()
-	require.True(t, ok)
-	assert.Equal(t, runner.ChildUsage{AgentID: out.AgentID, Usage: out.Usage.Total}, report)
-	_, ok = (*subagent.Outcome)(nil).UsageReport()
-	assert.False(t, ok)
+	assert.Equal(t, spent, run.Spent(), "the run counts it")
 }

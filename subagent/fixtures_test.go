@@ -104,10 +104,8 @@ func spec(t testing.TB, parent *session.Session, m model.Model, ts ...tools.Tool
 	}
 }
 
-// rootUsage is what a parent's runner would count from ChildUsage events.
-func childUsage(s *session.Session) (total int) {
-	for u := range session.All[runner.ChildUsage](s) {
-		total += u.Usage.TotalTokens
-	}
-	return total
+// inRun returns ctx as a delegating evaluation of the run whose root is
+// scope would hand the engine.
+func inRun(scope *runner.Scope) context.Context {
+	return runner.WithCaller(ctx, runner.Caller{Scope: scope})
 }

@@ -2,102 +2,58 @@ package subagent
 
 import (
 	"context"
-	"runtime"
-	"sync"
+	"sync/atomic"
 
-	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/runner"
 )
 
-// limits tracks the engine's bookkeeping: concurrency slots per parent
-// session and spawn counts per root session.
-//
-// Slots belong to the parent whose run spawns the child, so a parent
-// waiting for its children holds no slot they need: nesting cannot
-// deadlock. A root's spawn count lives as long as the root session; it is
-// dropped when the root session is garbage-collected.
-type limits struct {
-	mu     sync.Mutex
-	slots  map[string]*slotSet // parent session id -> its children's slots
-	spawns map[string]int      // root session id -> children spawned
-	rootOf map[string]string   // live child session id -> its root session id
-}
+// The engine's limits live in the runner.Scope of a run: the spawn count in
+// the run's root scope, the concurrency slots in the scope of the
+// evaluation that delegates. So they last as long as the run — a chat's
+// next turn is a new run with a fresh budget — and a parent waiting for its
+// children holds no slot they need (theirs are in their own scopes), so
+// nesting cannot deadlock.
 
-type slotSet struct {
-	sem  chan struct{}
-	refs int
-}
+// spawnsKey and slotsKey key the engine's values in a scope.
+type (
+	spawnsKey struct{ e *Engine }
+	slotsKey  struct{ e *Engine }
+)
 
-func newLimits() *limits {
-	return &limits{slots: map[string]*slotSet{}, spawns: map[string]int{}, rootOf: map[string]string{}}
-}
-
-// acquire waits for one of max slots of parent's children, as long as ctx
-// allows.
-func (l *limits) acquire(ctx context.Context, parent string, max int) (release func(), err error) {
-	l.mu.Lock()
-	ss := l.slots[parent]
-	if ss == nil {
-		ss = &slotSet{sem: make(chan struct{}, max)}
-		l.slots[parent] = ss
+// inScope returns ctx with the scope the child runs below: the delegating
+// evaluation's, or, for a run started from a program's own code, a new root.
+func inScope(ctx context.Context) (context.Context, *runner.Scope) {
+	c, _ := runner.CallerFrom(ctx)
+	if c.Scope == nil {
+		c.Scope = runner.NewScope(0)
+		ctx = runner.WithCaller(ctx, c)
 	}
-	ss.refs++
-	l.mu.Unlock()
-	unref := func() {
-		l.mu.Lock()
-		if ss.refs--; ss.refs == 0 {
-			delete(l.slots, parent)
+	return ctx, c.Scope
+}
+
+// spawn counts one more child of the run whose root scope is root, and
+// reports false when the run spawned maxSpawns already.
+func (e *Engine) spawn(root *runner.Scope) bool {
+	n := root.Value(spawnsKey{e}, func() any { return new(atomic.Int64) }).(*atomic.Int64)
+	for {
+		cur := n.Load()
+		if cur >= int64(e.maxSpawns) {
+			return false
 		}
-		l.mu.Unlock()
+		if n.CompareAndSwap(cur, cur+1) {
+			return true
+		}
 	}
+}
+
+// slot waits for one of the delegating evaluation's slots, as long as ctx
+// allows, and returns its release.
+func (e *Engine) slot(ctx context.Context, scope *runner.Scope) (release func(), err error) {
+	sem := scope.Value(slotsKey{e}, func() any { return make(chan struct{}, e.maxConcurrent) }).(chan struct{})
 	select {
-	case ss.sem <- struct{}{}:
-		return func() { <-ss.sem; unref() }, nil
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
 	case <-ctx.Done():
-		unref()
 		return nil, ctx.Err()
 	}
-}
-
-// root returns the root session id of parent.
-func (l *limits) root(parent *session.Session) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if r, ok := l.rootOf[parent.ID()]; ok {
-		return r
-	}
-	return parent.ID()
-}
-
-// spawn counts one more child of root, failing past max. The first spawn
-// of a root ties its count's lifetime to the root session.
-func (l *limits) spawn(root string, rootSession *session.Session, max int) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n, seen := l.spawns[root]
-	if n >= max {
-		return false
-	}
-	l.spawns[root] = n + 1
-	if !seen && rootSession != nil && rootSession.ID() == root {
-		runtime.AddCleanup(rootSession, l.dropRoot, root)
-	}
-	return true
-}
-
-func (l *limits) dropRoot(root string) {
-	l.mu.Lock()
-	delete(l.spawns, root)
-	l.mu.Unlock()
-}
-
-func (l *limits) adopt(child, root string) {
-	l.mu.Lock()
-	l.rootOf[child] = root
-	l.mu.Unlock()
-}
-
-func (l *limits) release(child string) {
-	l.mu.Lock()
-	delete(l.rootOf, child)
-	l.mu.Unlock()
 }

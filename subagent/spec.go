@@ -67,12 +67,6 @@ type Spec struct {
 	MaxTurns int
 	// Timeout overrides the engine's per-child timeout (0: keep).
 	Timeout time.Duration
-	// DeferUsage leaves reporting the child's usage to the caller: the
-	// engine then does not dispatch runner.ChildUsage to the parent, and the
-	// caller dispatches Outcome.UsageReport itself — a tool returns it with
-	// its result, so the parent changes only when the result is recorded and
-	// parallel siblings all fork from the same parent state.
-	DeferUsage bool
 	// Setup runs on the child after hydration and after the engine's
 	// ChildSetup, for derived reducers such as artifact collectors. If it
 	// fails, the run aborts and the parent is untouched.
@@ -111,14 +105,4 @@ type Outcome struct {
 	Usage        Usage
 	ModelName    string
 	Duration     time.Duration
-}
-
-// UsageReport is the runner.ChildUsage event that tells the parent what the
-// run spent (its total, own children included); ok is false when it spent
-// nothing. The engine dispatches it to the parent unless Spec.DeferUsage.
-func (o *Outcome) UsageReport() (report runner.ChildUsage, ok bool) {
-	if o == nil || o.Usage.Total.TotalTokens == 0 {
-		return runner.ChildUsage{}, false
-	}
-	return runner.ChildUsage{AgentID: o.AgentID, Usage: o.Usage.Total}, true
 }

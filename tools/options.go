@@ -23,6 +23,7 @@ type config struct {
 	installKey     string
 	install        func(*session.Session) error
 	errs           []error
+	state          State
 }
 
 type optionFunc func(*config)

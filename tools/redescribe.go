@@ -35,6 +35,12 @@ type redescribed struct {
 
 func (r *redescribed) Description() string { return r.description }
 
+// State returns the State of the tool it wraps, if any.
+func (r *redescribed) State() State {
+	s, _ := StateOf(r.Tool)
+	return s
+}
+
 // redescribedInstaller is a redescribed Installer.
 type redescribedInstaller struct {
 	redescribed

@@ -52,6 +52,7 @@ func New[P, R any](name, description string, handler Handler[P, R], opts ...Opti
 		handler:        handler,
 		concurrentSafe: c.concurrentSafe,
 		excludeValue:   c.excludeValue,
+		state:          c.state,
 	}
 	pt := reflect.TypeFor[P]()
 	if handler == nil {
@@ -94,6 +95,7 @@ type typed[P, R any] struct {
 	examples                   []RawExample
 	concurrentSafe             bool
 	excludeValue               bool
+	state                      State
 }
 
 // installingTyped is a typed tool built WithInstall.
@@ -119,6 +121,9 @@ func (t *typed[P, R]) ParamsSchema() json.RawMessage     { return bytes.Clone(t.
 func (t *typed[P, R]) paramsSchemaView() json.RawMessage { return t.paramsSchema }
 func (t *typed[P, R]) ResultSchema() json.RawMessage     { return bytes.Clone(t.resultSchema) }
 func (t *typed[P, R]) ConcurrentSafe() bool              { return t.concurrentSafe }
+
+// State returns the State the tool was built with (see WithState).
+func (t *typed[P, R]) State() State { return t.state }
 
 func (t *typed[P, R]) Examples() []RawExample {
 	out := slices.Clone(t.examples)

@@ -12,19 +12,21 @@ import (
 	"github.com/offshoot-dev/offshoot/subagent"
 )
 
-// display prints what happens on the bus as a tree: the parent's turns and
-// tool calls as they happen, and each subagent's block — gathered while it
-// runs in parallel with its siblings — when it finishes.
+// display prints what happens on the bus as a tree, as it happens: the
+// parent's turns and tool calls, and each subagent's — running in parallel
+// with its siblings, so each of their lines names the agent — including
+// the text the models write, line by line as it streams in.
 type display struct {
 	w      io.Writer
 	root   string
 	mu     sync.Mutex
-	blocks map[string]*strings.Builder // child session id -> its lines
+	agents map[string]string           // child session id -> agent id
+	text   map[string]*strings.Builder // session id -> text streamed, not printed yet
 	stop   func()
 }
 
 func watch(w io.Writer, b *bus.Bus, root string) *display {
-	d := &display{w: w, root: root, blocks: map[string]*strings.Builder{}}
+	d := &display{w: w, root: root, agents: map[string]string{}, text: map[string]*strings.Builder{}}
 	d.stop = b.SubscribeAll("planstep.display", d.observe)
 	return d
 }
@@ -34,18 +36,26 @@ func (d *display) observe(_ context.Context, env bus.Envelope) error {
 	defer d.mu.Unlock()
 	switch e := env.Payload.(type) {
 	case subagent.Started:
-		b := &strings.Builder{}
-		fmt.Fprintf(b, "  ┌ subagent %s started: %s, %s from %s, depth %d\n", e.AgentID, e.Name, e.Mode, e.ParentID, e.Depth)
-		d.blocks[e.SessionID] = b
+		d.agents[e.SessionID] = e.AgentID
+		fmt.Fprintf(d.w, "  ┌ subagent %s started: %s, %s from %s, depth %d\n", e.AgentID, e.Name, e.Mode, e.ParentID, e.Depth)
 	case subagent.Finished:
-		b := d.blocks[e.SessionID]
-		delete(d.blocks, e.SessionID)
+		d.flush(e.SessionID)
+		delete(d.agents, e.SessionID)
 		status := "finished"
 		if e.Error != "" {
 			status = "failed: " + e.Error
 		}
-		fmt.Fprintf(b, "  └ subagent %s %s in %s: %d tool calls, %d tokens\n", e.AgentID, status, ms(e.Duration.Seconds()), e.ToolCalls, e.Usage.TotalTokens)
-		fmt.Fprint(d.w, b.String())
+		fmt.Fprintf(d.w, "  └ subagent %s %s in %s: %d tool calls, %d tokens\n", e.AgentID, status, ms(e.Duration.Seconds()), e.ToolCalls, e.Usage.TotalTokens)
+	case runner.Delta:
+		b := d.text[e.SessionID]
+		if b == nil {
+			b = &strings.Builder{}
+			d.text[e.SessionID] = b
+		}
+		b.WriteString(e.Text)
+		if strings.Contains(e.Text, "\n") {
+			d.flush(e.SessionID)
+		}
 	case runner.PromptRendered:
 		if env.SessionID == d.root {
 			fmt.Fprintf(d.w, "── prompt %s/%s rendered (%d lines):\n", e.NS, e.Key, strings.Count(e.Text, "\n")+1)
@@ -59,6 +69,7 @@ func (d *display) observe(_ context.Context, env bus.Envelope) error {
 			d.line(env, "prompt %s/%s rendered with the parent's %d tools", e.NS, e.Key, len(e.Tools))
 		}
 	case runner.ModelCalled:
+		d.flush(env.SessionID)
 		next := "answers"
 		if len(e.ToolCalls) > 0 {
 			next = "calls " + strings.Join(e.ToolCalls, ", ")
@@ -76,15 +87,32 @@ func (d *display) observe(_ context.Context, env bus.Envelope) error {
 	return nil
 }
 
-// line prints a parent's line now, or adds a child's line to its block.
+// line prints a line of the parent's, or of one of its subagents'.
 func (d *display) line(env bus.Envelope, format string, args ...any) {
-	if b, ok := d.blocks[env.SessionID]; ok {
-		fmt.Fprintf(b, "  │ "+format+"\n", args...)
+	d.say(env.SessionID, format, args...)
+}
+
+func (d *display) say(session, format string, args ...any) {
+	if agent, ok := d.agents[session]; ok {
+		fmt.Fprintf(d.w, "  │ %s "+format+"\n", append([]any{agent}, args...)...)
 		return
 	}
-	if env.SessionID == d.root {
+	if session == d.root {
 		fmt.Fprintf(d.w, "▸ "+format+"\n", args...)
 	}
+}
+
+// flush prints the text a session's model streamed since the last flush,
+// one line per line it wrote.
+func (d *display) flush(session string) {
+	b := d.text[session]
+	if b == nil || b.Len() == 0 {
+		return
+	}
+	for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		d.say(session, "  ✎ %s", l)
+	}
+	b.Reset()
 }
 
 func firstLine(s string) string {

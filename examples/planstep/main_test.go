@@ -31,12 +31,14 @@ func TestRun(t *testing.T) {
 		"▸ model turn 2 (scripted): calls dispatch_subagent, dispatch_subagent",
 		"  ┌ subagent agent-1 started: agents/reviewer, forked from s1, depth 1",
 		"  ┌ subagent agent-2 started: agents/reviewer, forked from s1, depth 1",
-		"  │   ✓ read_file {\"file_path\":\"billing/invoice.py\"}",
-		"  │   ✓ write_file {\"file_path\":\"notes/tax.md\"",
+		"   ✓ read_file {\"file_path\":\"billing/invoice.py\"}",
+		"   ✓ write_file {\"file_path\":\"notes/tax.md\"",
+		"   ✎ invoice.py: subtotal sums floats",
+		"▸   ✎ Both steps are done",
 		"  S001 Review billing/invoice.py [done]",
 		"  S002 Review billing/tax.py [done]",
 		"      Subagent: invoice.py: subtotal sums floats",
-		"  ✓ isolation: notes/invoice.md, written by a child, is not in the parent's files",
+		"  ✓ artifact: notes/invoice.md, written by a child, reached the parent with the child's result",
 		"  ✓ teardown: all 2 children closed and detached from the bus",
 	} {
 		assert.Contains(t, got, want)

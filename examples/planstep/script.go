@@ -14,13 +14,13 @@ import (
 // order they ask in. A real model would decide these turns itself.
 func script() *scripted.Model {
 	return scripted.New(
-		scripted.When(scripted.SystemContains("Plan step S001"),
+		scripted.When(scripted.SystemContains("step S001 of the plan"),
 			scripted.ToolCall("grep", `{"pattern":"TODO|FIXME","path":"billing"}`),
 			scripted.ToolCall("read_file", `{"file_path":"billing/invoice.py"}`),
 			scripted.ToolCall("write_file", `{"file_path":"notes/invoice.md","content":"# invoice.py\n\n- subtotal sums float amounts: use Decimal.\n- total rounds once at the end: fine once subtotal is exact.\n"}`),
 			scripted.Text("invoice.py: subtotal sums floats, so totals drift by cents; sum with Decimal (notes/invoice.md)."),
 		),
-		scripted.When(scripted.SystemContains("Plan step S002"),
+		scripted.When(scripted.SystemContains("step S002 of the plan"),
 			scripted.ToolCall("read_file", `{"file_path":"billing/tax.py"}`),
 			scripted.ToolCall("write_file", `{"file_path":"notes/tax.md","content":"# tax.py\n\n- US rate is a flat 0.0: needs per-state rates.\n- unknown regions pay no tax silently: raise instead.\n"}`),
 			scripted.Text("tax.py: unknown regions silently pay no tax and US tax is a flat 0; raise on unknown regions (notes/tax.md)."),

@@ -85,7 +85,7 @@ func TestConcurrentAppendsToOneVersion(t *testing.T) {
 			defer wg.Done()
 			v := base
 			for i := range 100 {
-				v = v.Append(g*1000+i)
+				v = v.Append(g*1000 + i)
 			}
 			results[g] = v
 		}()

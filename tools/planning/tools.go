@@ -56,26 +56,26 @@ type ReadPlanParams struct{}
 // returns the new plan with the event for the session's reducers to apply;
 // each tool's Install registers those reducers (once, under InstallKey).
 func Tools() (tools.Toolset, error) {
-	install := tools.WithInstall(InstallKey, register)
+	install, state := tools.WithInstall(InstallKey, register), tools.WithState(planState{})
 	var b toolList
 	b.add(tools.New("planning_setup_plan",
 		"Set up the plan for a multi-step task: an objective and the first steps (ids S001, S002, ...). It replaces any earlier plan.",
-		change(func(p SetupParams) any { return PlanSetUp{Objective: p.Objective, Steps: p.InitialSteps} }), install))
+		change(func(p SetupParams) any { return PlanSetUp{Objective: p.Objective, Steps: p.InitialSteps} }), install, state))
 	b.add(tools.New("planning_add_step",
 		"Append steps to the active plan; they get the next ids.",
-		change(func(p AddStepsParams) any { return StepsAdded(p) }), install))
+		change(func(p AddStepsParams) any { return StepsAdded(p) }), install, state))
 	b.add(tools.New("planning_update_step",
 		"Change the title or details of a step of the plan.",
-		change(func(p UpdateStepParams) any { return StepUpdated(p) }), install))
+		change(func(p UpdateStepParams) any { return StepUpdated(p) }), install, state))
 	b.add(tools.New("planning_mark_step",
 		"Set a step's status (pending, in_progress, blocked or done), with an optional note. When every step is done the plan is completed.",
-		change(func(p MarkStepParams) any { return StepMarked(p) }), install))
+		change(func(p MarkStepParams) any { return StepMarked(p) }), install, state))
 	b.add(tools.New("planning_clear_plan",
 		"Abandon the plan and drop its steps.",
-		change(func(ClearPlanParams) any { return PlanCleared{} }), install))
+		change(func(ClearPlanParams) any { return PlanCleared{} }), install, state))
 	b.add(tools.New("planning_read_plan",
 		"Read the plan: objective, status and every step with its status and notes.",
-		readPlan, tools.ConcurrentSafe(), install))
+		readPlan, tools.ConcurrentSafe(), install, state))
 	if err := errors.Join(b.errs...); err != nil {
 		return tools.Toolset{}, err
 	}

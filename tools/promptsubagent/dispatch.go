@@ -20,7 +20,6 @@ import (
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/planning"
-	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
 // Dispatcher runs dispatch_subagent calls: the Go API behind the tool, for
@@ -30,15 +29,16 @@ type Dispatcher struct {
 	reg    *prompt.Registry
 	engine *subagent.Engine
 	cfg    config
-	// withTask caches registry prompts extended with the Delegated task
-	// section.
-	withTask sync.Map // *prompt.Prompt -> *prompt.Prompt
+	// children caches the prompts children run, by registry prompt: the
+	// registry's prompts are few and live as long as it does.
+	children sync.Map // *prompt.Prompt -> *prompt.Prompt
 }
 
 type config struct {
 	model       model.Model
 	modelName   string
 	noReconcile bool
+	noCopy      bool
 	setup       func(*session.Session) error
 	maxTurns    int
 	title       string
@@ -56,6 +56,12 @@ func WithModel(m model.Model, name string) Option {
 // WithoutPlanReconciliation leaves the plan alone after plan_step
 // dispatches (by default the step gets a note and becomes done or blocked).
 func WithoutPlanReconciliation() Option { return func(c *config) { c.noReconcile = true } }
+
+// WithoutArtifactCopy leaves the artifacts a child produced in the child:
+// by default, when a dispatch completes, each file the child wrote (any
+// artifact of a tools.State of the parent's toolset) is copied into the
+// parent's session, atomically with the tool's result.
+func WithoutArtifactCopy() Option { return func(c *config) { c.noCopy = true } }
 
 // WithChildSetup runs setup on each child after hydration, for derived
 // reducers. A failure rejects the dispatch as invalid and leaves the parent
@@ -84,9 +90,10 @@ var delegationType = reflect.TypeFor[Delegation]()
 
 // Dispatch runs one dispatch for the tool call inv, from the session
 // inv.Session with the toolset inv.Tools. It returns the result and the
-// events to dispatch to the parent — the child's runner.ChildUsage and the
-// plan reconciliation; the tool returns them with its result, so the parent
-// changes only when the result is recorded — or:
+// events to dispatch to the parent — the artifacts copied back and the plan
+// reconciliation; the tool returns them with its result, so the parent
+// changes only when the result is recorded, never while the child runs —
+// or:
 //   - a *tools.ValidationError for invalid input — no child was created
 //     (or, for a failed child setup, it was closed at once);
 //   - a *DispatchSubagentError when the child's evaluation failed;
@@ -94,7 +101,7 @@ var delegationType = reflect.TypeFor[Delegation]()
 //     prompt could not be rendered or the engine refused the run (cycle,
 //     depth, budget).
 //
-// Events may accompany an error: the usage, a plan step marked blocked.
+// Events may accompany an error: a plan step marked blocked.
 func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in DispatchSubagent) (DispatchSubagentResult, []any, error) {
 	res := DispatchSubagentResult{PromptNS: in.PromptNS, PromptKey: in.PromptKey}
 	if inv == nil || inv.Session == nil {
@@ -105,7 +112,12 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 		return res, nil, &tools.ValidationError{Tool: ToolName, Err: err}
 	}
 	snap := inv.Session.Snapshot()
-	deleg.Snapshot = summarize(snap)
+	states := inv.Tools.States()
+	for _, st := range states {
+		if s := st.Summary(snap); s != "" {
+			deleg.State = append(deleg.State, s)
+		}
+	}
 
 	m, name := d.cfg.model, d.cfg.modelName
 	if m == nil {
@@ -127,33 +139,29 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 		Snapshot:    &snap,
 		Prompt:      p,
 		Params:      []any{deleg},
-		UserMessage: deleg.Instructions,
+		UserMessage: kickoff,
 		Model:       m,
 		ModelName:   name,
 		Tools:       inv.Tools,
 		Withhold:    []string{ToolName},
 		Delegation:  chain,
 		MaxTurns:    d.cfg.maxTurns,
-		Setup:       d.setup,
-		DeferUsage:  true,
+		Setup:       d.cfg.setup,
 	})
-	var events []any
-	if report, ok := out.UsageReport(); ok {
-		events = append(events, report)
-	}
 	if err != nil {
-		err = d.failure(in, err)
+		err = d.failure(in, out, err)
 		var ve *tools.ValidationError
 		if errors.As(err, &ve) {
 			return res, nil, err
 		}
-		return res, append(events, d.reconcile(plan, in, false, err.Error())...), err
+		return res, d.reconcile(plan, in, false, err.Error()), err
 	}
 	res.MessageSummary = strings.TrimSpace(out.Text)
 	if res.MessageSummary == "" {
 		res.MessageSummary = "(the subagent finished without a summary)"
 	}
-	res.Artifacts = artifacts(out)
+	var events []any
+	res.Artifacts, events = d.artifacts(states, out)
 	res.ToolsUsed = []string{}
 	if out.Response != nil && out.Response.ToolsUsed != nil {
 		res.ToolsUsed = slices.Clone(out.Response.ToolsUsed)
@@ -161,20 +169,12 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 	return res, append(events, d.reconcile(plan, in, true, res.MessageSummary)...), nil
 }
 
-// setup records the child's file writes (for artifacts), then runs the
-// configured setup.
-func (d *Dispatcher) setup(child *session.Session) error {
-	if err := session.Record[vfs.FileWritten](child); err != nil {
-		return err
-	}
-	if d.cfg.setup != nil {
-		return d.cfg.setup(child)
-	}
-	return nil
-}
+// kickoff is the child's first user message: its task is in its prompt
+// (the Delegation params), so that the instructions appear once.
+const kickoff = "Work on the delegated task described above, then reply with a concise summary of the result."
 
 // failure words an engine error as the dispatch reports it.
-func (d *Dispatcher) failure(in DispatchSubagent, err error) error {
+func (d *Dispatcher) failure(in DispatchSubagent, out *subagent.Outcome, err error) error {
 	var ee *runner.EvaluationError
 	switch {
 	case errors.Is(err, subagent.ErrSetup):
@@ -185,7 +185,11 @@ func (d *Dispatcher) failure(in DispatchSubagent, err error) error {
 		errors.Is(err, subagent.ErrParentClosed), errors.Is(err, subagent.ErrInvalidSpec):
 		return err
 	}
-	return &DispatchSubagentError{PromptNS: in.PromptNS, PromptKey: in.PromptKey, Err: err}
+	de := &DispatchSubagentError{PromptNS: in.PromptNS, PromptKey: in.PromptKey, Err: err}
+	if out != nil {
+		de.Partial = strings.TrimSpace(out.Text)
+	}
+	return de
 }
 
 // validate checks the input against the registry and the parent session.
@@ -233,27 +237,33 @@ func (d *Dispatcher) validate(s *session.Session, in *DispatchSubagent) (*prompt
 	if err != nil {
 		return nil, deleg, plan, &serde.ValidationError{Path: "prompt_key", Reason: err.Error()}
 	}
-	p, err = d.withDelegatedTask(p)
+	p, err = d.childPrompt(p)
 	if err != nil {
 		return nil, deleg, plan, &serde.ValidationError{Path: "prompt_key", Reason: err.Error()}
 	}
 	return p, deleg, plan, nil
 }
 
-// withDelegatedTask returns p, extended with the Delegated task section when
-// none of its sections takes Delegation params.
-func (d *Dispatcher) withDelegatedTask(p *prompt.Prompt) (*prompt.Prompt, error) {
-	if slices.Contains(p.ParamTypes(), delegationType) {
-		return p, nil
-	}
-	if ext, ok := d.withTask.Load(p); ok {
+// childPrompt returns the prompt a child of registry prompt p runs: p
+// with the Delegated task section when none of its sections takes
+// Delegation params, oriented as a subagent (subagent.Orient). It is built
+// once per registry prompt.
+func (d *Dispatcher) childPrompt(p *prompt.Prompt) (*prompt.Prompt, error) {
+	if ext, ok := d.children.Load(p); ok {
 		return ext.(*prompt.Prompt), nil
 	}
-	ext, err := p.Extend(delegatedTask)
+	ext := p
+	if !slices.Contains(p.ParamTypes(), delegationType) {
+		var err error
+		if ext, err = p.Extend(delegatedTask); err != nil {
+			return nil, err
+		}
+	}
+	ext, err := subagent.Orient(ext)
 	if err != nil {
 		return nil, err
 	}
-	d.withTask.Store(p, ext)
+	d.children.Store(p, ext)
 	return ext, nil
 }
 
@@ -273,53 +283,41 @@ func (d *Dispatcher) reconcile(plan planning.Plan, in DispatchSubagent, ok bool,
 	return []any{ev}
 }
 
-// artifacts lists the VFS paths the child wrote and the artifacts its
-// structured output declares.
-func artifacts(out *subagent.Outcome) []string {
-	t := reflect.TypeFor[vfs.FileWritten]()
+// artifacts returns what the child produced: the artifacts of the states
+// of the parent's toolset (the files it wrote, for the VFS), with the events
+// that copy them into the parent unless copying is off, then the artifacts
+// the child's structured output declares. Names are sorted and distinct.
+func (d *Dispatcher) artifacts(states []tools.State, out *subagent.Outcome) ([]string, []any) {
 	seen := map[string]bool{}
-	var paths []string
-	i, base := 0, out.Start.Len(t)
-	for x := range out.Final.Items(t) {
-		if i >= base {
-			if p := x.(vfs.FileWritten).Path; !seen[p] {
-				seen[p] = true
-				paths = append(paths, p)
+	var names []string
+	var events []any
+	for _, st := range states {
+		ns, evs := st.Artifacts(out.Start, out.Final)
+		for _, n := range ns {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
 			}
 		}
-		i++
+		if !d.cfg.noCopy {
+			events = append(events, evs...)
+		}
 	}
-	slices.Sort(paths)
+	slices.Sort(names)
 	if out.Output != nil {
 		if b, err := json.Marshal(out.Output); err == nil {
 			for _, a := range gjson.GetBytes(b, "artifacts").Array() {
 				if s := a.String(); a.Type == gjson.String && s != "" && !seen[s] {
 					seen[s] = true
-					paths = append(paths, s)
+					names = append(names, s)
 				}
 			}
 		}
 	}
-	if paths == nil {
-		paths = []string{}
+	if names == nil {
+		names = []string{}
 	}
-	return paths
-}
-
-func summarize(snap session.Snapshot) string {
-	var parts []string
-	for _, t := range snap.Types() {
-		n := snap.Len(t)
-		unit := "items"
-		if n == 1 {
-			unit = "item"
-		}
-		parts = append(parts, fmt.Sprintf("%s: %d %s", t, n, unit))
-	}
-	if len(parts) == 0 {
-		return "empty"
-	}
-	return strings.Join(parts, ", ")
+	return names, events
 }
 
 func stepIDs(p planning.Plan) string {

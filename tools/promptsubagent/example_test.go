@@ -44,12 +44,13 @@ func ExampleSection() {
 
 	ti, _ := session.Latest[runner.ToolInvoked](s)
 	fmt.Println(ti.Result)
-	_, inParent := vfs.Files(s).Get("notes/answer.md")
-	fmt.Println("the child's file reached the parent:", inParent)
+	// The child's file was copied into the parent with the tool's result.
+	f, _ := vfs.Files(s).Get("notes/answer.md")
+	fmt.Println("notes/answer.md in the parent:", f.Content)
 	// Output:
 	// <nil> Done: the answer is 42.
 	// The answer is 42 (notes/answer.md).
 	//
 	// {"prompt_ns":"agents","prompt_key":"researcher","message_summary":"The answer is 42 (notes/answer.md).","artifacts":["notes/answer.md"],"tools_used":["write_file"]}
-	// the child's file reached the parent: false
+	// notes/answer.md in the parent: 42
 }

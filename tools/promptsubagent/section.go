@@ -31,22 +31,25 @@ const guide = `
 // section of its own for the Delegation params.
 var delegatedTask = prompt.Markdown[Delegation]("Delegated task", `
 	{{ .Instructions }}
-
-	Mode: {{ .Mode }}
 	{{- if .PlanStepID }}
-	Plan step {{ .PlanStepID }}{{ if .PlanStepTitle }}: {{ .PlanStepTitle }}{{ end }}
-	{{- if .PlanStepDetails }}
-	Step details: {{ .PlanStepDetails }}
-	{{- end }}
+
+	This is step {{ .PlanStepID }} of the plan{{ if .PlanStepTitle }}: {{ .PlanStepTitle }}{{ end }}.
+	{{- if .PlanStepDetails }} {{ .PlanStepDetails }}{{ end }}
 	{{- end }}
 	{{- if .ExpectedArtifacts }}
-	Expected artifacts:
+
+	Deliver:
 	{{- range .ExpectedArtifacts }}
 	- {{ . }}
 	{{- end }}
 	{{- end }}
+	{{- if .State }}
 
-	Session state you start from: {{ .Snapshot }}`, prompt.WithKey("delegated-task"))
+	You start from a copy of the delegating agent's state:
+	{{- range .State }}
+	- {{ . }}
+	{{- end }}
+	{{- end }}`, prompt.WithKey("delegated-task"))
 
 // Tool returns the dispatch_subagent tool: a concurrent-safe typed tool
 // whose calls run through a Dispatcher on reg and engine.
@@ -65,7 +68,12 @@ func (d *Dispatcher) handle(ctx context.Context, inv *tools.Invocation, in Dispa
 	case errors.As(err, &ve):
 		return tools.Result[DispatchSubagentResult]{}, err
 	case err != nil:
-		return tools.Failed[DispatchSubagentResult](err.Error()).WithEvents(events...), nil
+		msg := err.Error()
+		var de *DispatchSubagentError
+		if errors.As(err, &de) && de.Partial != "" {
+			msg += "\n\n" + de.Partial
+		}
+		return tools.Failed[DispatchSubagentResult](msg).WithEvents(events...), nil
 	}
 	return tools.OK(res.MessageSummary, res).WithEvents(events...), nil
 }

@@ -69,17 +69,21 @@ type Delegation struct {
 	// of a plan_step dispatch.
 	PlanStepID, PlanStepTitle, PlanStepDetails string
 	ExpectedArtifacts                          []string
-	// Snapshot summarizes the state the child starts from: slice types and
-	// item counts.
-	Snapshot string
+	// State says, in plain words, what the child starts from: one line per
+	// state of the parent's tools ("3 files in the workspace: …", "a plan
+	// with 2 steps …"); see tools.State.
+	State []string
 }
 
 // DispatchSubagentError is the Go error of a dispatch whose child
-// evaluation failed (a model error, a timeout, max turns). The model sees
-// its message: "Subagent run aborted: <cause>".
+// evaluation failed (a model error, a timeout, max turns). Its message is
+// "Subagent run aborted: <cause>"; the model sees it followed by the
+// child's partial text, when it wrote some before it stopped.
 type DispatchSubagentError struct {
 	PromptNS, PromptKey string
 	Err                 error
+	// Partial is the child's last text before it stopped ("" for none).
+	Partial string
 }
 
 // Error returns "Subagent run aborted: CAUSE", the text the model sees.

@@ -33,7 +33,7 @@ func newLs() (tools.Tool, error) {
 		"List the files and subdirectories directly inside a directory of the virtual filesystem, sorted by path, with sizes, versions and update times.",
 		ls,
 		tools.ConcurrentSafe(),
-		tools.WithInstall(InstallKey, register),
+		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
 	)
 }
 

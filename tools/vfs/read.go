@@ -46,7 +46,7 @@ func newReadFile() (tools.Tool, error) {
 		readFile,
 		tools.WithDefaults(ReadParams{Limit: MaxReadLines}),
 		tools.ConcurrentSafe(),
-		tools.WithInstall(InstallKey, register),
+		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
 	)
 }
 

@@ -26,7 +26,7 @@ func newRm() (tools.Tool, error) {
 	return tools.New("rm",
 		"Remove a file, or a directory with every file below it, from the virtual filesystem.",
 		rm,
-		tools.WithInstall(InstallKey, register),
+		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
 	)
 }
 

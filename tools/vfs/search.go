@@ -73,7 +73,7 @@ func newGlob() (tools.Tool, error) {
 		"Find the files of the virtual filesystem whose path matches a glob pattern, such as **/*.md; results are sorted by path.",
 		glob,
 		tools.ConcurrentSafe(),
-		tools.WithInstall(InstallKey, register),
+		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
 	)
 }
 
@@ -82,7 +82,7 @@ func newGrep() (tools.Tool, error) {
 		"Search the lines of the virtual filesystem's files with a regular expression (Go RE2 syntax), optionally below a path and only in files matching a glob; results are sorted by path and line number.",
 		grep,
 		tools.ConcurrentSafe(),
-		tools.WithInstall(InstallKey, register),
+		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
 	)
 }
 

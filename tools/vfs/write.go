@@ -47,7 +47,7 @@ func newWriteFile() (tools.Tool, error) {
 	return tools.New("write_file",
 		"Create a new file in the virtual filesystem with the given content (UTF-8 text, at most 48000 characters). It fails when the file exists: change existing files with edit_file.",
 		writeFile,
-		tools.WithInstall(InstallKey, register),
+		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
 	)
 }
 
@@ -55,7 +55,7 @@ func newEditFile() (tools.Tool, error) {
 	return tools.New("edit_file",
 		"Replace text in an existing file of the virtual filesystem: old_string must occur exactly once, or set replace_all to replace every occurrence. Each edit raises the file's version by one.",
 		editFile,
-		tools.WithInstall(InstallKey, register),
+		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
 	)
 }
 

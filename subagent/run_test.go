@@ -1,0 +1,122 @@
+package subagent_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+)
+
+// The spawn budget counts the children of one run: a long chat, whose
+// every turn is a run of its own, can delegate in each of them.
+func TestTheSpawnBudgetBelongsToARun(t *testing.T) {
+	parent := newParent(t)
+	e := subagent.New(subagent.WithMaxSpawns(2))
+	for turn := range 5 {
+		run := inRun(runner.NewScope(0))
+		for range 2 {
+			_, err := e.Run(run, spec(t, parent, scripted.New(scripted.Text("ok"))))
+			require.NoError(t, err, "turn %d", turn)
+		}
+		_, err := e.Run(run, spec(t, parent, scripted.New(scripted.Text("ok"))))
+		require.ErrorIs(t, err, subagent.ErrBudget, "turn %d", turn)
+	}
+}
+
+// Limits are keyed by the run, never by a session id: two sessions with
+// one id (on two buses) share nothing.
+func TestSessionsWithOneIDShareNoLimits(t *testing.T) {
+	newAt := func() *session.Session {
+		s, err := session.New(session.WithID("same"), session.WithBus(bus.New()), session.WithRegistry(serde.NewRegistry()))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	a, b := newAt(), newAt()
+	e := subagent.New(subagent.WithMaxSpawns(1))
+	_, err := e.Run(inRun(runner.NewScope(0)), spec(t, a, scripted.New(scripted.Text("ok"))))
+	require.NoError(t, err)
+	_, err = e.Run(inRun(runner.NewScope(0)), spec(t, b, scripted.New(scripted.Text("ok"))))
+	require.NoError(t, err)
+}
+
+// A run's budget bounds what its children spend together: twenty children
+// spend what the run had, give or take one model call each.
+func TestABudgetBoundsTheChildrenTogether(t *testing.T) {
+	parent := newParent(t)
+	spend := model.Usage{InputTokens: 9, OutputTokens: 1, TotalTokens: 10}
+	m := scripted.New(scripted.Repeat(scripted.ToolCall("write", `{"text":"more"}`).WithUsage(spend)))
+	e := subagent.New(subagent.WithMaxConcurrent(20))
+	run := runner.NewScope(100)
+	var wg sync.WaitGroup
+	errs := make([]error, 20)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sp := spec(t, parent, m, writeTool(t))
+			sp.MaxTurns = 1000
+			_, errs[i] = e.Run(inRun(run), sp)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.ErrorIs(t, err, runner.ErrBudgetExceeded)
+	}
+	assert.LessOrEqual(t, run.Spent().TotalTokens, 100+20*10, "at most one model call per child past the budget")
+	assert.Greater(t, run.Spent().TotalTokens, 100)
+}
+
+// Cancelling the parent cancels its children, and what they spent is not
+// lost.
+func TestCancellingTheParentKeepsWhatTheChildrenSpent(t *testing.T) {
+	parent := newParent(t)
+	spend := model.Usage{InputTokens: 4, OutputTokens: 1, TotalTokens: 5}
+	started := make(chan struct{}, 10)
+	m := scripted.New(scripted.Repeat(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+		started <- struct{}{}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+		return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "write", Arguments: `{"text":"x"}`}), Usage: spend}, nil
+	})))
+	run := runner.NewScope(0)
+	c, cancel := context.WithCancel(inRun(run))
+	e := subagent.New()
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sp := spec(t, parent, m, writeTool(t))
+			sp.MaxTurns = 1000
+			_, errs[i] = e.Run(c, sp)
+		}()
+	}
+	for range 6 {
+		<-started
+	}
+	cancel()
+	wg.Wait()
+	for _, err := range errs {
+		require.ErrorIs(t, err, context.Canceled, fmt.Sprint(err))
+	}
+	assert.Positive(t, run.Spent().TotalTokens)
+	assert.Zero(t, run.Spent().TotalTokens%5)
+	assert.Empty(t, parent.ChildIDs())
+}
