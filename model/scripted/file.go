@@ -56,7 +56,7 @@ func (e *ScriptError) Error() string {
 //
 //	{"turns": [
 //	  {"when": {"system_contains": "You review code"}, "turns": [
-//	    {"tool_calls": [{"name": "read_file", "arguments": {"path": "main.go"}}]},
+//	    {"tool_calls": [{"name": "read_file", "arguments": {"file_path": "main.go"}}]},
 //	    {"text": "main.go ignores the error of Close."}
 //	  ]},
 //	  {"json": {"title": "Fix Close", "priority": 2}},
@@ -340,7 +340,7 @@ func (p *scriptParser) str(v scriptSpan, field string) (string, error) {
 // toolCallsTurn reads "tool_calls", with "text" when the turn has one.
 func (p *scriptParser) toolCallsTurn(f map[string]scriptSpan, field string) (Turn, error) {
 	path := scriptPath(field, "tool_calls")
-	els, err := p.list(f["tool_calls"], path, `must be a list of calls, such as [{"name": "read_file", "arguments": {"path": "a.go"}}]`)
+	els, err := p.list(f["tool_calls"], path, `must be a list of calls, such as [{"name": "read_file", "arguments": {"file_path": "a.go"}}]`)
 	if err != nil {
 		return Turn{}, err
 	}
@@ -392,7 +392,7 @@ func textAndCalls(text string, calls []model.ToolCall) Turn {
 }
 
 func (p *scriptParser) toolCall(v scriptSpan, field string) (model.ToolCall, error) {
-	ms, err := p.object(v, field, `must be an object such as {"name": "read_file", "arguments": {"path": "a.go"}}`)
+	ms, err := p.object(v, field, `must be an object such as {"name": "read_file", "arguments": {"file_path": "a.go"}}`)
 	if err != nil {
 		return model.ToolCall{}, err
 	}

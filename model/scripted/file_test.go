@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -321,4 +322,25 @@ func FuzzLoadScript(f *testing.F) {
 		_, _ = m.Generate(ctx, conv(model.SystemMessage("sys"), model.UserMessage("hi")))
 		require.NoError(t, ctx.Err(), "a loaded script must answer at once")
 	})
+}
+
+func ExampleLoadScript() {
+	m, err := scripted.LoadScript(strings.NewReader(`{"turns": [
+		{"when": {"system_contains": "You review code"}, "turns": [{"text": "main.go ignores the error of Close."}]},
+		{"text": "Hello."}
+	]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp, _ := m.Generate(context.Background(), &model.Request{Messages: []model.Message{
+		model.SystemMessage("You review code."), model.UserMessage("Review main.go."),
+	}})
+	fmt.Println(resp.Message.Content)
+
+	_, err = scripted.LoadScript(strings.NewReader("{\"turns\": [\n  {\"txt\": \"Hello.\"}\n]}"))
+	fmt.Println(err)
+	// Output:
+	// main.go ignores the error of Close.
+	// scripted: script line 2: turns[0].txt: unknown key; a turn has "text", "tool_calls", "json", "error", "when", "turns", "usage", "repeat"
 }
