@@ -20,7 +20,7 @@ then loads it again and reports its errors and warnings. A definition that
 does not load can be edited too, to fix it. Built-in agents and agents
 defined in a config.json cannot be edited here.`,
 		Args: cli.Args("NAME"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(_ *cobra.Command, args []string) error {
 			name := args[0]
 			s, err := load(env, nil)
 			if err != nil {
@@ -49,7 +49,10 @@ defined in a config.json cannot be edited here.`,
 			if len(editor) == 0 {
 				return cli.Usagef("no editor is set: set VISUAL or EDITOR to your editor's command, such as EDITOR=vi, or edit %s yourself", env.Show(path))
 			}
-			run := exec.CommandContext(cmd.Context(), editor[0], append(editor[1:], path)...)
+			// Not tied to the command's context: Ctrl-C belongs to the
+			// editor while it runs (vi cancels a command with it), so it
+			// must not kill the editor.
+			run := exec.Command(editor[0], append(editor[1:], path)...)
 			run.Stdin, run.Stdout, run.Stderr = env.Stdin, env.Stdout, env.Stderr
 			if err := run.Run(); err != nil {
 				return cli.Failf("the editor %q failed: %v; %s is as the editor left it", strings.Join(editor, " "), err, env.Show(path))
