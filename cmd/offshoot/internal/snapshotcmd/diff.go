@@ -1,0 +1,52 @@
+package snapshotcmd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
+)
+
+func diffCommand(env *cli.Env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "diff A B",
+		Short: "Show how the state of two saved sessions differs",
+		Long: `diff compares the slices of the session snapshots saved in A and B, item by
+item, and prints a paragraph for each slice that differs: the items only A
+has (-), the items only B has (+) and the items that changed. Identity — ids,
+children, tags, times — is shown but not compared.
+
+Like diff(1), it exits with 0 when the states are equal, 1 when they differ
+and 2 when a file cannot be read.`,
+		Args: cli.Args("A", "B"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := Registry()
+			if err != nil {
+				return fail(cli.ExitUsage, fmt.Errorf("%w; this is a bug, please report it", err))
+			}
+			var snaps [2]session.Snapshot
+			for i, path := range args {
+				if snaps[i], err = read(path, reg); err != nil {
+					return fail(cli.ExitUsage, err)
+				}
+			}
+			d := cli.Printable(sessiontest.Diff(snaps[0], snaps[1]))
+			if d == "" {
+				fmt.Fprintf(env.Stdout, "no differences in state between %s and %s\n", args[0], args[1])
+				return nil
+			}
+			for i, mark := range []string{"---", "+++"} {
+				fmt.Fprintf(env.Stdout, "%s %s (session %s)\n", mark, args[i], cli.Printable(snaps[i].SessionID()))
+			}
+			fmt.Fprint(env.Stdout, d)
+			if !strings.HasSuffix(d, "\n") {
+				fmt.Fprintln(env.Stdout)
+			}
+			return cli.Silent(cli.ExitFailed)
+		},
+	}
+}

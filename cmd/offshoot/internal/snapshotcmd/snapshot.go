@@ -1,0 +1,98 @@
+// Package snapshotcmd is offshoot's snapshot command: read saved session
+// snapshots — a summary of one, the differences between two.
+package snapshotcmd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/tidwall/gjson"
+
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools/planning"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// Command returns the snapshot command and its subcommands.
+func Command(env *cli.Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "snapshot",
+		Short: "Read saved session snapshots: summarize one, compare two",
+		Long: `A snapshot is a session's whole state saved as JSON (session.MarshalSnapshot):
+its identity and its slices — the conversations the runner recorded, the
+files of the virtual filesystem, the plan, and every other record. These
+commands read snapshots holding offshoot's own types.`,
+	}
+	cli.Group(cmd)
+	cmd.AddCommand(showCommand(env), diffCommand(env))
+	return cmd
+}
+
+// Registry returns a registry of the types offshoot's snapshots hold: the
+// runner's records, the VFS's and the plan's.
+func Registry() (*serde.Registry, error) {
+	reg := serde.NewRegistry()
+	err := errors.Join(runner.RegisterNames(reg), vfs.RegisterNames(reg), planning.RegisterNames(reg))
+	return reg, err
+}
+
+// read decodes the snapshot saved in the file path, shown as shown.
+func read(path string, reg *serde.Registry) (session.Snapshot, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return session.Snapshot{}, fmt.Errorf("cannot read the snapshot: %w; check the path", err)
+	}
+	if unknown := unknownTypes(data, reg); len(unknown) > 0 {
+		return session.Snapshot{}, fmt.Errorf("%s holds values of %s offshoot does not know (it reads %s); read it with the program that saved it, which knows its own types",
+			path, typesPhrase(unknown), knownPackages)
+	}
+	snap, err := session.UnmarshalSnapshot(data, reg)
+	if err != nil {
+		return session.Snapshot{}, fmt.Errorf("%s is not a snapshot offshoot can read: %w", path, err)
+	}
+	return snap, nil
+}
+
+// knownPackages says which types Registry knows.
+const knownPackages = "the runner's records, the virtual filesystem and the plan"
+
+// unknownTypes returns the type names of data's slices that reg does not
+// know, sorted. Data that is not a snapshot gives none: decoding then says
+// what is wrong with it.
+func unknownTypes(data []byte, reg *serde.Registry) []string {
+	var out []string
+	gjson.GetBytes(data, "slices").ForEach(func(_, slice gjson.Result) bool {
+		for _, key := range []string{"slice_type", "item_type"} {
+			name := slice.Get(key)
+			if name.Type != gjson.String || name.Str == "" {
+				continue
+			}
+			if _, ok := reg.Lookup(name.Str); !ok && !slices.Contains(out, name.Str) {
+				out = append(out, name.Str)
+			}
+		}
+		return true
+	})
+	slices.Sort(out)
+	return out
+}
+
+func typesPhrase(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	if len(names) == 1 {
+		return "type " + quoted[0] + ", which"
+	}
+	return "types " + strings.Join(quoted, ", ") + ", which"
+}
+
+func fail(code int, err error) error { return &cli.ExitError{Code: code, Err: err} }

@@ -1,0 +1,32 @@
+// Command offshoot is the command-line face of the offshoot library:
+// manage the agent definitions a main agent delegates to, and read saved
+// session snapshots.
+//
+//	offshoot agents list | show NAME | new NAME | edit NAME | rm NAME | validate
+//	offshoot snapshot show FILE | diff A B
+//
+// Every command takes --project DIR (default: the working directory) and
+// --home DIR (default: $HOME). Exit codes: 0 success, 1 the operation
+// failed, 2 a usage or configuration error (snapshot diff: 1 when the
+// snapshots differ, 2 when one cannot be read). See docs/cli.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+)
+
+func main() { os.Exit(runMain()) }
+
+// runMain runs offshoot on the process's arguments and streams; Ctrl-C or
+// SIGTERM cancels the command's context.
+func runMain() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env := &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	return Run(ctx, env, os.Args[1:])
+}

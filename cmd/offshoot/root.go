@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/agentscmd"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/snapshotcmd"
+)
+
+// Run runs offshoot with args in env and returns the exit code. Errors are
+// printed to env.Stderr, prefixed with "offshoot: ".
+func Run(ctx context.Context, env *cli.Env, args []string) int {
+	root := newRoot(env)
+	root.SetArgs(args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.ExecuteContext(ctx)
+	var ee *cli.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ee.Err == nil:
+		// The command said what happened; only the exit code is left.
+	case errors.As(err, &ee) || env.Started():
+		fmt.Fprintln(env.Stderr, "offshoot: "+err.Error())
+	default:
+		// cobra found the command line wrong.
+		fmt.Fprintln(env.Stderr, "offshoot: "+err.Error()+"; run 'offshoot --help' for usage")
+	}
+	return cli.Code(err, env.Started())
+}
+
+// newRoot returns the root command with every command family.
+func newRoot(env *cli.Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "offshoot",
+		Short: "Agents on immutable sessions, with subagents forked from a snapshot",
+		Long: `offshoot manages the agent definitions a main agent delegates to and reads the
+session snapshots runs save.
+
+Exit codes: 0 success, 1 the operation failed, 2 a usage or configuration
+error.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("home") {
+				env.SetHomeGiven()
+			}
+			return env.Resolve()
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentFlags().StringVar(&env.ProjectDir, "project", "", "the project directory (default: the working directory)")
+	root.PersistentFlags().StringVar(&env.HomeDir, "home", "", "the user's home directory, for ~/.offshoot (default: $HOME)")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return cli.Usagef("%v; see '%s --help'", err, cmd.CommandPath())
+	})
+	root.AddCommand(agentscmd.Command(env), snapshotcmd.Command(env))
+	return root
+}
