@@ -255,6 +255,9 @@ func (r *renderer) renderBody(n *node, v any) ([]byte, error) {
 		r.overlay.fallBack(n.path, err)
 		r.body.Reset()
 	}
+	if n.sec.isStatic {
+		return n.sec.static, nil
+	}
 	if err := execute(n.sec.tmpl, &r.body, v); err != nil {
 		return nil, &RenderError{Section: n.path, Err: err}
 	}

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,11 @@ type Section struct {
 	enabled  func(any) bool // nil: always enabled
 	body     string         // dedented template source
 	tmpl     *template.Template
+	// static is the body of a section whose params have no fields, so its
+	// template always renders the same text: rendered once, at
+	// construction.
+	static   []byte
+	isStatic bool
 	tools    []tools.Tool
 	children []*Section
 	err      error
@@ -198,6 +204,12 @@ func Markdown[P any](title, body string, opts ...SectionOption) *Section {
 			errs = append(errs, err)
 		} else {
 			s.tmpl = tmpl
+			if pt.NumField() == 0 {
+				var b bytes.Buffer
+				if execute(tmpl, &b, s.zero) == nil {
+					s.static, s.isStatic = bytes.Clone(trimBlankLines(b.Bytes())), true
+				}
+			}
 		}
 	}
 	if len(errs) > 0 {

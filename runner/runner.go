@@ -163,6 +163,7 @@ type run struct {
 	specs    []model.ToolSpec
 	resp     *Response
 	messages []model.Message // the conversation as render starts it
+	final    []any           // the final answer's records, and room for PromptExecuted
 	used     map[string]bool
 
 	inboundSeen, childSeen int
@@ -369,7 +370,13 @@ func (r *run) callModel() (model.Message, error) {
 			return model.Message{}, err
 		}
 	}
-	_ = r.req.Session.Dispatch(r.ctx, rec, ConversationMessage{Evaluation: r.eval, Message: msg})
+	answer := ConversationMessage{Evaluation: r.eval, Message: msg}
+	if err == nil && len(msg.ToolCalls) == 0 {
+		// The final answer: recorded with PromptExecuted, in one dispatch.
+		r.final = []any{rec, answer, nil}
+		return msg, nil
+	}
+	_ = r.req.Session.Dispatch(r.ctx, rec, answer)
 	return msg, err
 }
 
@@ -446,13 +453,18 @@ func (r *run) childUsage() model.Usage {
 }
 
 func (r *run) partial(phase Phase, err error) (*Response, error) {
+	if r.final != nil {
+		_ = r.req.Session.Dispatch(r.ctx, r.final[:2]...)
+		r.final = nil
+	}
 	r.collectChildUsage()
 	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
 	return r.resp, r.fail(phase, err)
 }
 
-// finish parses structured output and records the evaluation.
+// finish parses structured output and records the final answer and the
+// evaluation, in one dispatch.
 func (r *run) finish() (*Response, error) {
 	if err := r.ctx.Err(); err != nil {
 		return r.partial(PhaseResponse, err)
@@ -470,6 +482,8 @@ func (r *run) finish() (*Response, error) {
 	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
 	rec.Usage, rec.Turns, rec.ToolCalls, rec.Duration = r.resp.Usage, r.resp.Turns, r.resp.ToolCalls, r.resp.Duration
-	_ = r.req.Session.Dispatch(r.ctx, rec)
+	events := append(r.final[:2], rec)
+	r.final = nil
+	_ = r.req.Session.Dispatch(r.ctx, events...)
 	return r.resp, nil
 }

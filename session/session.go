@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/immutable"
-	"github.com/google/uuid"
+	"github.com/offshoot-dev/offshoot/internal/randid"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/serde"
@@ -135,7 +135,7 @@ func New(opts ...Option) (*Session, error) {
 		c.bus = bus.New()
 	}
 	if c.newID == nil {
-		c.newID = uuid.NewString
+		c.newID = randid.New
 	}
 	if c.id == "" {
 		c.id = c.newID()

@@ -24,7 +24,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/offshoot-dev/offshoot/internal/randid"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/prompt"
@@ -89,7 +89,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.logger = l }
 // New returns an engine with the given options. Limits below one fall back
 // to their defaults.
 func New(opts ...Option) *Engine {
-	e := &Engine{newID: uuid.NewString, clock: time.Now}
+	e := &Engine{newID: randid.New, clock: time.Now}
 	for _, o := range opts {
 		o(e)
 	}
@@ -106,7 +106,7 @@ func New(opts ...Option) *Engine {
 		e.timeout = DefaultTimeout
 	}
 	if e.newID == nil {
-		e.newID = uuid.NewString
+		e.newID = randid.New
 	}
 	if e.clock == nil {
 		e.clock = time.Now
@@ -163,9 +163,14 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 		return nil, err
 	}
 	oc.Start = child.Snapshot()
-	publish(ctx, spec.Parent, Started{AgentID: oc.AgentID, Name: spec.Name, SessionID: child.ID(), ParentID: spec.Parent.ID(),
-		Depth: depth, Mode: spec.Mode.String(), Model: spec.ModelName})
+	if bus.Observed[Started](spec.Parent.Bus()) {
+		publish(ctx, spec.Parent, Started{AgentID: oc.AgentID, Name: spec.Name, SessionID: child.ID(), ParentID: spec.Parent.ID(),
+			Depth: depth, Mode: spec.Mode.String(), Model: spec.ModelName})
+	}
 	defer func() {
+		if !bus.Observed[Finished](spec.Parent.Bus()) {
+			return
+		}
 		fin := Finished{AgentID: oc.AgentID, Name: spec.Name, SessionID: child.ID(), ParentID: spec.Parent.ID(), Depth: depth,
 			Duration: e.clock().Sub(started), Usage: oc.Usage.Total}
 		for _, n := range oc.Usage.ToolCalls {

@@ -3,6 +3,7 @@ package promptsubagent_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -25,7 +26,7 @@ type Observation struct {
 
 // benchParent returns a dispatcher, an invocation on a parent session
 // holding n observations, and a caller context with a one-turn child model.
-func benchParent(b *testing.B, n int) (*promptsubagent.Dispatcher, *tools.Invocation, context.Context) {
+func benchParent(b *testing.B, n int, opts ...subagent.Option) (*promptsubagent.Dispatcher, *tools.Invocation, context.Context) {
 	b.Helper()
 	reg := prompt.NewRegistry()
 	worker, err := prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", workerText))
@@ -35,7 +36,7 @@ func benchParent(b *testing.B, n int) (*promptsubagent.Dispatcher, *tools.Invoca
 	if err := reg.Register(worker); err != nil {
 		b.Fatal(err)
 	}
-	engine := subagent.New(subagent.WithMaxSpawns(1 << 30))
+	engine := subagent.New(append([]subagent.Option{subagent.WithMaxSpawns(1 << 30)}, opts...)...)
 	d := promptsubagent.NewDispatcher(reg, engine)
 	tool, err := promptsubagent.Tool(reg, engine)
 	if err != nil {
@@ -69,7 +70,8 @@ func benchParent(b *testing.B, n int) (*promptsubagent.Dispatcher, *tools.Invoca
 		b.Fatal(err)
 	}
 	inv := &tools.Invocation{Session: s, Bus: s.Bus(), PromptNS: "root", PromptKey: "planner", Tools: set}
-	return d, inv, runner.WithCaller(context.Background(), runner.Caller{Model: m, ModelName: "bench"})
+	// A dispatch from a tool call: the caller is an evaluation of a run.
+	return d, inv, runner.WithCaller(context.Background(), runner.Caller{Model: m, ModelName: "bench", Scope: runner.NewScope(0)})
 }
 
 // BenchmarkDispatch is one dispatch_subagent round trip — validate,
@@ -110,4 +112,52 @@ func BenchmarkDispatchParallel100(b *testing.B) {
 		}
 		wg.Wait()
 	}
+}
+
+// BenchmarkThousandChildrenHeap holds 1,000 children of a parent with
+// 100,000 events alive at once — each forked, its prompt rendered, its
+// model call in flight — and reports the live heap they add together
+// (spec: at most 30 MB, thanks to structural sharing).
+func BenchmarkThousandChildrenHeap(b *testing.B) {
+	const children = 1000
+	d, inv, ctx := benchParent(b, 100_000, subagent.WithMaxConcurrent(children))
+	in := adHoc("Summarize the observations.")
+	var worst float64
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		var started sync.WaitGroup
+		started.Add(children)
+		release := make(chan struct{})
+		answer := &model.Response{Message: model.AssistantMessage("done")}
+		m := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			started.Done()
+			<-release
+			return answer, nil
+		})
+		c := runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "bench", Scope: runner.NewScope(0)})
+		var done sync.WaitGroup
+		b.StartTimer()
+		for range children {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				if _, _, err := d.Dispatch(c, inv, in); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		started.Wait()
+		b.StopTimer()
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		worst = max(worst, float64(ms.HeapAlloc-base)/(1<<20))
+		close(release)
+		done.Wait()
+		b.StartTimer()
+	}
+	b.ReportMetric(worst, "MB-live")
 }
