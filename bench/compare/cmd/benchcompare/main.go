@@ -171,4 +171,3 @@ func extras(f figure) string {
 	}
 	return b.String()
 }
-
