@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -48,7 +49,7 @@ func writeCharts(r results, dir string) error {
 		}
 		loop = append(loop, s)
 	}
-	if err := chart(filepath.Join(dir, "bench-loop.svg"), "Agent loop: a whole run of K tool-call turns", "K (turns)", "µs per run", loop); err != nil {
+	if err := chart(filepath.Join(dir, "bench-loop.svg"), "Agent loop: a whole run of K tool-call turns", "K (turns)", "µs per run", compare.LoopTurns, loop); err != nil {
 		return err
 	}
 	var handoff []series
@@ -65,19 +66,27 @@ func writeCharts(r results, dir string) error {
 		}
 		handoff = append(handoff, cost, parent)
 	}
-	return chart(filepath.Join(dir, "bench-handoff.svg"), "Hand-off to a subagent from a parent holding N events", "N (events the parent holds)", "µs", handoff)
+	return chart(filepath.Join(dir, "bench-handoff.svg"), "Hand-off to a subagent from a parent holding N events", "N (events the parent holds)", "µs", compare.HandoffEvents, handoff)
 }
 
-// chart draws series on log-log axes into path (SVG, fonts not embedded).
-func chart(path, title, xLabel, yLabel string, ss []series) error {
+// chart draws series on log-log axes into path (SVG, fonts not embedded),
+// with a tick at each of xs and room above the lines for the legend.
+func chart(path, title, xLabel, yLabel string, xs []int, ss []series) error {
 	p := plot.New()
 	p.Title.Text = title
+	p.Title.Padding = vg.Points(6)
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	var ticks []plot.Tick
+	for _, x := range xs {
+		ticks = append(ticks, plot.Tick{Value: float64(x), Label: fmtCount(float64(x))})
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.ConstantTicks(ticks), plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(4)
+	entries := 0
 	for _, s := range ss {
 		if len(s.xy) == 0 {
 			continue
@@ -95,7 +104,11 @@ func chart(path, title, xLabel, yLabel string, ss []series) error {
 		}
 		p.Add(line, points)
 		p.Legend.Add(s.name, line, points)
+		entries++
 	}
+	// One decade of headroom per three legend entries keeps the legend
+	// clear of the lines.
+	p.Y.Max *= math.Pow(10, math.Ceil(float64(entries)/3))
 	if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
 		return fmt.Errorf("drawing %s: %w", path, err)
 	}
