@@ -74,7 +74,7 @@ func (p *report) loop() {
 		ratio := t.Ns / eino.Ns
 		p.f("\n**Target** ≤ %.2f× eino per turn: offshoot is at **%s** (%s against %s) — %s. ", targetTurnRatio,
 			fmtRatio(t.Ns, eino.Ns), fmtNs(t.Ns), fmtNs(eino.Ns), verdict(ratio, targetTurnRatio))
-		p.f("≤ %d allocations per turn: **%s** — %s.\n", targetTurnAllocs, fmtCount(t.Allocs), verdict(t.Allocs, targetTurnAllocs))
+		p.f("≤ %d allocations per turn: **%.1f** — %s.\n", targetTurnAllocs, t.Allocs, verdict(t.Allocs, targetTurnAllocs))
 	}
 	p.f("\n![Time of a whole run against K, log scales](bench-loop.svg)\n\n")
 }

@@ -78,7 +78,7 @@ func TestReportSaysWhatWasMeasuredAndAgainstWhichTarget(t *testing.T) {
 		"offshoot at commit abc1234; github.com/cloudwego/eino v0.7.36",
 		"| offshoot | 22.0 µs | 40.0 µs | 120 µs | 2.00 µs | 1,000 B | 30 | 0.20× | 1.00 |",
 		"offshoot is at **0.20×** (2.00 µs against 10.0 µs) — met",
-		"≤ 25 allocations per turn: **30** — missed by 20%",
+		"≤ 25 allocations per turn: **30.0** — missed by 20%",
 		"| offshoot | with the hand-off | 28.0 µs |",
 		"8.00 µs, 14.0 KB, 150 allocs (0.80×)", "(1/125×)", "| eino | 1.00 µs, 3.91 KB, 20 allocs |",
 		"the whole dispatch round trip ≤ 10.0 µs: **8.00 µs** (the median over these N; from 8.00 µs to 8.00 µs) — met",
