@@ -116,9 +116,16 @@ func (p *report) handoff() {
 		for _, n := range compare.HandoffEvents {
 			c, ok := p.r.handoffCost(fw, n)
 			e, _ := p.r.handoffCost(compare.Eino, n)
-			text := fmt.Sprintf("%s, %s, %s allocs", fmtNs(c.Ns), fmtBytes(c.Bytes), fmtCount(c.Allocs))
-			if fw != compare.Eino {
-				text += " (" + fmtRatio(c.Ns, e.Ns) + ")"
+			var text string
+			switch {
+			case c.Ns <= 0:
+				// The control took longer: the hand-off is lost in the
+				// noise of this run.
+				text = fmt.Sprintf("within noise (%s), %s, %s allocs", fmtNs(c.Ns), fmtBytes(c.Bytes), fmtCount(c.Allocs))
+			case fw == compare.Eino:
+				text = fmt.Sprintf("%s, %s, %s allocs", fmtNs(c.Ns), fmtBytes(c.Bytes), fmtCount(c.Allocs))
+			default:
+				text = fmt.Sprintf("%s, %s, %s allocs (%s)", fmtNs(c.Ns), fmtBytes(c.Bytes), fmtCount(c.Allocs), fmtRatio(c.Ns, e.Ns))
 			}
 			row = append(row, cell(ok, text))
 		}

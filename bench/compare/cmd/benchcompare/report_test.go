@@ -93,6 +93,18 @@ func TestReportSaysWhatWasMeasuredAndAgainstWhichTarget(t *testing.T) {
 	assert.NotContains(t, out, "| — |", "every cell filled")
 }
 
+// A hand-off the control outran is noise, not a negative cost.
+func TestNegativeHandoffIsNoise(t *testing.T) {
+	r := fakeResults()
+	k := key(compare.Handoff, compare.Case{Workload: compare.Handoff, Framework: compare.Genkit, Variant: compare.ParentOnly, Size: 10}.Name())
+	f := r[k]
+	f.Ns = 1e6
+	r[k] = f
+	var buf bytes.Buffer
+	(&report{w: &buf, r: r, cfg: config{count: 1, benchtime: "1s"}}).write()
+	assert.Contains(t, buf.String(), "| genkit | within noise (-979 µs), 3.91 KB, 20 allocs |")
+}
+
 func TestChartsAreWritten(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, writeCharts(fakeResults(), dir))
