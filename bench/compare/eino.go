@@ -20,7 +20,7 @@ import (
 // messages. The parent's N events are its chat history.
 
 // einoModel is the fake: a shallow copy of call for the script's tool
-// turns, of final after them. wait, when set, runs first (the scale
+// turns, of final after them. before, when set, runs first (the scale
 // workload's barrier).
 type einoModel struct {
 	sc          *script
@@ -68,9 +68,9 @@ func einoFinal() *schema.Message {
 }
 
 func einoEcho(tb testing.TB, r *rig) tool.BaseTool {
-	return must(utils.InferTool(echoName, "Echo the text back.", func(_ context.Context, p EchoParams) (EchoResult, error) {
+	return must(utils.InferTool(echoName, "Echo the text back.", func(_ context.Context, p echoParams) (echoResult, error) {
 		r.echoes.Add(1)
-		return EchoResult{Echo: p.Text}, nil
+		return echoResult{Echo: p.Text}, nil
 	}))(tb)
 }
 

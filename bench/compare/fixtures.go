@@ -12,24 +12,24 @@ import (
 // eventBody is the text of one parent event: with its id, about 100 bytes.
 const eventBody = "a line of tool output that is about eighty characters long, give or take a few words"
 
-// Event is one item a parent holds: about 100 bytes of JSON.
-type Event struct {
+// parentEvent is one item a parent holds: about 100 bytes of JSON.
+type parentEvent struct {
 	ID   int    `json:"id"`
 	Body string `json:"body"`
 }
 
-// EchoParams is the echo tool's input.
-type EchoParams struct {
+// echoParams is the echo tool's input.
+type echoParams struct {
 	Text string `json:"text"`
 }
 
-// EchoResult is the echo tool's output.
-type EchoResult struct {
+// echoResult is the echo tool's output.
+type echoResult struct {
 	Echo string `json:"echo"`
 }
 
-// DelegateParams is the input of the peers' hand-off tools.
-type DelegateParams struct {
+// delegateParams is the input of the peers' hand-off tools.
+type delegateParams struct {
 	Request string `json:"request"`
 }
 
@@ -47,7 +47,7 @@ const (
 )
 
 // script is the turn counter behind every framework's fake model: the first
-// calls answers with a tool call, the rest with the final answer. Each
+// calls model calls answer with a tool call, the rest with the final answer. Each
 // fake returns one shallow copy of a prepared response per call, so the
 // model's own cost is the same, near zero, everywhere.
 type script struct {
@@ -63,10 +63,10 @@ func (s *script) toolTurn() bool { return s.n.Add(1) <= s.calls }
 func (s *script) reset() { s.n.Store(0) }
 
 // events returns n parent events.
-func events(n int) []Event {
-	out := make([]Event, n)
+func events(n int) []parentEvent {
+	out := make([]parentEvent, n)
 	for i := range out {
-		out[i] = Event{ID: i, Body: eventBody}
+		out[i] = parentEvent{ID: i, Body: eventBody}
 	}
 	return out
 }

@@ -22,7 +22,7 @@ import (
 
 // genkitState is the session state of a genkit parent.
 type genkitState struct {
-	Events []Event `json:"events"`
+	Events []parentEvent `json:"events"`
 }
 
 var tracingOff sync.Once
@@ -55,6 +55,12 @@ func genkitModel(g *genkit.Genkit, name string, sc *script, call, final *ai.Mode
 		if sc.toolTurn() {
 			r = *call
 		}
+		// Genkit writes the token counts it computes into the response's
+		// usage, so each response gets its own.
+		if r.Usage != nil {
+			u := *r.Usage
+			r.Usage = &u
+		}
 		return &r, nil
 	})
 }
@@ -73,9 +79,9 @@ func genkitResponse(parts ...*ai.Part) *ai.ModelResponse {
 }
 
 func genkitEcho(g *genkit.Genkit, r *rig) ai.Tool {
-	return genkit.DefineTool(g, echoName, "Echo the text back.", func(_ *ai.ToolContext, p EchoParams) (EchoResult, error) {
+	return genkit.DefineTool(g, echoName, "Echo the text back.", func(_ *ai.ToolContext, p echoParams) (echoResult, error) {
 		r.echoes.Add(1)
-		return EchoResult{Echo: p.Text}, nil
+		return echoResult{Echo: p.Text}, nil
 	})
 }
 
@@ -106,7 +112,7 @@ func genkitLoop(tb testing.TB, k int) *rig {
 // child, a model defined on g.
 func genkitParent(tb testing.TB, g *genkit.Genkit, r *rig, n int, child ai.Model) (*session.Session[genkitState], []ai.ToolRef) {
 	delegate := genkit.DefineTool(g, delegateName, "Hands one piece of work to a subagent that starts from this session's state.",
-		func(tc *ai.ToolContext, p DelegateParams) (string, error) {
+		func(tc *ai.ToolContext, p delegateParams) (string, error) {
 			parent := session.FromContext[genkitState](tc)
 			if parent == nil {
 				return "", errors.New("genkit: no parent session in the tool's context")

@@ -25,9 +25,9 @@ const offshootDispatchArgs = `{"mode":"ad_hoc","prompt_ns":"agents","prompt_key"
 
 func offshootEcho(tb testing.TB, r *rig) tools.Tool {
 	return must(tools.New(echoName, "Echo the text back.",
-		func(_ context.Context, _ *tools.Invocation, p EchoParams) (tools.Result[EchoResult], error) {
+		func(_ context.Context, _ *tools.Invocation, p echoParams) (tools.Result[echoResult], error) {
 			r.echoes.Add(1)
-			return tools.OK("echoed", EchoResult{Echo: p.Text}), nil
+			return tools.OK("echoed", echoResult{Echo: p.Text}), nil
 		}))(tb)
 }
 
@@ -85,13 +85,13 @@ func offshootParent(tb testing.TB, r *rig, n int, child model.Model, engineOpts 
 	dispatch := must(promptsubagent.Tool(reg, engine,
 		promptsubagent.WithModel(child, "child"),
 		promptsubagent.WithChildSetup(func(c *session.Session) error {
-			r.childSaw.Store(int64(session.Len[Event](c)))
+			r.childSaw.Store(int64(session.Len[parentEvent](c)))
 			return nil
 		})))(tb)
 	p := must(prompt.New("bench", "lead", prompt.Markdown[prompt.NoParams]("Lead", parentPrompt, prompt.WithTools(offshootEcho(tb, r), dispatch))))(tb)
 	s := must(session.New())(tb)
 	tb.Cleanup(func() { _ = s.Close() })
-	if err := session.Register(s, session.AppendAll[Event]); err != nil {
+	if err := session.Register(s, session.AppendAll[parentEvent]); err != nil {
 		tb.Fatal(err)
 	}
 	evs := events(n)
