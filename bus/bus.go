@@ -163,6 +163,18 @@ func (b *Bus) Publish(ctx context.Context, envs ...Envelope) Result {
 	return res
 }
 
+// Notify delivers env to observers only — never to a session, whatever
+// its SessionID says — after giving it the next Seq and the bus's time:
+// for events that are told, not recorded, such as the pieces of a streamed
+// answer. It costs no allocation of its own. It never panics.
+func (b *Bus) Notify(ctx context.Context, env Envelope) Result {
+	env.Seq = b.seq.Add(1)
+	env.Time = b.clock()
+	var res Result
+	b.subs.Load().deliver(ctx, env, &res)
+	return res
+}
+
 // stamp gives each envelope the next Seq and the bus's time.
 func (b *Bus) stamp(envs []Envelope) {
 	last := b.seq.Add(uint64(len(envs)))

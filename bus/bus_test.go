@@ -284,3 +284,21 @@ func TestConcurrentPublishSubscribeUnsubscribeLosesNoDelivery(t *testing.T) {
 	wg.Wait()
 	assert.EqualValues(t, publishers*each, stable.Load())
 }
+
+func TestNotifyReachesObserversOnly(t *testing.T) {
+	b := bus.New()
+	r := &recorder{}
+	detach, err := b.Attach("s", r)
+	require.NoError(t, err)
+	defer detach()
+	var seen []bus.Envelope
+	b.SubscribeAll("all", func(_ context.Context, env bus.Envelope) error { seen = append(seen, env); return nil })
+	res := b.Notify(context.Background(), bus.Envelope{SessionID: "s", Payload: ping{1}})
+	require.NoError(t, res.Err())
+	assert.Equal(t, 1, res.Delivered)
+	require.Len(t, seen, 1)
+	assert.Positive(t, seen[0].Seq)
+	assert.Empty(t, r.got, "the session is not told")
+	allocs := testing.AllocsPerRun(100, func() { b.Notify(context.Background(), bus.Envelope{Payload: ping{2}}) })
+	assert.LessOrEqual(t, allocs, 1.0, "boxing the payload at most")
+}

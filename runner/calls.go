@@ -26,33 +26,48 @@ type callResult struct {
 	rec     ToolInvoked
 }
 
-// runTools executes one turn's calls in order. Each run of consecutive
-// concurrent-safe calls runs in parallel from the state after the calls
-// before it; its results are recorded in call order afterwards, so the
-// session ends up the same whatever the scheduling.
-func (r *run) runTools(calls []model.ToolCall) error {
-	for i := 0; i < len(calls); {
+// runTools executes the turn's calls from r.next on, in order. Each run of
+// consecutive concurrent-safe calls runs in parallel from the state after
+// the calls before it; its results are recorded in call order afterwards,
+// so the session ends up the same whatever the scheduling. A call that runs
+// alone runs on the loop's own goroutine (see runOwn).
+func (r *run) runTools() error {
+	calls := r.calls
+	for r.next < len(calls) {
+		i := r.next
 		j := i + 1
 		if r.concurrentSafe(calls[i]) {
 			for j < len(calls) && r.concurrentSafe(calls[j]) {
 				j++
 			}
 		}
+		if j == i+1 {
+			if !r.ranInline {
+				r.ranInline = true
+				r.execute(calls[i], &r.inline)
+			}
+			res := r.inline
+			r.ranInline = false
+			if err := r.ctx.Err(); err != nil {
+				return err
+			}
+			if err := r.record(&res); err != nil {
+				return err
+			}
+			r.next = j
+			continue
+		}
 		group := calls[i:j]
 		results := make([]callResult, len(group))
-		if len(group) == 1 {
-			r.worker.execute(r, group[0], &results[0])
-		} else {
-			var wg sync.WaitGroup
-			for k := range group {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r.execute(group[k], &results[k])
-				}()
-			}
-			wg.Wait()
+		var wg sync.WaitGroup
+		for k := range group {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.execute(group[k], &results[k])
+			}()
 		}
+		wg.Wait()
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
@@ -61,7 +76,7 @@ func (r *run) runTools(calls []model.ToolCall) error {
 				return err
 			}
 		}
-		i = j
+		r.next = j
 	}
 	return nil
 }
@@ -76,10 +91,10 @@ func (r *run) concurrentSafe(c model.ToolCall) bool {
 // may not) or a runtime.Goexit (which nothing can stop: it ends the
 // goroutine once its deferred calls ran) becomes the call's failed result
 // "Tool 'NAME' execution failed: …", as does a result holding a nil event,
-// which the session could not dispatch. Because of Goexit, execute runs
-// on a goroutine of its own — a parallel group's, or the worker's — and
-// writes its result through res, which is set even when it does not
-// return.
+// which the session could not dispatch. Because of Goexit, execute writes
+// its result through res, which is set even when it does not return, and
+// runs on a goroutine the evaluation can lose: a parallel group's, or the
+// loop's own (see runOwn).
 func (r *run) execute(c model.ToolCall, res *callResult) {
 	*res = callResult{call: c, rec: ToolInvoked{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Name: c.Name, CallID: c.ID, Arguments: compactArgs(c.Arguments)}}
 	t, ok := r.toolset.Lookup(c.Name)
@@ -157,10 +172,15 @@ func (r *run) record(res *callResult) error {
 		}
 	}
 	msg := ConversationMessage{Evaluation: r.eval, Message: model.ToolMessage(res.call.ID, res.call.Name, o.Text)}
-	events := make([]any, 0, 2+len(o.Events))
-	events = append(events, res.rec, msg)
-	events = append(events, o.Events...)
-	if err := r.req.Session.Dispatch(r.ctx, events...); err != nil {
+	var err error
+	if len(o.Events) == 0 {
+		err = r.req.Session.Dispatch(r.ctx, res.rec, msg)
+	} else {
+		events := make([]any, 0, 2+len(o.Events))
+		events = append(events, res.rec, msg)
+		err = r.req.Session.Dispatch(r.ctx, append(events, o.Events...)...)
+	}
+	if err != nil {
 		var re *session.ReducerError
 		if !errors.As(err, &re) {
 			return err

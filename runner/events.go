@@ -24,7 +24,9 @@ type PromptRendered struct {
 	Delegation []string `json:"delegation,omitempty"`
 }
 
-// ModelCalled records one model call.
+// ModelCalled records one model call: when, on which model, what it cost.
+// What the model answered is the ConversationMessage dispatched just
+// before it, in the same atomic dispatch (its tool calls included).
 type ModelCalled struct {
 	// Evaluation is the id of the evaluation (Response.Evaluation).
 	Evaluation string `json:"evaluation"`
@@ -36,8 +38,6 @@ type ModelCalled struct {
 	Duration     time.Duration      `json:"duration"`
 	Usage        model.Usage        `json:"usage"`
 	FinishReason model.FinishReason `json:"finish_reason,omitempty"`
-	// ToolCalls names the tools the reply calls, in order.
-	ToolCalls []string `json:"tool_calls,omitempty"`
 	// Error is the model's error when the call failed.
 	Error string `json:"error,omitempty"`
 }

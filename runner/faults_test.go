@@ -187,3 +187,32 @@ func TestUnknownToolNameIsClipped(t *testing.T) {
 	text := lastToolMessage(t, resp)
 	assert.Equal(t, "Unknown tool '"+strings.Repeat("x", 100)+"…'. Available tools: echo", text)
 }
+
+// A model that ends the loop's goroutine after a tool call (the loop then
+// runs on a goroutine of its own) fails the evaluation; the caller does not
+// wait forever.
+func TestAModelThatEndsTheLoopsGoroutineFailsTheEvaluation(t *testing.T) {
+	s := newSession(t)
+	m := scripted.New(
+		scripted.ToolCall("echo", `{"text":"x"}`),
+		scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			runtime.Goexit()
+			return nil, nil
+		}))
+	done := make(chan struct{})
+	var err error
+	var resp *runner.Response
+	go func() {
+		defer close(done)
+		resp, err = runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Evaluate did not return")
+	}
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "runtime.Goexit")
+	require.NotNil(t, resp)
+	assert.Equal(t, 1, resp.ToolCalls, "the work before it is kept")
+}

@@ -24,7 +24,7 @@ func LogObserver(b *bus.Bus, logger *slog.Logger) (stop func()) {
 		case ModelCalled:
 			msg = "model called"
 			attrs = []slog.Attr{slog.String("prompt", e.NS+"/"+e.Key), slog.String("model", e.Model), slog.Int("turn", e.Turn),
-				slog.Duration("duration", e.Duration), slog.Int("tokens", e.Usage.TotalTokens), slog.Any("tool_calls", e.ToolCalls)}
+				slog.Duration("duration", e.Duration), slog.Int("tokens", e.Usage.TotalTokens)}
 			if e.Error != "" {
 				level = slog.LevelWarn
 				attrs = append(attrs, slog.String("error", e.Error))
@@ -59,3 +59,6 @@ func LogObserver(b *bus.Bus, logger *slog.Logger) (stop func()) {
 		return nil
 	})
 }
+
+// discardLogger is the logger tools get when a Request gives none.
+var discardLogger = slog.New(slog.DiscardHandler)

@@ -134,9 +134,11 @@ func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
 	if req.Prompt == nil || req.Session == nil || req.Model == nil {
 		return nil, errors.New("runner: a Request needs a Prompt, a Session and a Model")
 	}
+	if req.Logger == nil {
+		req.Logger = discardLogger
+	}
 	r := &run{req: req, ctx: ctx, prompt: req.Prompt.NS() + "/" + req.Prompt.Key()}
 	r.onDelta = r.publishDelta
-	defer r.worker.stop()
 	defer func() {
 		if p := recover(); p != nil {
 			resp, err = r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))
@@ -167,7 +169,18 @@ type run struct {
 	used     map[string]bool
 
 	inboundSeen, childSeen int
-	worker                 worker // runs the tool calls that run one at a time
+	maxTurns               int
+
+	// The calls of the turn being run: calls[next:] are not recorded yet.
+	// ranInline says that inline holds the outcome of calls[next], run on
+	// the loop's goroutine (its tool may have ended that goroutine).
+	calls     []model.ToolCall
+	next      int
+	inline    callResult
+	ranInline bool
+	// ownGoroutine says that the loop runs on a goroutine of its own (see
+	// runOwn).
+	ownGoroutine bool
 }
 
 func (r *run) fail(phase Phase, err error) error {
@@ -207,19 +220,35 @@ func (r *run) evaluate() (*Response, error) {
 	r.childSeen = session.Len[ChildUsage](s)
 	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Evaluation: r.eval, Rendered: r.rendered, Messages: r.messages}
 
-	maxTurns := r.req.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = DefaultMaxTurns
+	r.maxTurns = r.req.MaxTurns
+	if r.maxTurns <= 0 {
+		r.maxTurns = DefaultMaxTurns
 	}
+	return r.loop()
+}
+
+// loop runs turns until the evaluation ends. All its state is in r, so
+// that it can go on on another goroutine (see runOwn).
+func (r *run) loop() (*Response, error) {
 	for {
+		if r.calls != nil {
+			if !r.ownGoroutine {
+				return r.runOwn()
+			}
+			r.phase = PhaseTool
+			if err := r.runTools(); err != nil {
+				return r.partial(PhaseTool, err)
+			}
+			r.calls = nil
+		}
 		if err := r.ctx.Err(); err != nil {
 			return r.partial(PhaseRequest, err)
 		}
 		if r.overBudget() {
 			return r.partial(PhaseRequest, ErrBudgetExceeded)
 		}
-		if r.resp.Turns >= maxTurns {
-			return r.partial(PhaseRequest, fmt.Errorf("%w: the model was still calling tools after %d turns; raise MaxTurns or narrow the task", ErrMaxTurns, maxTurns))
+		if r.resp.Turns >= r.maxTurns {
+			return r.partial(PhaseRequest, fmt.Errorf("%w: the model was still calling tools after %d turns; raise MaxTurns or narrow the task", ErrMaxTurns, r.maxTurns))
 		}
 		r.drainInbound()
 		r.phase = PhaseRequest
@@ -240,12 +269,48 @@ func (r *run) evaluate() (*Response, error) {
 		if r.overBudget() {
 			return r.partial(PhaseRequest, ErrBudgetExceeded)
 		}
-		r.phase = PhaseTool
-		if err := r.runTools(msg.ToolCalls); err != nil {
-			return r.partial(PhaseTool, err)
-		}
+		r.calls, r.next = msg.ToolCalls, 0
 	}
 }
+
+// runOwn goes on with the loop on a goroutine of its own and waits for it.
+// A tool may end the goroutine that calls it (runtime.Goexit), and nothing
+// can stop that; so before the first tool call the loop leaves the caller's
+// goroutine, and when a tool ends the loop's goroutine, the loop goes on
+// on a new one from where it was: the call's failed result (which execute
+// recorded on the way out) is in r.inline. One goroutine per evaluation
+// that calls tools, not one per call.
+func (r *run) runOwn() (resp *Response, err error) {
+	r.ownGoroutine = true
+	done := make(chan struct{})
+	var serve func()
+	serve = func() {
+		returned := false
+		defer func() {
+			switch p := recover(); {
+			case returned:
+			case p != nil:
+				resp, err = r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))
+			case r.ranInline:
+				go serve() // a tool ended the goroutine: go on without it
+				return
+			default:
+				resp, err = r.partial(r.phase, errLoopGoexit)
+			}
+			close(done)
+		}()
+		resp, err = r.loop()
+		returned = true
+	}
+	go serve()
+	<-done
+	return resp, err
+}
+
+// errLoopGoexit is the failure of an evaluation whose loop's goroutine
+// was ended outside a tool (by a model or an observer calling
+// runtime.Goexit).
+var errLoopGoexit = errors.New("runner: the evaluation's goroutine was ended (runtime.Goexit) outside a tool call")
 
 // render renders the prompt, builds the toolset, installs it, and records
 // the start of the conversation: earlier (a continued evaluation's
@@ -351,17 +416,11 @@ func (r *run) callModel() (model.Message, error) {
 			msg.ToolCalls = nil
 		}
 	}
-	if n := len(msg.ToolCalls); n > 0 {
-		if slices.ContainsFunc(msg.ToolCalls, func(c model.ToolCall) bool { return c.ID == "" }) {
-			// Some servers send calls without ids; the answers need
-			// one, and the next request would be refused.
-			msg.ToolCalls = slices.Clone(msg.ToolCalls)
-			model.FillToolCallIDs(req, msg.ToolCalls)
-		}
-		rec.ToolCalls = make([]string, n)
-		for i, c := range msg.ToolCalls {
-			rec.ToolCalls[i] = c.Name
-		}
+	if slices.ContainsFunc(msg.ToolCalls, func(c model.ToolCall) bool { return c.ID == "" }) {
+		// Some servers send calls without ids; the answers need one, and
+		// the next request would be refused.
+		msg.ToolCalls = slices.Clone(msg.ToolCalls)
+		model.FillToolCallIDs(req, msg.ToolCalls)
 	}
 	if err != nil {
 		rec.Error = err.Error()
@@ -373,10 +432,10 @@ func (r *run) callModel() (model.Message, error) {
 	answer := ConversationMessage{Evaluation: r.eval, Message: msg}
 	if err == nil && len(msg.ToolCalls) == 0 {
 		// The final answer: recorded with PromptExecuted, in one dispatch.
-		r.final = []any{rec, answer, nil}
+		r.final = []any{answer, rec, nil}
 		return msg, nil
 	}
-	_ = r.req.Session.Dispatch(r.ctx, rec, answer)
+	_ = r.req.Session.Dispatch(r.ctx, answer, rec)
 	return msg, err
 }
 
@@ -397,7 +456,7 @@ func (r *run) generate(req *model.Request) (resp *model.Response, err error) {
 // publishDelta publishes a piece of the answer being streamed. It is
 // r.onDelta, bound once per evaluation.
 func (r *run) publishDelta(d model.Delta) error {
-	r.req.Session.Bus().Publish(r.ctx, bus.Envelope{Payload: Delta{SessionID: r.req.Session.ID(), Evaluation: r.eval, Turn: r.resp.Turns, Delta: d}})
+	r.req.Session.Bus().Notify(r.ctx, bus.Envelope{Payload: Delta{SessionID: r.req.Session.ID(), Evaluation: r.eval, Turn: r.resp.Turns, Delta: d}})
 	return nil
 }
 

@@ -56,7 +56,6 @@ func TestEvaluateRecordsTheWholeLoop(t *testing.T) {
 	assert.Equal(t, "test", rendered.NS)
 	mc := session.Get[runner.ModelCalled](s).Values()
 	require.Len(t, mc, 2)
-	assert.Equal(t, []string{"echo"}, mc[0].ToolCalls)
 	assert.Equal(t, "scripted", mc[0].Model)
 	assert.Equal(t, 2, mc[1].Turn)
 	ti := session.Get[runner.ToolInvoked](s).Values()

@@ -220,7 +220,7 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 
 // publish tells the parent's bus observers about a child run.
 func publish(ctx context.Context, parent *session.Session, event any) {
-	parent.Bus().Publish(context.WithoutCancel(ctx), bus.Envelope{ParentSessionID: parent.ID(), Payload: event})
+	parent.Bus().Notify(context.WithoutCancel(ctx), bus.Envelope{ParentSessionID: parent.ID(), Payload: event})
 }
 
 func checkSpec(spec Spec) error {

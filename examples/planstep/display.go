@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
 )
@@ -22,11 +23,12 @@ type display struct {
 	mu     sync.Mutex
 	agents map[string]string           // child session id -> agent id
 	text   map[string]*strings.Builder // session id -> text streamed, not printed yet
+	calls  map[string][]string         // session id -> the tools its model's last answer calls
 	stop   func()
 }
 
 func watch(w io.Writer, b *bus.Bus, root string) *display {
-	d := &display{w: w, root: root, agents: map[string]string{}, text: map[string]*strings.Builder{}}
+	d := &display{w: w, root: root, agents: map[string]string{}, text: map[string]*strings.Builder{}, calls: map[string][]string{}}
 	d.stop = b.SubscribeAll("planstep.display", d.observe)
 	return d
 }
@@ -68,11 +70,20 @@ func (d *display) observe(_ context.Context, env bus.Envelope) error {
 		} else {
 			d.line(env, "prompt %s/%s rendered with the parent's %d tools", e.NS, e.Key, len(e.Tools))
 		}
+	case runner.ConversationMessage:
+		// The answer is recorded just before its ModelCalled.
+		if e.Role == model.RoleAssistant {
+			var names []string
+			for _, c := range e.ToolCalls {
+				names = append(names, c.Name)
+			}
+			d.calls[env.SessionID] = names
+		}
 	case runner.ModelCalled:
 		d.flush(env.SessionID)
 		next := "answers"
-		if len(e.ToolCalls) > 0 {
-			next = "calls " + strings.Join(e.ToolCalls, ", ")
+		if calls := d.calls[env.SessionID]; len(calls) > 0 {
+			next = "calls " + strings.Join(calls, ", ")
 		}
 		d.line(env, "model turn %d (%s): %s, %d tokens", e.Turn, e.Model, next, e.Usage.TotalTokens)
 	case runner.ToolInvoked:
