@@ -129,8 +129,33 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 			}
 		}
 	}()
+	if r.req.Approve != nil {
+		if text, ok := r.approve(inv, c, t.Name()); !ok {
+			res.outcome = tools.Outcome{Text: text}
+			returned = true
+			return
+		}
+	}
 	res.outcome = t.Call(r.toolCtx, inv, json.RawMessage(args))
 	returned = true
+}
+
+// approve asks Request.Approve whether call c of the tool name may run,
+// and when it may not, returns the text the model reads.
+func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (denial string, ok bool) {
+	var err error
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				err = fmt.Errorf("the approval check failed: panic: %v", v)
+			}
+		}()
+		err = r.req.Approve(r.toolCtx, inv, c)
+	}()
+	if err == nil {
+		return "", true
+	}
+	return fmt.Sprintf("Permission to use the tool '%s' was denied: %s", name, err.Error()), false
 }
 
 // errGoexit is the failure of a tool that ended its goroutine.

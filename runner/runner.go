@@ -76,6 +76,15 @@ type Request struct {
 	// when the evaluation starts undelivered: they were meant for the
 	// session this one was forked from. Later ones are delivered.
 	SkipPendingInbound bool
+	// Approve, when set, is asked before each tool call whether it may
+	// run. A nil error lets it run. An error denies it: the tool is not
+	// called, and the model reads "Permission to use the tool 'NAME' was
+	// denied: <the error's text>" as the call's failed result; so does a
+	// panic in Approve. It runs on the call's goroutine, possibly for
+	// several calls at once. Give the same function to a program's main
+	// evaluations and to its subagents (subagent.WithApprover), so that one
+	// set of rules covers them all.
+	Approve func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
 	// Logger is handed to tools (a discarding logger when nil).
 	Logger *slog.Logger
 	// Clock times model and tool calls (the session bus's clock when nil).
@@ -199,7 +208,7 @@ func (r *run) evaluate() (*Response, error) {
 	if c, ok := CallerFrom(r.ctx); ok {
 		parent = c.Scope
 	}
-	r.scope = newScope(parent, r.req.Budget)
+	r.scope = newScope(r.ctx, parent, r.req.Budget)
 	var earlier []model.Message
 	if r.eval = r.req.Continue; r.eval != "" {
 		var err error

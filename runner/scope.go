@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -18,13 +19,16 @@ import (
 //     over its budget; so a child may spend at most what its parents have
 //     left, and nothing a child spent is lost if its parent stops first;
 //   - delegation engines keep their per-run limits in scopes (Value), so
-//     the limits belong to a run, not to a session.
+//     the limits belong to a run, not to a session;
+//   - work that must outlive a tool call but not the run — a subagent in
+//     the background — derives its context from the run's (Context).
 //
 // A Scope is safe for concurrent use.
 type Scope struct {
 	parent                *Scope
 	budget                int64
-	input, output, tokens atomic.Int64 // spent in the scope and below it
+	ctx                   context.Context // the evaluation's, nil for NewScope's
+	input, output, tokens atomic.Int64    // spent in the scope and below it
 
 	mu     sync.Mutex
 	values map[any]any
@@ -35,8 +39,8 @@ type Scope struct {
 // own code that should count as one run.
 func NewScope(budget int) *Scope { return &Scope{budget: int64(budget)} }
 
-func newScope(parent *Scope, budget int) *Scope {
-	return &Scope{parent: parent, budget: int64(budget)}
+func newScope(ctx context.Context, parent *Scope, budget int) *Scope {
+	return &Scope{ctx: ctx, parent: parent, budget: int64(budget)}
 }
 
 // Parent returns the scope of the evaluation whose tool call started this
@@ -49,6 +53,21 @@ func (s *Scope) Root() *Scope {
 		s = s.parent
 	}
 	return s
+}
+
+// Context returns the context of the run s belongs to: the one its
+// outermost evaluation was started with. Work started from a tool call
+// that must outlive the call but not the run — a subagent running in the
+// background — derives from it, so that it ends when the run's context
+// is cancelled. ok is false when no evaluation ran in s or above it (a
+// NewScope not yet used by Evaluate).
+func (s *Scope) Context() (ctx context.Context, ok bool) {
+	for ; s != nil; s = s.parent {
+		if s.ctx != nil {
+			ctx = s.ctx
+		}
+	}
+	return ctx, ctx != nil
 }
 
 // Spent returns what was spent in the scope and below it so far.

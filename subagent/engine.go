@@ -4,7 +4,18 @@
 // parent's bus, with the parent's tools, a resolved model and limits: depth
 // and cycles, concurrency per parent evaluation, a spawn budget per root
 // run, a timeout and max turns. Whatever happens, the child session is
-// closed afterwards and the parent's session is not written to at all.
+// closed afterwards, and the parent's session is not written to while the
+// child runs (a background child, when it ends, adds one runner.Inbound
+// message telling the parent how it went).
+//
+// Run runs a child to completion; Start runs it in the background and
+// returns a Task at once (Tasks finds it again by id). Options extend
+// every run: hooks at a child's start and stop (WithStartHook,
+// WithStopHook), an approver asked before each of its tool calls
+// (WithApprover), transcripts on disk (WithTranscripts, read back with
+// Transcripts), from which a fresh agent can be resumed (Spec.Resume,
+// Agent), and handlers of background tasks' notifications
+// (WithTaskNotificationHandler).
 //
 // Limits belong to the run, not to a session: the engine keeps them in the
 // runner.Scope of the evaluation that delegates (concurrency) and of its
@@ -22,14 +33,16 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/offshoot-dev/offshoot/internal/randid"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
-	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 // Defaults of the engine's limits.
@@ -49,6 +62,16 @@ type Engine struct {
 	newID                              func() string
 	clock                              func() time.Time
 	logger                             *slog.Logger
+
+	transcripts string // the transcripts' directory, "" when off
+	startHooks  []StartHook
+	stopHooks   []StopHook
+	approve     func(context.Context, *tools.Invocation, model.ToolCall) error
+	notify      []func(context.Context, TaskNotification)
+	tasks       *Manager
+
+	mu   sync.Mutex
+	live map[string]int // ids of the agents running now
 }
 
 // Option configures an Engine.
@@ -83,13 +106,16 @@ func WithIDGenerator(gen func() string) Option { return func(e *Engine) { e.newI
 // WithClock sets the clock that times runs (time.Now by default).
 func WithClock(clock func() time.Time) Option { return func(e *Engine) { e.clock = clock } }
 
-// WithLogger sets the logger handed to the children's tools.
+// WithLogger sets the logger handed to the children's tools, and the one
+// the engine reports problems that do not stop a run with — a transcript
+// it could not write, a notification it could not deliver (slog.Default()
+// when unset).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.logger = l } }
 
 // New returns an engine with the given options. Limits below one fall back
 // to their defaults.
 func New(opts ...Option) *Engine {
-	e := &Engine{newID: randid.New, clock: time.Now}
+	e := &Engine{newID: randid.New, clock: time.Now, tasks: newManager(), live: map[string]int{}}
 	for _, o := range opts {
 		o(e)
 	}
@@ -127,95 +153,20 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 			err = &Error{Kind: ErrPanic, Msg: fmt.Sprintf("Subagent run aborted: panic: %v", p)}
 		}
 	}()
-	if err := checkSpec(spec); err != nil {
+	c, ctx, err := e.prepare(ctx, spec)
+	if err != nil {
 		return nil, err
 	}
-	chain := spec.Delegation
-	if slices.Contains(chain, spec.Name) {
-		return nil, cycleError(chain, spec.Name)
-	}
-	depth := max(len(chain), 1)
-	maxDepth := e.maxDepth
-	if spec.MaxDepth > 0 {
-		maxDepth = spec.MaxDepth
-	}
-	if depth > maxDepth {
-		return nil, depthError(maxDepth)
-	}
-	ctx, scope := inScope(ctx)
-	if !e.spawn(scope.Root()) {
-		return nil, budgetError(e.maxSpawns)
-	}
-	release, err := e.slot(ctx, scope)
-	if err != nil {
-		return nil, runError(err)
-	}
-	defer release()
+	out, _, err = c.execute(ctx)
+	return out, err
+}
 
-	started := e.clock()
-	child, err := e.hydrate(spec)
-	if err != nil {
-		return nil, err
+// log is the logger the engine reports to.
+func (e *Engine) log() *slog.Logger {
+	if e.logger != nil {
+		return e.logger
 	}
-	defer func() { _ = child.Close() }()
-	oc := &Outcome{AgentID: e.newID(), SessionID: child.ID(), Name: spec.Name, Depth: depth, ModelName: spec.ModelName}
-	if err := e.setUp(child, spec); err != nil {
-		return nil, err
-	}
-	oc.Start = child.Snapshot()
-	if bus.Observed[Started](spec.Parent.Bus()) {
-		publish(ctx, spec.Parent, Started{AgentID: oc.AgentID, Name: spec.Name, SessionID: child.ID(), ParentID: spec.Parent.ID(),
-			Depth: depth, Mode: spec.Mode.String(), Model: spec.ModelName})
-	}
-	defer func() {
-		if !bus.Observed[Finished](spec.Parent.Bus()) {
-			return
-		}
-		fin := Finished{AgentID: oc.AgentID, Name: spec.Name, SessionID: child.ID(), ParentID: spec.Parent.ID(), Depth: depth,
-			Duration: e.clock().Sub(started), Usage: oc.Usage.Total}
-		for _, n := range oc.Usage.ToolCalls {
-			fin.ToolCalls += n
-		}
-		if err != nil {
-			fin.Error = err.Error()
-		}
-		publish(ctx, spec.Parent, fin)
-	}()
-
-	filter := spec.ToolFilter
-	if depth >= maxDepth && len(spec.Withhold) > 0 {
-		filter.Deny = append(slices.Clone(filter.Deny), spec.Withhold...)
-	}
-	p, err := Orient(spec.Prompt)
-	if err != nil {
-		return nil, runError(err)
-	}
-	timeout := e.timeout
-	if spec.Timeout > 0 {
-		timeout = spec.Timeout
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	resp, rerr := runner.Evaluate(cctx, runner.Request{
-		Prompt: p, Params: spec.Params, Session: child, UserMessage: spec.UserMessage,
-		Model: spec.Model, ModelName: spec.ModelName, MaxTurns: spec.MaxTurns,
-		ToolFilter: filter, InheritedTools: spec.Tools,
-		Delegation: append(slices.Clone(chain), spec.Name), Logger: e.logger,
-		// The parent's pending messages stay the parent's; nothing is
-		// written into the child to say so.
-		SkipPendingInbound: true,
-	})
-	oc.Final = child.Snapshot()
-	oc.Duration = e.clock().Sub(started)
-	oc.Response = resp
-	e.account(oc, resp)
-	if resp != nil {
-		oc.Text, oc.Output = resp.Text, resp.Output
-	}
-	if rerr != nil {
-		return oc, e.classify(ctx, cctx, rerr, timeout, spec)
-	}
-	return oc, nil
+	return slog.Default()
 }
 
 // publish tells the parent's bus observers about a child run.
@@ -241,80 +192,6 @@ func checkSpec(spec Spec) error {
 		return &Error{Kind: ErrInvalidSpec, Msg: fmt.Sprintf("subagent: the spec lacks %v", missing)}
 	}
 	return nil
-}
-
-// hydrate creates the child session.
-func (e *Engine) hydrate(spec Spec) (*session.Session, error) {
-	var opts []session.Option
-	switch {
-	case spec.Mode == Fresh:
-		opts = append(opts, session.Fresh())
-	case spec.Snapshot != nil:
-		opts = append(opts, session.WithSnapshot(*spec.Snapshot))
-	}
-	child, err := spec.Parent.Fork(opts...)
-	if err != nil {
-		if errors.Is(err, session.ErrClosed) {
-			return nil, &Error{Kind: ErrParentClosed, Msg: "Failed to initialize subagent: the parent session is closed", Err: err}
-		}
-		return nil, setupError(err)
-	}
-	return child, nil
-}
-
-func (e *Engine) setUp(child *session.Session, spec Spec) error {
-	for _, setup := range []func(*session.Session) error{e.setup, spec.Setup} {
-		if setup == nil {
-			continue
-		}
-		if err := callSetup(setup, child); err != nil {
-			return setupError(err)
-		}
-	}
-	return nil
-}
-
-func callSetup(setup func(*session.Session) error, child *session.Session) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	return setup(child)
-}
-
-var toolInvokedType = reflect.TypeFor[runner.ToolInvoked]()
-
-// account fills the outcome's usage from the child's response and records.
-func (e *Engine) account(out *Outcome, resp *runner.Response) {
-	out.Usage.ToolCalls = map[string]int{}
-	if resp != nil {
-		out.Usage.Own = resp.Usage
-		out.Usage.Total = resp.Usage.Add(resp.ChildUsage)
-		out.Usage.ModelCalls = resp.Turns
-	}
-	i, base := 0, out.Start.Len(toolInvokedType)
-	for x := range out.Final.Items(toolInvokedType) {
-		if i >= base {
-			out.Usage.ToolCalls[x.(runner.ToolInvoked).Name]++
-		}
-		i++
-	}
-}
-
-// classify turns the child's evaluation error into the engine's.
-func (e *Engine) classify(ctx, cctx context.Context, err error, timeout time.Duration, spec Spec) error {
-	switch {
-	case errors.Is(err, runner.ErrMaxTurns):
-		n := spec.MaxTurns
-		if n <= 0 {
-			n = runner.DefaultMaxTurns
-		}
-		return maxTurnsError(n, err)
-	case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return timeoutError(timeout, err)
-	}
-	return runError(err)
 }
 
 // Orient returns p with the section that tells a child agent what it is

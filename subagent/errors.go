@@ -20,6 +20,17 @@ var (
 	ErrPanic        = errors.New("subagent: the child run panicked")
 	ErrInvalidSpec  = errors.New("subagent: invalid spec")
 	ErrParentClosed = errors.New("subagent: the parent session is closed")
+	// ErrHook: a start or stop hook failed or panicked.
+	ErrHook = errors.New("subagent: a hook failed")
+	// ErrTaskNotFound: no agent or background task has the id given (to
+	// resume it, to read its output, to stop it).
+	ErrTaskNotFound = errors.New("subagent: no such agent or task")
+	// ErrTaskTimeout: a wait for a background task ended before the task
+	// did; the task goes on.
+	ErrTaskTimeout = errors.New("subagent: the task is still running")
+	// ErrNotResumable: the agent exists but cannot be resumed (it was
+	// forked, it is running, or it is of another type).
+	ErrNotResumable = errors.New("subagent: the agent cannot be resumed")
 )
 
 // Error is why a child run failed. Its message is the model-facing text
@@ -66,4 +77,35 @@ func setupError(err error) error {
 
 func runError(err error) error {
 	return &Error{Kind: ErrRun, Msg: err.Error(), Err: err}
+}
+
+func hookError(hook string, err error) error {
+	return &Error{Kind: ErrHook, Msg: fmt.Sprintf("Subagent hook %s failed: %v", hook, err), Err: err}
+}
+
+// agentNotFound is the error of a resume of an unknown agent.
+func agentNotFound(id string) error {
+	return &Error{Kind: ErrTaskNotFound, Msg: "No agent found with ID: " + clip(id)}
+}
+
+// taskNotFound is the error of a lookup of an unknown background task.
+func taskNotFound(id string) error {
+	return &Error{Kind: ErrTaskNotFound, Msg: "No task found with ID: " + clip(id)}
+}
+
+func stillRunning(id string) error {
+	return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s is still running; wait for its result or stop it before resuming it", clip(id))}
+}
+
+func taskTimeout(id string, cause error) error {
+	return &Error{Kind: ErrTaskTimeout, Msg: fmt.Sprintf("Task %s is still running: the wait for it ended first", id), Err: cause}
+}
+
+// clip cuts an id a model gave to a length fit to be shown back.
+func clip(id string) string {
+	const maxEcho = 100
+	if len(id) <= maxEcho {
+		return id
+	}
+	return strings.ToValidUTF8(id[:maxEcho], "") + "…"
 }

@@ -3,9 +3,12 @@ package subagent_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
 )
@@ -35,4 +38,100 @@ func ExampleEngine_Run() {
 	// One note, about the parent.
 	// the child saw: 1 note
 	// children left open: 0
+}
+
+func ExampleEngine_Start() {
+	ctx := context.Background()
+	parent, _ := session.New()
+	defer parent.Close()
+
+	n := 0
+	engine := subagent.New(subagent.WithIDGenerator(func() string { n++; return fmt.Sprintf("task-%d", n) }))
+	researcher, _ := prompt.New("agents", "researcher", prompt.Markdown[prompt.NoParams]("Role", "You survey notes."))
+	task, err := engine.Start(ctx, subagent.Spec{
+		Name:        "researcher",
+		Description: "Survey the notes",
+		Parent:      parent,
+		Mode:        subagent.Fresh,
+		Prompt:      researcher,
+		UserMessage: "Survey the billing notes.",
+		Model:       scripted.New(scripted.Text("Three notes, all about billing.")),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	note, _ := task.Wait(ctx) // or go on, and read it from the parent's next turn
+	fmt.Println(note.Status, "-", note.Summary)
+
+	// The parent's runner adds this to its next model call.
+	in, _ := session.Latest[runner.Inbound](parent)
+	fmt.Println(strings.Split(in.Text, "\n")[1])
+	// Output:
+	// completed - Three notes, all about billing.
+	// The background task task-1 (Survey the notes, by the researcher agent) has completed.
+}
+
+func ExampleWithStopHook() {
+	ctx := context.Background()
+	parent, _ := session.New()
+	defer parent.Close()
+
+	engine := subagent.New(subagent.WithStopHook(func(_ context.Context, stop subagent.SubagentStop) (string, error) {
+		if !strings.Contains(stop.LastMessage, "tests") {
+			return "Say whether the tests pass before you finish.", nil // the child goes on
+		}
+		return "", nil // it may finish
+	}))
+	reviewer, _ := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Role", "You review code."))
+	out, _ := engine.Run(ctx, subagent.Spec{
+		Name: "reviewer", Parent: parent, Mode: subagent.Fresh, Prompt: reviewer, UserMessage: "Review parse.go.",
+		Model: scripted.New(scripted.Text("parse.go looks fine."), scripted.Text("parse.go looks fine; the tests pass.")),
+	})
+	fmt.Println(out.Text)
+	// Output:
+	// parse.go looks fine; the tests pass.
+}
+
+func ExampleEngine_Agent() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "transcripts")
+	defer os.RemoveAll(dir)
+	parent, _ := session.New(session.WithID("main"))
+	defer parent.Close()
+
+	engine := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(func() string { return "reviewer-1" }))
+	reviewer, _ := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Role", "You review code."))
+	spec := subagent.Spec{
+		Name: "reviewer", Parent: parent, Mode: subagent.Fresh, Prompt: reviewer, ModelName: "light",
+		UserMessage: "Review parse.go.", Model: scripted.New(scripted.Text("One bug, line 12.")),
+	}
+	first, _ := engine.Run(ctx, spec)
+
+	// Later: a follow-up to the same agent, with all it read still in its
+	// conversation.
+	meta, err := engine.Agent(ctx, parent, first.AgentID)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	spec.Name, spec.ModelName = meta.Type, meta.Model // the same type and model
+	spec.Resume, spec.UserMessage = meta.AgentID, "Fix it."
+	spec.Model = scripted.New(scripted.Text("Fixed line 12."))
+	again, _ := engine.Run(ctx, spec)
+	fmt.Println(again.AgentID, "-", again.Text)
+
+	tr, _ := subagent.Transcripts{Dir: dir}.Read("reviewer-1")
+	for _, m := range tr.Messages {
+		fmt.Println(m.Role+":", m.Content)
+	}
+	_, err = engine.Agent(ctx, parent, "nobody")
+	fmt.Println(err)
+	// Output:
+	// reviewer-1 - Fixed line 12.
+	// user: Review parse.go.
+	// assistant: One bug, line 12.
+	// user: Fix it.
+	// assistant: Fixed line 12.
+	// No agent found with ID: nobody
 }

@@ -35,6 +35,9 @@ type Spec struct {
 	// delegation chain is made of names; a chain that would repeat one is a
 	// cycle.
 	Name string
+	// Description is a short summary of the task ("Review the auth
+	// module"), for transcripts and task notifications.
+	Description string
 	// Parent is the delegating session. The child goes on its bus.
 	Parent *session.Session
 	// Mode chooses a forked or a fresh child; Snapshot, when set, is the
@@ -71,17 +74,25 @@ type Spec struct {
 	// ChildSetup, for derived reducers such as artifact collectors. If it
 	// fails, the run aborts and the parent is untouched.
 	Setup func(child *session.Session) error
+	// Resume, when set, is the id of an earlier agent to continue instead
+	// of starting a new one: its conversation is loaded from its
+	// transcript, UserMessage is added as its next message, and it runs
+	// under the same id at its original depth. Only fresh agents can be
+	// resumed, and only when the engine keeps transcripts; Name must be
+	// the agent's (see Engine.Agent for what the transcript knows).
+	Resume string
 }
 
 // Usage is what a child run spent.
 type Usage struct {
 	// Own is the child's own model usage; Total adds what its own children
-	// reported (runner.ChildUsage).
-	Own, Total model.Usage
+	// spent.
+	Own   model.Usage `json:"own"`
+	Total model.Usage `json:"total"`
 	// ModelCalls counts the child's model calls.
-	ModelCalls int
+	ModelCalls int `json:"model_calls"`
 	// ToolCalls counts the child's tool calls by tool name.
-	ToolCalls map[string]int
+	ToolCalls map[string]int `json:"tool_calls,omitempty"`
 }
 
 // Outcome is the result of a child run.
@@ -105,4 +116,7 @@ type Outcome struct {
 	Usage        Usage
 	ModelName    string
 	Duration     time.Duration
+	// Transcript is the path of the child's transcript, "" when the
+	// engine keeps none.
+	Transcript string
 }

@@ -1,0 +1,90 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// Request.Approve is asked before every tool call; a denial is the call's
+// failed result, the tool never runs, and the model carries on.
+func TestApproveGatesEachToolCall(t *testing.T) {
+	tests := map[string]struct {
+		approve  func(context.Context, *tools.Invocation, model.ToolCall) error
+		wantText string
+		ran      bool
+	}{
+		"allowed": {
+			approve:  func(context.Context, *tools.Invocation, model.ToolCall) error { return nil },
+			wantText: `echoed`,
+			ran:      true,
+		},
+		"denied": {
+			approve: func(_ context.Context, _ *tools.Invocation, c model.ToolCall) error {
+				return errors.New("the user declined " + c.Name)
+			},
+			wantText: "Permission to use the tool 'echo' was denied: the user declined echo",
+		},
+		"approver panics": {
+			approve:  func(context.Context, *tools.Invocation, model.ToolCall) error { panic("approver bug") },
+			wantText: "Permission to use the tool 'echo' was denied: the approval check failed: panic: approver bug",
+		},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := newSession(t)
+			var mu sync.Mutex
+			var asked []string
+			req := request(newPrompt(t, echoTool(t)), s, scripted.New(scripted.ToolCall("echo", `{"text":"hi"}`), scripted.Text("done")))
+			req.Approve = func(ctx context.Context, inv *tools.Invocation, c model.ToolCall) error {
+				mu.Lock()
+				asked = append(asked, inv.CallID+" "+c.Name+" "+c.Arguments)
+				mu.Unlock()
+				return tt.approve(ctx, inv, c)
+			}
+			resp, err := runner.Evaluate(ctx, req)
+			require.NoError(t, err)
+			assert.Equal(t, "done", resp.Text, "the model carries on")
+			assert.Len(t, asked, 1)
+			assert.Contains(t, lastToolMessage(t, resp), tt.wantText)
+			rec, ok := session.Latest[runner.ToolInvoked](s)
+			require.True(t, ok)
+			assert.Equal(t, tt.ran, rec.Success)
+			assert.Equal(t, tt.ran, session.Len[Echoed](s) == 1, "a denied tool never runs")
+		})
+	}
+}
+
+// A tool call's context leads to the run's context: the one the outermost
+// evaluation was started with, for work that outlives the call.
+func TestScopeContextIsTheRunsContext(t *testing.T) {
+	type key struct{}
+	runCtx := context.WithValue(ctx, key{}, "the run")
+	s := newSession(t)
+	var got context.Context
+	var ok bool
+	probe, err := tools.New("probe", "Look at the scope.", func(ctx context.Context, _ *tools.Invocation, _ struct{}) (tools.Result[string], error) {
+		c, _ := runner.CallerFrom(ctx)
+		got, ok = c.Scope.Context()
+		return tools.OK("ok", "ok"), nil
+	})
+	require.NoError(t, err)
+	m := scripted.New(scripted.ToolCall("probe", `{}`), scripted.Text("done"))
+	_, err = runner.Evaluate(runCtx, request(newPrompt(t, probe), s, m))
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "the run", got.Value(key{}))
+
+	_, ok = runner.NewScope(0).Context()
+	assert.False(t, ok, "a program's scope has no evaluation yet")
+}

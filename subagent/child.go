@@ -1,0 +1,368 @@
+package subagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// child is one child run from its preparation to its teardown: what Run
+// and Start share. prepare does what must happen before the caller gets
+// an answer (checks, the spawn budget, hydration, setup); execute waits
+// for a slot, runs the child and tears it down.
+type child struct {
+	e        *Engine
+	spec     Spec
+	id       string
+	depth    int
+	maxDepth int
+	// root is the id of the session at the root of the delegation tree,
+	// which names the transcripts' folder.
+	root    string
+	scope   *runner.Scope
+	session *session.Session
+	// resumed is the conversation a resumed agent continues; prior is
+	// its transcript's record.
+	resumed []model.Message
+	prior   *TranscriptMeta
+	tail    transcriptTail
+	// background is set by Start.
+	background bool
+
+	// What the child's evaluations spent, and its latest text.
+	own, children model.Usage
+	turns         int
+	text          string
+	rec           *recorder
+}
+
+// rootKey marks a child's ctx with the id of its delegation tree's root
+// session, so that a grandchild's transcript goes in the same folder.
+type rootKey struct{}
+
+// rootOf returns the id of the delegation tree's root session for a child
+// of parent started with ctx.
+func rootOf(ctx context.Context, parent *session.Session) string {
+	if id, ok := ctx.Value(rootKey{}).(string); ok {
+		return id
+	}
+	return parent.ID()
+}
+
+// prepare checks spec, counts the child against its run's spawn budget,
+// hydrates and sets it up. It returns ctx as the child runs below it.
+func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Context, error) {
+	if err := checkSpec(spec); err != nil {
+		return nil, ctx, err
+	}
+	chain := spec.Delegation
+	if slices.Contains(chain, spec.Name) {
+		return nil, ctx, cycleError(chain, spec.Name)
+	}
+	c := &child{e: e, spec: spec, depth: max(len(chain), 1), maxDepth: e.maxDepth, root: rootOf(ctx, spec.Parent)}
+	if spec.MaxDepth > 0 {
+		c.maxDepth = spec.MaxDepth
+	}
+	if spec.Resume != "" {
+		if err := c.loadResumed(); err != nil {
+			return nil, ctx, err
+		}
+	}
+	if c.depth > c.maxDepth {
+		return nil, ctx, depthError(c.maxDepth)
+	}
+	ctx, c.scope = inScope(ctx)
+	if !e.spawn(c.scope.Root()) {
+		return nil, ctx, budgetError(e.maxSpawns)
+	}
+	s, err := e.hydrate(spec)
+	if err != nil {
+		return nil, ctx, err
+	}
+	if err := e.setUp(s, spec); err != nil {
+		_ = s.Close()
+		return nil, ctx, err
+	}
+	c.session = s
+	c.id = spec.Resume
+	if c.id == "" {
+		c.id = e.newID()
+	}
+	if !e.claim(c.id, spec.Resume != "") {
+		_ = s.Close()
+		return nil, ctx, stillRunning(c.id)
+	}
+	return c, ctx, nil
+}
+
+// hydrate creates the child session: fresh for a fresh or resumed agent,
+// forked otherwise.
+func (e *Engine) hydrate(spec Spec) (*session.Session, error) {
+	var opts []session.Option
+	switch {
+	case spec.Mode == Fresh || spec.Resume != "":
+		opts = append(opts, session.Fresh())
+	case spec.Snapshot != nil:
+		opts = append(opts, session.WithSnapshot(*spec.Snapshot))
+	}
+	child, err := spec.Parent.Fork(opts...)
+	if err != nil {
+		if errors.Is(err, session.ErrClosed) {
+			return nil, &Error{Kind: ErrParentClosed, Msg: "Failed to initialize subagent: the parent session is closed", Err: err}
+		}
+		return nil, setupError(err)
+	}
+	return child, nil
+}
+
+func (e *Engine) setUp(child *session.Session, spec Spec) error {
+	for _, setup := range []func(*session.Session) error{e.setup, spec.Setup} {
+		if setup == nil {
+			continue
+		}
+		if err := callSetup(setup, child); err != nil {
+			return setupError(err)
+		}
+	}
+	return nil
+}
+
+func callSetup(setup func(*session.Session) error, child *session.Session) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return setup(child)
+}
+
+// claim marks the agent id as running. Resuming an agent that is running
+// fails.
+func (e *Engine) claim(id string, resume bool) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if resume && e.live[id] > 0 {
+		return false
+	}
+	e.live[id]++
+	return true
+}
+
+func (e *Engine) release(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.live[id]--; e.live[id] <= 0 {
+		delete(e.live, id)
+	}
+}
+
+func (e *Engine) running(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.live[id] > 0
+}
+
+// execute waits for a slot, runs the child, and tears it down whatever
+// happens: the transcript is completed, observers are told, the child
+// session is closed. ctx is the child's whole life: when it is cancelled
+// the child ends as stopped.
+func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, err error) {
+	e, spec := c.e, c.spec
+	defer e.release(c.id)
+	defer func() { _ = c.session.Close() }()
+	defer func() { status = statusOf(ctx, err) }()
+
+	release, err := e.slot(ctx, c.scope)
+	if err != nil {
+		return nil, "", runError(err)
+	}
+	defer release()
+
+	started := e.clock()
+	out = &Outcome{AgentID: c.id, SessionID: c.session.ID(), Name: spec.Name, Depth: c.depth, ModelName: spec.ModelName, Start: c.session.Snapshot()}
+	if bus.Observed[Started](spec.Parent.Bus()) {
+		publish(ctx, spec.Parent, Started{AgentID: c.id, Name: spec.Name, SessionID: c.session.ID(), ParentID: spec.Parent.ID(),
+			Depth: c.depth, Mode: c.mode().String(), Model: spec.ModelName})
+	}
+	defer func() {
+		if !bus.Observed[Finished](spec.Parent.Bus()) {
+			return
+		}
+		fin := Finished{AgentID: c.id, Name: spec.Name, SessionID: c.session.ID(), ParentID: spec.Parent.ID(), Depth: c.depth,
+			Duration: e.clock().Sub(started), Usage: out.Usage.Total}
+		for _, n := range out.Usage.ToolCalls {
+			fin.ToolCalls += n
+		}
+		if err != nil {
+			fin.Error = err.Error()
+		}
+		publish(ctx, spec.Parent, fin)
+	}()
+	c.rec = e.record(c, started)
+	out.Transcript = c.rec.path()
+	defer func() { c.rec.finish(c, out, statusOf(ctx, err), err, e.clock()) }()
+	defer func() {
+		if p := recover(); p != nil {
+			err = &Error{Kind: ErrPanic, Msg: fmt.Sprintf("Subagent run aborted: panic: %v", p)}
+		}
+	}()
+
+	filter := spec.ToolFilter
+	if c.depth >= c.maxDepth && len(spec.Withhold) > 0 {
+		filter.Deny = append(slices.Clone(filter.Deny), spec.Withhold...)
+	}
+	p, err := Orient(spec.Prompt)
+	if err != nil {
+		return out, "", runError(err)
+	}
+	timeout := e.timeout
+	if spec.Timeout > 0 {
+		timeout = spec.Timeout
+	}
+	cctx, cancel := context.WithTimeout(context.WithValue(ctx, rootKey{}, c.root), timeout)
+	defer cancel()
+	resp, rerr := c.evaluate(cctx, runner.Request{
+		Prompt: p, Params: spec.Params, Session: c.session, UserMessage: spec.UserMessage,
+		Model: spec.Model, ModelName: spec.ModelName, MaxTurns: spec.MaxTurns,
+		ToolFilter: filter, InheritedTools: spec.Tools,
+		Delegation: append(slices.Clone(spec.Delegation), spec.Name), Logger: e.logger,
+		Approve: e.approve,
+		// The parent's pending messages stay the parent's; nothing is
+		// written into the child to say so.
+		SkipPendingInbound: true,
+	})
+	out.Final = c.session.Snapshot()
+	out.Duration = e.clock().Sub(started)
+	out.Response = resp
+	c.account(out)
+	out.Text = c.text
+	if resp != nil {
+		out.Output = resp.Output
+	}
+	if rerr != nil {
+		return out, "", e.classify(ctx, cctx, rerr, timeout, spec)
+	}
+	return out, "", nil
+}
+
+// mode is how the child's session started.
+func (c *child) mode() Mode {
+	if c.spec.Resume != "" {
+		return Fresh
+	}
+	return c.spec.Mode
+}
+
+// statusOf is how a run that ended with err under ctx ended.
+func statusOf(ctx context.Context, err error) TaskStatus {
+	switch {
+	case err == nil:
+		return TaskStatusCompleted
+	case ctx.Err() != nil:
+		return TaskStatusStopped
+	}
+	return TaskStatusFailed
+}
+
+// evaluate runs the child's evaluation and, for as long as a stop hook
+// blocks its end (MaxStopBlocks times at most), continues it with the
+// hook's reason as the next user message.
+func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Response, error) {
+	extra, err := c.e.starting(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	req.UserMessage = joinText(req.UserMessage, extra)
+	req.Messages = c.resumed
+	c.rec.skip(1 + len(c.resumed)) // the system message and the resumed conversation are on disk already
+	resp, err := runner.Evaluate(ctx, req)
+	c.add(resp)
+	maxTurns := req.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = runner.DefaultMaxTurns
+	}
+	for blocks := 0; err == nil; blocks++ {
+		reason, herr := c.e.stopping(ctx, c, resp.Text, blocks)
+		if herr != nil {
+			return resp, herr
+		}
+		if reason == "" {
+			break
+		}
+		left := maxTurns - c.turns
+		if left <= 0 {
+			return resp, fmt.Errorf("%w: a stop hook asked for more work after %d turns", runner.ErrMaxTurns, maxTurns)
+		}
+		req.Continue, req.Messages, req.UserMessage, req.MaxTurns = resp.Evaluation, nil, reason, left
+		next, nerr := runner.Evaluate(ctx, req)
+		c.add(next)
+		if next != nil {
+			resp = next
+		}
+		err = nerr
+	}
+	return resp, err
+}
+
+// add counts what an evaluation spent and keeps its text.
+func (c *child) add(resp *runner.Response) {
+	if resp == nil {
+		return
+	}
+	c.own = c.own.Add(resp.Usage)
+	c.children = c.children.Add(resp.ChildUsage)
+	c.turns += resp.Turns
+	if resp.Text != "" {
+		c.text = resp.Text
+	}
+}
+
+func joinText(a, b string) string {
+	switch {
+	case b == "":
+		return a
+	case a == "":
+		return b
+	}
+	return a + "\n\n" + b
+}
+
+var toolInvokedType = reflect.TypeFor[runner.ToolInvoked]()
+
+// account fills the outcome's usage from what the child's evaluations
+// spent and the tool calls it recorded.
+func (c *child) account(out *Outcome) {
+	out.Usage = Usage{Own: c.own, Total: c.own.Add(c.children), ModelCalls: c.turns, ToolCalls: map[string]int{}}
+	i, base := 0, out.Start.Len(toolInvokedType)
+	for x := range out.Final.Items(toolInvokedType) {
+		if i >= base {
+			out.Usage.ToolCalls[x.(runner.ToolInvoked).Name]++
+		}
+		i++
+	}
+}
+
+// classify turns the child's evaluation error into the engine's.
+func (e *Engine) classify(ctx, cctx context.Context, err error, timeout time.Duration, spec Spec) error {
+	switch {
+	case errors.Is(err, ErrHook):
+		return err
+	case errors.Is(err, runner.ErrMaxTurns):
+		n := spec.MaxTurns
+		if n <= 0 {
+			n = runner.DefaultMaxTurns
+		}
+		return maxTurnsError(n, err)
+	case ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return timeoutError(timeout, err)
+	}
+	return runError(err)
+}

@@ -1,0 +1,109 @@
+package subagent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// Resuming continues an agent that finished — to ask a follow-up of the
+// reviewer that just reported, with everything it read still in its
+// conversation. A front end looks the agent up with Agent, builds the
+// Spec of the same type and model at the record's (the same prompt and
+// tools), sets Spec.Resume to the id and Spec.UserMessage to the new
+// prompt, and runs it with Run or Start. The engine loads the
+// conversation from the transcript, drops any tool call left without its
+// result and any result left without its call (the run ended between
+// the two), adds the new prompt and continues under the same id, at the
+// original depth; the transcript grows on. Only fresh agents can be
+// resumed: a forked agent's state was its parent's, discarded by design.
+
+// Agent returns what the transcripts record of the agent with the given
+// id, in the delegation tree of parent (the session a tool call that
+// resumes it runs on). An unknown id — or an engine that keeps no
+// transcripts — is ErrTaskNotFound, whose text is "No agent found with
+// ID: <id>".
+func (e *Engine) Agent(ctx context.Context, parent *session.Session, id string) (TranscriptMeta, error) {
+	if parent == nil {
+		return TranscriptMeta{}, &Error{Kind: ErrInvalidSpec, Msg: "subagent: Agent needs the session the agent was delegated from"}
+	}
+	if e.transcripts == "" || id == "" {
+		return TranscriptMeta{}, agentNotFound(id)
+	}
+	m, err := readMeta(agentBase(e.transcripts, rootOf(ctx, parent), id) + extMeta)
+	if err != nil {
+		return TranscriptMeta{}, agentNotFound(id)
+	}
+	return m, nil
+}
+
+// loadResumed loads the conversation of the agent the spec resumes.
+func (c *child) loadResumed() error {
+	e, id := c.e, c.spec.Resume
+	if e.transcripts == "" {
+		return agentNotFound(id)
+	}
+	if e.running(id) {
+		return stillRunning(id)
+	}
+	tr, tail, err := readTranscript(agentBase(e.transcripts, c.root, id), id)
+	if err != nil {
+		if _, ok := err.(*Error); ok {
+			return err
+		}
+		return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s cannot be resumed: %v", clip(id), err), Err: err}
+	}
+	m := tr.Meta
+	switch {
+	case m.Type == "":
+		return agentNotFound(id)
+	case m.Mode != Fresh.String():
+		return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s started from its parent's context, which was not kept; only agents with a fresh context can be resumed. Start a new agent instead.", clip(id))}
+	case m.Type != c.spec.Name:
+		return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s is a %s agent, not %s; resume it as its own type", clip(id), m.Type, c.spec.Name)}
+	}
+	c.resumed = repairConversation(tr.Messages)
+	c.depth = max(m.Depth, 1)
+	c.prior, c.tail = &m, tail
+	return nil
+}
+
+// repairConversation drops what a conversation cut short leaves that no
+// provider accepts: tool calls no tool message answers (an assistant
+// message left with neither text nor calls goes too), and tool messages
+// that answer no call before them.
+func repairConversation(msgs []model.Message) []model.Message {
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == model.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	called := map[string]bool{}
+	out := make([]model.Message, 0, len(msgs))
+	for _, m := range msgs {
+		switch {
+		case m.Role == model.RoleAssistant && len(m.ToolCalls) > 0:
+			calls := make([]model.ToolCall, 0, len(m.ToolCalls))
+			for _, tc := range m.ToolCalls {
+				if answered[tc.ID] {
+					calls = append(calls, tc)
+					called[tc.ID] = true
+				}
+			}
+			if len(calls) == 0 && m.Content == "" {
+				continue
+			}
+			m.ToolCalls = calls
+			if len(calls) == 0 {
+				m.ToolCalls = nil
+			}
+		case m.Role == model.RoleTool && !called[m.ToolCallID]:
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}

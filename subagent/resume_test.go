@@ -1,0 +1,180 @@
+package subagent_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// freshSpec is a fresh child's spec, as the Task tool builds them.
+func freshSpec(t testing.TB, parent *session.Session, m model.Model, ts ...tools.Tool) subagent.Spec {
+	sp := spec(t, parent, m, ts...)
+	sp.Mode = subagent.Fresh
+	return sp
+}
+
+// resumeSpec is the spec a front end builds to resume agent id with a new
+// prompt: the same type and model as the record says.
+func resumeSpec(t testing.TB, e *subagent.Engine, parent *session.Session, id, prompt string, m model.Model, ts ...tools.Tool) subagent.Spec {
+	t.Helper()
+	meta, err := e.Agent(ctx, parent, id)
+	require.NoError(t, err)
+	sp := freshSpec(t, parent, m, ts...)
+	sp.Name, sp.ModelName = meta.Type, meta.Model
+	sp.Resume, sp.UserMessage = id, prompt
+	return sp
+}
+
+func TestResumeContinuesTheSameAgent(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("r")))
+	first := freshSpec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"read parse.go"}`), scripted.Text("The bug is in parse.go.")), writeTool(t))
+	first.Delegation = []string{"root/agent", "planner"} // depth 2
+	first.MaxDepth = 3
+	out, err := e.Run(ctx, first)
+	require.NoError(t, err)
+	before, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	require.NoError(t, err)
+
+	m := scripted.New(scripted.Text("Fixed parse.go."))
+	sp := resumeSpec(t, e, parent, out.AgentID, "Now fix it.", m, writeTool(t))
+	sp.MaxDepth = 3
+	again, err := e.Run(ctx, sp)
+	require.NoError(t, err)
+	assert.Equal(t, out.AgentID, again.AgentID, "the same agent")
+	assert.Equal(t, 2, again.Depth, "at its original depth")
+	assert.Equal(t, "Fixed parse.go.", again.Text)
+
+	req := m.Calls()[0].Request
+	require.Equal(t, model.RoleSystem, req.Messages[0].Role)
+	assert.Contains(t, req.Messages[0].Content, "You are worker.", "the same type's prompt")
+	assert.Equal(t, append(before.Messages, model.UserMessage("Now fix it.")), req.Messages[1:], "its conversation, then the new prompt")
+
+	after, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	require.NoError(t, err)
+	assert.Equal(t, append(before.Messages, model.UserMessage("Now fix it."), model.AssistantMessage("Fixed parse.go.")), after.Messages,
+		"the transcript grows on, without the conversation again")
+	assert.Equal(t, 2, after.Meta.Runs)
+	assert.Equal(t, before.Meta.StartedAt, after.Meta.StartedAt)
+	assert.Equal(t, 3, after.Meta.Usage.ModelCalls, "what both runs spent")
+}
+
+// A run cut short leaves a tool call without its result, and maybe a
+// torn line: resuming drops both.
+func TestResumeRepairsWhatARunCutShortLeft(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("o")))
+	entered := make(chan struct{})
+	block, err := tools.New("slow", "Wait.", func(ctx context.Context, _ *tools.Invocation, _ struct{}) (tools.Result[string], error) {
+		close(entered)
+		<-ctx.Done()
+		return tools.Result[string]{}, ctx.Err()
+	})
+	require.NoError(t, err)
+	c, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-entered:
+		case <-time.After(5 * time.Second):
+		}
+		cancel()
+	}()
+	cut := scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("Checking the parser.", model.ToolCall{ID: "call-1", Name: "slow", Arguments: `{}`})}))
+	out, err := e.Run(c, freshSpec(t, parent, cut, block))
+	require.Error(t, err)
+	tr, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	require.NoError(t, err)
+	require.Len(t, tr.Messages, 2)
+	assert.Len(t, tr.Messages[1].ToolCalls, 1, "the call was recorded, its result never")
+	assert.Equal(t, subagent.TaskStatusStopped, tr.Meta.Status)
+
+	// The process died while writing a line.
+	f, err := os.OpenFile(tr.Path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"role":"tool","tool_call_id":"call-1","cont`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	m := scripted.New(scripted.Text("The parser is fine."))
+	_, err = e.Run(ctx, resumeSpec(t, e, parent, out.AgentID, "Go on.", m, block))
+	require.NoError(t, err)
+	assert.Equal(t, []model.Message{
+		model.UserMessage("do the work"),
+		model.AssistantMessage("Checking the parser."), // its text kept, its call without a result dropped
+		model.UserMessage("Go on."),
+	}, m.Calls()[0].Request.Messages[1:])
+
+	after, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	require.NoError(t, err, "the torn line was cut before appending")
+	assert.Len(t, after.Messages, 4)
+	assert.Equal(t, subagent.TaskStatusCompleted, after.Meta.Status)
+}
+
+func TestResumeRefusals(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("x")))
+	forked, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.Text("done")))) // forked
+	require.NoError(t, err)
+	fresh, err := e.Run(ctx, freshSpec(t, parent, scripted.New(scripted.Text("done"))))
+	require.NoError(t, err)
+
+	resume := func(e *subagent.Engine, id, name string) error {
+		sp := freshSpec(t, parent, scripted.New(scripted.Text("unreached")))
+		sp.Resume, sp.Name = id, name
+		_, err := e.Run(ctx, sp)
+		return err
+	}
+	err = resume(e, "no-such-agent", "child/worker")
+	require.ErrorIs(t, err, subagent.ErrTaskNotFound)
+	assert.EqualError(t, err, "No agent found with ID: no-such-agent")
+	_, err = e.Agent(ctx, parent, "no-such-agent")
+	assert.EqualError(t, err, "No agent found with ID: no-such-agent")
+
+	err = resume(subagent.New(), fresh.AgentID, "child/worker")
+	assert.ErrorIs(t, err, subagent.ErrTaskNotFound, "an engine without transcripts knows no agent")
+
+	err = resume(e, forked.AgentID, "child/worker")
+	require.ErrorIs(t, err, subagent.ErrNotResumable)
+	assert.Contains(t, err.Error(), "only agents with a fresh context can be resumed")
+
+	err = resume(e, fresh.AgentID, "reviewer")
+	require.ErrorIs(t, err, subagent.ErrNotResumable)
+	assert.Contains(t, err.Error(), "is a child/worker agent, not reviewer")
+
+	// An agent that is running cannot be resumed meanwhile.
+	release, entered := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	hold := scripted.New(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+		close(entered)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &model.Response{Message: model.AssistantMessage("done")}, nil
+	}))
+	sp := resumeSpec(t, e, parent, fresh.AgentID, "again", hold)
+	go func() { _, err := e.Run(ctx, sp); done <- err }()
+	select {
+	case <-entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the resumed agent never ran")
+	}
+	err = resume(e, fresh.AgentID, "child/worker")
+	require.ErrorIs(t, err, subagent.ErrNotResumable)
+	assert.EqualError(t, err, "Agent "+fresh.AgentID+" is still running; wait for its result or stop it before resuming it")
+	close(release)
+	require.NoError(t, <-done)
+}

@@ -1,0 +1,288 @@
+package subagent_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/subagent"
+)
+
+// ids returns an id generator giving prefix-1, prefix-2, …
+func ids(prefix string) func() string {
+	var n atomic.Int64
+	return func() string { return fmt.Sprintf("%s-%d", prefix, n.Add(1)) }
+}
+
+// lines returns the non-empty lines of the file at path.
+func lines(t testing.TB, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return strings.FieldsFunc(string(data), func(r rune) bool { return r == '\n' })
+}
+
+func TestTranscriptIsWrittenAsTheChildGoes(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	clock := t0
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("a")),
+		subagent.WithClock(func() time.Time { clock = clock.Add(time.Second); return clock }))
+	path := filepath.Join(dir, parent.ID(), "subagents", "agent-a-1.jsonl")
+	var midway []string
+	m := scripted.New(
+		scripted.ToolCall("write", `{"text":"first finding"}`),
+		scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			// Before the child's last turn, its transcript holds the
+			// prompt, its tool call and the call's result.
+			require.Eventually(t, func() bool { return len(lines(t, path)) == 3 }, 5*time.Second, time.Millisecond)
+			midway = lines(t, path)
+			return &model.Response{Message: model.AssistantMessage("one finding"), Usage: model.Usage{InputTokens: 5, OutputTokens: 2, TotalTokens: 7}}, nil
+		}),
+	)
+	sp := spec(t, parent, m, writeTool(t))
+	sp.Description = "Collect findings"
+	sp.Mode = subagent.Fresh
+	out, err := e.Run(ctx, sp)
+	require.NoError(t, err)
+	assert.Equal(t, path, out.Transcript)
+	require.Len(t, midway, 3)
+	assert.JSONEq(t, `{"role":"user","content":"do the work"}`, midway[0], "the task prompt comes first; the system message is not written")
+
+	tr, err := subagent.Transcripts{Dir: dir}.Read("a-1")
+	require.NoError(t, err)
+	assert.Equal(t, path, tr.Path)
+	require.Len(t, tr.Messages, 4)
+	assert.Equal(t, model.UserMessage("do the work"), tr.Messages[0])
+	assert.Equal(t, "write", tr.Messages[1].ToolCalls[0].Name)
+	assert.Equal(t, model.RoleTool, tr.Messages[2].Role)
+	assert.Equal(t, model.AssistantMessage("one finding"), tr.Messages[3])
+
+	meta := tr.Meta
+	assert.Equal(t, "a-1", meta.AgentID)
+	assert.Equal(t, "child/worker", meta.Type)
+	assert.Equal(t, "Collect findings", meta.Description)
+	assert.Equal(t, "scripted", meta.Model)
+	assert.Equal(t, "fresh", meta.Mode)
+	assert.Equal(t, 1, meta.Depth)
+	assert.Equal(t, parent.ID(), meta.ParentSessionID)
+	assert.Equal(t, parent.ID(), meta.RootSessionID)
+	assert.Equal(t, subagent.TaskStatusCompleted, meta.Status)
+	assert.Empty(t, meta.Error)
+	assert.Equal(t, 1, meta.Runs)
+	assert.True(t, meta.FinishedAt.After(meta.StartedAt))
+	assert.Equal(t, out.Usage.Total, meta.Usage.Total)
+	assert.Equal(t, map[string]int{"write": 1}, meta.Usage.ToolCalls)
+
+	list, err := subagent.Transcripts{Dir: dir}.List()
+	require.NoError(t, err)
+	assert.Equal(t, []subagent.TranscriptMeta{meta}, list)
+}
+
+func TestAFailedRunIsRecordedAsFailed(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("f")))
+	_, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.Fail(model.ErrAuth))))
+	require.Error(t, err)
+	tr, err := subagent.Transcripts{Dir: dir}.Read("f-1")
+	require.NoError(t, err)
+	assert.Equal(t, subagent.TaskStatusFailed, tr.Meta.Status)
+	assert.Contains(t, tr.Meta.Error, "auth")
+	assert.Equal(t, []model.Message{model.UserMessage("do the work")}, tr.Messages)
+}
+
+// A grandchild's transcript goes in the folder of the tree's root
+// session, with its own depth and parent.
+func TestNestedTranscriptsShareTheRootsFolder(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	m := scripted.New(
+		scripted.When(scripted.SystemContains("You are worker."),
+			scripted.ToolCall("delegate", `{"name":"helper","task":"help"}`), scripted.Text("worker done")),
+		scripted.When(scripted.SystemContains("You are helper."), scripted.Text("helper done")),
+	)
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("n")))
+	_, err := e.Run(ctx, spec(t, parent, m, delegateTool(t, e, m)))
+	require.NoError(t, err)
+	list, err := subagent.Transcripts{Dir: dir}.List()
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	byType := map[string]subagent.TranscriptMeta{}
+	for _, meta := range list {
+		byType[meta.Type] = meta
+		assert.Equal(t, parent.ID(), meta.RootSessionID)
+	}
+	assert.Equal(t, 1, byType["child/worker"].Depth)
+	assert.Equal(t, 2, byType["helper"].Depth)
+	assert.Equal(t, parent.ID(), byType["child/worker"].ParentSessionID)
+	assert.NotEqual(t, parent.ID(), byType["helper"].ParentSessionID, "the helper's parent is the worker's session")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "one folder for the tree")
+}
+
+func TestATornLastLineIsIgnored(t *testing.T) {
+	valid := `{"role":"user","content":"task"}` + "\n" + `{"role":"assistant","content":"answer"}` + "\n"
+	tests := map[string]struct {
+		data    string
+		want    int
+		wantErr string
+	}{
+		"whole":                         {data: valid, want: 2},
+		"torn last line":                {data: valid + `{"role":"assistant","cont`, want: 2},
+		"torn last line with newline":   {data: valid + `{"role":"tool","content":"x` + "\n\n", want: 2},
+		"complete line without newline": {data: strings.TrimSuffix(valid, "\n"), want: 2},
+		"empty":                         {data: "", want: 0},
+		"damaged middle line":           {data: `{"role":"user","content":"task"}` + "\n" + "garbage\n" + valid, wantErr: "line 2: not a message"},
+		"unknown role in the middle":    {data: `{"role":"robot","content":"x"}` + "\n" + valid, wantErr: `line 1: not a message: the role "robot"`},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			sub := filepath.Join(dir, "root", "subagents")
+			require.NoError(t, os.MkdirAll(sub, 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(sub, "agent-x.jsonl"), []byte(tt.data), 0o600))
+			tr, err := subagent.Transcripts{Dir: dir}.Read("x")
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Len(t, tr.Messages, tt.want)
+			assert.Equal(t, "x", tr.Meta.AgentID, "a missing record leaves the id")
+		})
+	}
+}
+
+func TestReadingAnUnknownAgent(t *testing.T) {
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "missing")} {
+		_, err := subagent.Transcripts{Dir: dir}.Read("nobody")
+		require.ErrorIs(t, err, subagent.ErrTaskNotFound)
+		assert.EqualError(t, err, "No agent found with ID: nobody")
+		list, err := subagent.Transcripts{Dir: dir}.List()
+		require.NoError(t, err)
+		assert.Empty(t, list)
+	}
+}
+
+func TestPruneByAge(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	write := func(root, name string, age time.Duration) {
+		sub := filepath.Join(dir, root, "subagents")
+		require.NoError(t, os.MkdirAll(sub, 0o700))
+		p := filepath.Join(sub, name)
+		require.NoError(t, os.WriteFile(p, []byte("{}\n"), 0o600))
+		require.NoError(t, os.Chtimes(p, now.Add(-age), now.Add(-age)))
+	}
+	day := 24 * time.Hour
+	write("old-root", "agent-a.jsonl", 40*day)
+	write("old-root", "agent-a.meta.json", 40*day)
+	write("old-root", "agent-a.output", 40*day)
+	write("mixed", "agent-b.jsonl", 40*day)
+	write("mixed", "agent-b.meta.json", 40*day)
+	write("mixed", "agent-c.jsonl", 40*day)
+	write("mixed", "agent-c.meta.json", 2*day) // c changed recently: kept whole
+	write("mixed", "notes.txt", 40*day)        // not an agent's file: kept
+
+	removed, err := subagent.Transcripts{Dir: dir}.Prune(now.Add(-30 * day))
+	require.NoError(t, err)
+	assert.Equal(t, 2, removed)
+	var left []string
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			left = append(left, filepath.ToSlash(rel))
+		}
+		return err
+	}))
+	assert.Equal(t, []string{"mixed/subagents/agent-c.jsonl", "mixed/subagents/agent-c.meta.json", "mixed/subagents/notes.txt"}, left)
+	_, err = os.Stat(filepath.Join(dir, "old-root"))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "an emptied folder goes")
+
+	removed, err = subagent.Transcripts{Dir: filepath.Join(dir, "missing")}.Prune(now)
+	require.NoError(t, err)
+	assert.Zero(t, removed)
+}
+
+// Whatever an id holds, its files stay inside the folder, and are found
+// again by the same id.
+func TestFileNamesAreSafeWhateverAnIDHolds(t *testing.T) {
+	odd := []string{"../../escape", "a/b", `a\b`, "..", ".", "", "CON", "Upper", "upper", "*?[", "ü ñ", strings.Repeat("x/", 600)}
+	dir := t.TempDir()
+	parent := newParent(t)
+	for _, id := range odd {
+		e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(func() string { return id }))
+		_, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.Text("answer for "+id))))
+		require.NoError(t, err)
+	}
+	seen := map[string]bool{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		rel, err := filepath.Rel(dir, p)
+		require.NoError(t, err)
+		assert.False(t, strings.HasPrefix(rel, ".."), p)
+		if !d.IsDir() {
+			assert.LessOrEqual(t, len(d.Name()), 140, "names stay short")
+			seen[d.Name()] = true
+		}
+		return nil
+	}))
+	assert.Len(t, seen, 2*len(odd), "a transcript and a record per id, none shared")
+	for _, id := range odd {
+		tr, err := subagent.Transcripts{Dir: dir}.Read(id)
+		require.NoError(t, err, "%q", id)
+		assert.Equal(t, id, tr.Meta.AgentID)
+		assert.Equal(t, "answer for "+id, tr.Messages[len(tr.Messages)-1].Content)
+	}
+}
+
+// A transcript that cannot be written costs a warning, never the run.
+func TestAFailedWriteNeverFailsTheRun(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-folder")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	var logged bytes.Buffer
+	e := subagent.New(subagent.WithTranscripts(file), subagent.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+	out, err := e.Run(ctx, spec(t, newParent(t), scripted.New(scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("done")), writeTool(t)))
+	require.NoError(t, err)
+	assert.Equal(t, "done", out.Text)
+	assert.Contains(t, logged.String(), "could not")
+	assert.Contains(t, logged.String(), "the run goes on")
+}
+
+// The transcript holds the messages the runner records, as JSON a reader
+// of another language can take.
+func TestTranscriptLinesAreMessages(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("j")))
+	out, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("done")), writeTool(t)))
+	require.NoError(t, err)
+	var got []model.Message
+	for _, l := range lines(t, out.Transcript) {
+		var m model.Message
+		require.NoError(t, json.Unmarshal([]byte(l), &m))
+		got = append(got, m)
+	}
+	want := runner.Conversation(out.Final, out.Response.Evaluation)[1:] // all but the system message
+	assert.Equal(t, want, got)
+}
