@@ -197,7 +197,7 @@ func (e *Engine) Run(ctx context.Context, spec Spec) (out *Outcome, err error) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	resp, rerr := runner.Evaluate(cctx, runner.Request{
-		Prompt: p, Params: spec.Params, Session: child, UserMessage: spec.UserMessage,
+		Prompt: p, Params: spec.Params, Session: child, Messages: spec.Messages, UserMessage: spec.UserMessage,
 		Model: spec.Model, ModelName: spec.ModelName, MaxTurns: spec.MaxTurns,
 		ToolFilter: filter, InheritedTools: spec.Tools,
 		Delegation: append(slices.Clone(chain), spec.Name), Logger: e.logger,
