@@ -13,6 +13,7 @@ import (
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/tools/task"
 )
 
@@ -194,4 +195,18 @@ func TestMatchingTheSubagentType(t *testing.T) {
 	out := w.call(t, scripted.New(), input("the one that reviews code", "Review the code", "Review."))
 	assert.Equal(t, "Subagent 'the one that reviews code' not found. Available: code-reviewer, forker, reader, shell, writer", out.Text,
 		"no matching by description unless the program opts in")
+}
+
+// A program that opts into matching by description lets a call name an
+// agent by what it does.
+func TestMatchingByDescriptionWhenTheProgramOptsIn(t *testing.T) {
+	w := newWorld(t, worldConfig{main: []scripted.Turn{scripted.Text("reviewed")}})
+	reg := agents.Load(agents.Options{NoBuiltins: true, MatchDescriptions: true, Agents: testAgents})
+	tool, err := task.Tool(reg, w.engine, w.router)
+	require.NoError(t, err)
+	c := runner.WithCaller(ctx, runner.Caller{Model: w.main, ModelName: "caller"})
+	out := tool.Call(c, invocationOn(w.s, w.tools(t)), args(t, input("reviews code", "Review the code", "Review.")))
+	res := result(t, out)
+	assert.Equal(t, "success", res.Status, res.Text)
+	assert.Equal(t, "code-reviewer", res.Data.SubagentType)
 }
