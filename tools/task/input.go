@@ -53,9 +53,11 @@ type Input struct {
 	Mode     string `json:"mode,omitempty" jsonschema:"The permission mode the agent runs in, if any"`
 }
 
-// Validate checks what the validate tags cannot say: text that is not
-// blank, one-line labels, and the limits above. It names the field in its
-// error, as the model is shown it.
+// Validate checks what the validate tags cannot say: a description and a
+// prompt that are not blank, a description of one line and at most 10
+// words, a prompt of at most 100,000 characters, max_turns up to 10,000,
+// and one-line labels of at most 200 characters. Its error names the
+// field, as the model is shown it.
 func (in *Input) Validate() error {
 	bad := func(field, reason string) error { return &serde.ValidationError{Path: field, Reason: reason} }
 	desc := strings.TrimSpace(in.Description)

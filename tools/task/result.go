@@ -30,11 +30,14 @@ import (
 type Result struct {
 	// Status is "success" or "error".
 	Status string `json:"status"`
-	Data   Data   `json:"data"`
+	// Data is what the agent did.
+	Data Data `json:"data"`
 	// Text is what the model reads: "Subagent (TYPE, MODEL) completed."
 	// and the agent's answer, or the failure and the agent's partial text.
-	Text    string      `json:"text"`
-	Stats   Stats       `json:"stats"`
+	Text string `json:"text"`
+	// Stats are what the call cost.
+	Stats Stats `json:"stats"`
+	// Context is where the call was made and with what.
 	Context CallContext `json:"context"`
 	// ShortResult is a one-line summary for displays: "Task completed by
 	// TYPE" or "Task delegation failed".
@@ -69,8 +72,10 @@ type Data struct {
 
 // ToolCount is how many times the agent called one tool.
 type ToolCount struct {
-	Tool  string `json:"tool"`
-	Count int    `json:"count"`
+	// Tool is the tool's name, as the agent called it.
+	Tool string `json:"tool"`
+	// Count is how many calls the agent made, failed ones included.
+	Count int `json:"count"`
 }
 
 // Stats are what the call cost.
@@ -96,11 +101,6 @@ type CallContext struct {
 	ParamsInput Input `json:"params_input"`
 }
 
-// The two short results.
-const (
-	shortFailed = "Task delegation failed"
-)
-
 // completed fills r for a child that finished.
 func (r *Result) completed(agentType, modelName string, out *subagent.Outcome) {
 	r.Status, r.Data.Status = "success", "completed"
@@ -117,7 +117,7 @@ func (r *Result) completed(agentType, modelName string, out *subagent.Outcome) {
 // first, followed by partial, the agent's text so far.
 func (r *Result) failed(msg, partial string) {
 	r.Status, r.Data.Status = "error", "failed"
-	r.Error, r.ShortResult = msg, shortFailed
+	r.Error, r.ShortResult = msg, "Task delegation failed"
 	r.Data.Result = strings.TrimSpace(partial)
 	r.Text = msg
 	if r.Data.Result != "" {

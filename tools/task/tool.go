@@ -209,8 +209,15 @@ func (d *delegator) failureText(run *childRun, err error) string {
 		return "Failed to initialize subagent: " + err.Error()
 	case errors.As(err, &ee) && ee.Phase == runner.PhaseRender:
 		return "Failed to initialize subagent: " + ee.Err.Error()
-	case errors.Is(err, subagent.ErrRun) && errors.As(err, &ee):
-		return fmt.Sprintf("Subagent (%s, %s) failed: %v", run.def.Name, run.spec.ModelName, ee.Err)
+	case errors.Is(err, subagent.ErrRun):
+		cause := errors.Unwrap(err)
+		if ee != nil {
+			cause = ee.Err
+		}
+		if cause == nil {
+			cause = err
+		}
+		return fmt.Sprintf("Subagent (%s, %s) failed: %v", run.def.Name, run.spec.ModelName, cause)
 	}
 	return err.Error()
 }
