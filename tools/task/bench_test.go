@@ -115,3 +115,68 @@ func BenchmarkRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkForkContext is a Task round trip to an agent that carries on its
+// caller's conversation of K messages, beside one to an isolated agent
+// from the same caller: what forking the context adds.
+func BenchmarkForkContext(b *testing.B) {
+	must := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	answer := &model.Response{Message: model.AssistantMessage("done")}
+	child := model.Func(func(context.Context, *model.Request) (*model.Response, error) { return answer, nil })
+	reg := agents.Load(agents.Options{NoBuiltins: true, ToolNames: []string{task.ToolName}, Agents: map[string]agents.Definition{
+		"isolated": {Description: "Works from its task.", Prompt: workerText},
+		"forked":   {Description: "Carries on.", Prompt: workerText, ForkContext: true},
+	}})
+	tool, err := task.Tool(reg, subagent.New(subagent.WithMaxSpawns(1<<30)), nil)
+	must(err)
+	set, err := tools.NewToolset(tool)
+	must(err)
+	for _, k := range []int{10, 100, 1_000} {
+		s, err := session.New(session.WithRegistry(serde.NewRegistry()))
+		must(err)
+		b.Cleanup(func() { _ = s.Close() })
+		// The caller's conversation: k messages, then the turn that calls
+		// Task (call-1), recorded by an evaluation.
+		history := make([]model.Message, 0, k)
+		for i := range k {
+			if i%2 == 0 {
+				history = append(history, model.UserMessage(fmt.Sprintf("question %d: about eighty characters of what the user asked, give or take", i)))
+			} else {
+				history = append(history, model.AssistantMessage(fmt.Sprintf("answer %d: about eighty characters of what the agent answered, give or take", i)))
+			}
+		}
+		turns := 0
+		caller := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			turns++
+			if turns == 1 {
+				return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "call-1", Name: "noop", Arguments: "{}"})}, nil
+			}
+			return answer, nil
+		})
+		noop, err := tools.New("noop", "Does nothing.", func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
+			return tools.OK("ok", ""), nil
+		})
+		must(err)
+		p, err := prompt.New("root", "main", prompt.Markdown[prompt.NoParams]("Main", "Chat.", prompt.WithTools(noop)))
+		must(err)
+		_, err = runner.Evaluate(context.Background(), runner.Request{Prompt: p, Session: s, Model: caller, Messages: history, UserMessage: "Go on."})
+		must(err)
+		inv := &tools.Invocation{Session: s, Bus: s.Bus(), CallID: "call-1", PromptNS: "root", PromptKey: "main", Tools: set}
+		ctx := runner.WithCaller(context.Background(), runner.Caller{Model: child, ModelName: "bench", Scope: runner.NewScope(0)})
+		for _, agent := range []string{"isolated", "forked"} {
+			args := json.RawMessage(`{"subagent_type":"` + agent + `","description":"Carry on","prompt":"Carry on."}`)
+			b.Run(fmt.Sprintf("%s/K=%d", agent, k), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if out := tool.Call(ctx, inv, args); !out.Success {
+						b.Fatal(out.Text)
+					}
+				}
+			})
+		}
+	}
+}

@@ -59,49 +59,58 @@ func systemText(agentPrompt, description string) string {
 }
 
 // callerConversation returns the conversation of the evaluation that made
-// the tool call callID, as snap recorded it, for a child to carry on: its
-// system message left out (the child has its own), and the tool calls of
-// the current turn — this one and any made beside it — dropped, since they
-// have no results yet. It returns nil when snap holds no such call.
+// the tool call callID, as snap recorded it up to that call, for a child
+// to carry on: its system message left out (the child has its own), and
+// the tool calls of the current turn — this one and any made beside it —
+// dropped, since they have no results yet. It returns nil when snap holds
+// no such call. It reads the records in place and allocates the result
+// once.
 func callerConversation(snap session.Snapshot, callID string) []model.Message {
 	if callID == "" {
 		return nil
 	}
 	recorded := session.SliceOfSnapshot[runner.ConversationMessage](snap)
-	eval := ""
-	for i := recorded.Len() - 1; i >= 0 && eval == ""; i-- {
-		m := recorded.At(i)
-		if m.Role == model.RoleAssistant && slices.ContainsFunc(m.ToolCalls, func(c model.ToolCall) bool { return c.ID == callID }) {
-			eval = m.Evaluation
+	last, eval := -1, ""
+	for i := recorded.Len() - 1; i >= 0; i-- {
+		if m := recorded.At(i); m.Role == model.RoleAssistant && slices.ContainsFunc(m.ToolCalls, func(c model.ToolCall) bool { return c.ID == callID }) {
+			last, eval = i, m.Evaluation
+			break
 		}
 	}
-	if eval == "" {
+	if last < 0 {
 		return nil
 	}
-	return answeredOnly(runner.Conversation(snap, eval))
-}
-
-// answeredOnly drops system messages, tool calls that no tool message
-// answers, and assistant messages left with neither text nor calls.
-func answeredOnly(msgs []model.Message) []model.Message {
-	answered := map[string]bool{}
-	for _, m := range msgs {
+	// upTo yields the evaluation's messages up to the call.
+	upTo := func(yield func(model.Message) bool) {
+		i := 0
+		for m := range recorded.All() {
+			if i > last {
+				return
+			}
+			i++
+			if m.Evaluation == eval && !yield(m.Message) {
+				return
+			}
+		}
+	}
+	n, answered := 0, map[string]bool{}
+	for m := range upTo {
+		n++
 		if m.Role == model.RoleTool {
 			answered[m.ToolCallID] = true
 		}
 	}
-	out := msgs[:0]
-	for _, m := range msgs {
+	out := make([]model.Message, 0, n)
+	for m := range upTo {
 		switch {
 		case m.Role == model.RoleSystem:
 			continue
-		case m.Role == model.RoleAssistant && len(m.ToolCalls) > 0:
-			calls := slices.DeleteFunc(slices.Clone(m.ToolCalls), func(c model.ToolCall) bool { return !answered[c.ID] })
-			if len(calls) == 0 && m.Content == "" {
-				continue
-			}
-			m.ToolCalls = calls
-			if len(calls) == 0 {
+		case m.Role == model.RoleAssistant && slices.ContainsFunc(m.ToolCalls, func(c model.ToolCall) bool { return !answered[c.ID] }):
+			m.ToolCalls = slices.DeleteFunc(slices.Clone(m.ToolCalls), func(c model.ToolCall) bool { return !answered[c.ID] })
+			if len(m.ToolCalls) == 0 {
+				if m.Content == "" {
+					continue
+				}
 				m.ToolCalls = nil
 			}
 		}
