@@ -178,9 +178,9 @@ func ExampleSection() {
 	// Output:
 	// ## 1. Agents
 	//
-	// Use the Task tool to hand a self-contained task to a subagent. A subagent starts with a fresh
-	// context, works on its own with its own instructions and tools, and returns only its final answer,
-	// so delegating keeps this conversation short.
+	// Use the Task tool to hand a self-contained task to a subagent. A subagent works on its own, with
+	// its own instructions and tools, and returns only its final answer, so delegating keeps this
+	// conversation short.
 	//
 	// Available agents (the subagent_type to ask for, and when to use each):
 	// - summary: Summarizes text given in the prompt. (Tools: none)

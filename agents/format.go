@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -71,8 +72,8 @@ func Format(d Definition) ([]byte, error) {
 		}
 		add("mcpServers", servers)
 	}
-	if d.CriticalSystemReminder != "" {
-		add("criticalSystemReminder", str(d.CriticalSystemReminder))
+	if r := strings.TrimSpace(d.CriticalSystemReminder); r != "" {
+		add("criticalSystemReminder", str(r))
 	}
 	var b bytes.Buffer
 	b.WriteString("---\n")
@@ -140,9 +141,29 @@ func validateStrict(d Definition) error {
 		entries []string
 	}{{fTools, d.Tools}, {fDisallowed, d.DisallowedTools}} {
 		for _, t := range list.entries {
-			if _, err := path.Match(t, ""); err != nil || t == "" || strings.ContainsAny(t, " ,()\n") {
+			if _, err := path.Match(t, ""); err != nil || t == "" || strings.ContainsAny(t, " ,()\n") || !utf8.ValidString(t) {
 				bad(list.f, "%s in %s must be a tool name or a pattern such as \"mcp__github__*\"", quote(t), list.f)
 			}
+		}
+	}
+	// Text that is not UTF-8 would be written as a !!binary value (or, in
+	// the prompt, read back with its bytes replaced): the file would not
+	// load as it was written.
+	for _, text := range []struct {
+		f      field
+		values []string
+	}{
+		{fDescription, []string{d.Description}}, {fPrompt, []string{d.Prompt}}, {fModel, []string{d.Model}},
+		{fReminder, []string{d.CriticalSystemReminder}}, {fMCPServers, serverNames(d.MCPServers)},
+	} {
+		if !slices.ContainsFunc(text.values, func(v string) bool { return !utf8.ValidString(v) }) {
+			continue
+		}
+		bad(text.f, "%s is not valid UTF-8 text; write it in UTF-8", text.f)
+	}
+	for _, sk := range d.Skills {
+		if sk == "" || strings.ContainsAny(sk, " \t\r\n,()") || !utf8.ValidString(sk) {
+			bad(fSkills, "%s in skills must be a skill name, without spaces or commas", quote(sk))
 		}
 	}
 	if strings.ContainsAny(d.Model, "\r\n") {
@@ -157,4 +178,12 @@ func validateStrict(d Definition) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func serverNames(servers []MCPServer) []string {
+	names := make([]string, len(servers))
+	for i, s := range servers {
+		names[i] = s.Name
+	}
+	return names
 }

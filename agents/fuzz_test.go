@@ -158,3 +158,45 @@ func FuzzConfig(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFormat feeds arbitrary definitions to Format: whatever it accepts
+// loads back as the same definition, without errors.
+func FuzzFormat(f *testing.F) {
+	f.Add("code-reviewer", "Reviews code: quality, security.", "You review code.", "read_file", "mcp__github__*", "light", "postmortem", "Stay calm.", 20)
+	f.Add("a", `Matches \n "and" 'quotes' #`, "---\nnot a fence\n---", "Read", "write_file", "inherit", "", "", 0)
+	f.Add("a", "Does A.", "x", "read\xff", "", "", "", "", 1)
+	f.Add("a", "Vérifie 日本語", "✅", "planning_*", "", "claude-sonnet-4-20250514", "s", "\xff", 10000)
+	f.Fuzz(func(t *testing.T, name, desc, prompt, tool, denied, mdl, skill, reminder string, maxTurns int) {
+		def := Definition{Name: name, Description: desc, Prompt: prompt, Model: mdl, MaxTurns: maxTurns, CriticalSystemReminder: reminder}
+		if tool != "" {
+			def.Tools = []string{tool}
+		}
+		if denied != "" {
+			def.DisallowedTools = []string{denied}
+		}
+		if skill != "" {
+			def.Skills = []string{skill}
+		}
+		out, err := Format(def)
+		if err != nil {
+			var diag *Diagnostic
+			if !errors.As(err, &diag) && !strings.HasPrefix(err.Error(), "agents: encode") {
+				t.Fatalf("Format failed with %T: %v", err, err)
+			}
+			return
+		}
+		back, skip := parseMarkdown("b.md", out, Project)
+		if skip != nil {
+			t.Fatalf("Format wrote a file without frontmatter:\n%s", out)
+		}
+		if !newEnv(Options{}).finish(back, fromMarkdown) {
+			t.Fatalf("Format wrote a file that does not load (%v):\n%s", back.errs, out)
+		}
+		got := back.def
+		if got.Name != def.Name || got.Description != strings.TrimSpace(def.Description) || got.Prompt != strings.TrimSpace(def.Prompt) ||
+			got.MaxTurns != def.MaxTurns || got.CriticalSystemReminder != strings.TrimSpace(def.CriticalSystemReminder) ||
+			strings.Join(got.Skills, "\x00") != strings.Join(def.Skills, "\x00") {
+			t.Fatalf("Format does not round-trip:\n%#v\n%s\n%#v", def, out, got)
+		}
+	})
+}

@@ -12,8 +12,10 @@ import (
 // one per line: "- name: description (Tools: …)". The tools are those the
 // agent may use among the tools the registry knows (Options.ToolNames),
 // "all" when it gets all its caller's tools, "all except …" when it gets
-// all but some, or "none". Lines of a long description are indented under
-// its item. This is the text the Task tool describes its agents with.
+// all but some, or "none"; an agent that starts from its caller's
+// conversation (ForkContext) has "; sees this conversation" after them.
+// Lines of a long description are indented under its item. This is the
+// text the Task tool describes its agents with.
 func (r *Registry) Listing() string {
 	var b strings.Builder
 	for _, name := range r.names {
@@ -33,6 +35,9 @@ func (r *Registry) Listing() string {
 		}
 		b.WriteString(" (Tools: ")
 		b.WriteString(r.toolSummary(def))
+		if def.ForkContext {
+			b.WriteString("; sees this conversation")
+		}
 		b.WriteString(")\n")
 	}
 	return b.String()
@@ -93,9 +98,9 @@ type catalog struct {
 
 // guide is the model-facing text of the agents section.
 const guide = `
-	Use the Task tool to hand a self-contained task to a subagent. A subagent starts with a fresh
-	context, works on its own with its own instructions and tools, and returns only its final answer,
-	so delegating keeps this conversation short.
+	Use the Task tool to hand a self-contained task to a subagent. A subagent works on its own, with
+	its own instructions and tools, and returns only its final answer, so delegating keeps this
+	conversation short.
 
 	Available agents (the subagent_type to ask for, and when to use each):
 	{{ .Agents }}
@@ -103,8 +108,8 @@ const guide = `
 	- Delegate research that takes many searches or reads, work that matches an agent's description,
 	  and independent tasks: several Task calls in one turn run side by side.
 	- Do not delegate what one or two tool calls of your own can do.
-	- Write a complete prompt: the subagent sees nothing of this conversation, only the task you
-	  give it. Say what it should return.
+	- Write a complete prompt: a subagent sees only the task you give it, not this conversation
+	  (unless its entry says it sees this conversation). Say what it should return.
 	- Choose the model: light for simple tasks such as lookups, summaries and quick searches; main for
 	  complex reasoning, design and planning. Leave it out to use the agent's own choice.
 	- The subagent's answer is for you, not for the user: pass on what matters.`

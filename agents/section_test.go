@@ -19,6 +19,7 @@ func TestListing(t *testing.T) {
 		Agents: map[string]agents.Definition{
 			"reviewer":  {Description: "Reviews code.\nUse it after changes.\n\n<example>review</example>", Prompt: "x", Tools: []string{"Read", "Grep", "Bash"}},
 			"writer":    {Description: "Writes docs.", Prompt: "x", DisallowedTools: []string{"Task", "rm"}},
+			"continuer": {Description: "Carries on.", Prompt: "x", ForkContext: true},
 			"helper":    {Description: "Helps.", Prompt: "x"},
 			"quiet":     {Description: "Summarizes.", Prompt: "x", Tools: []string{}},
 			"shell":     {Description: "Runs commands.", Prompt: "x", Tools: []string{"Bash"}},
@@ -26,7 +27,8 @@ func TestListing(t *testing.T) {
 			"read-only": {Description: "Reads.", Prompt: "x", Tools: []string{"read_file", "write_file"}, DisallowedTools: []string{"write_file"}},
 		},
 	})
-	assert.Equal(t, `- helper: Helps. (Tools: all)
+	assert.Equal(t, `- continuer: Carries on. (Tools: all; sees this conversation)
+- helper: Helps. (Tools: all)
 - issues: Files issues. (Tools: mcp__github__*, planning_*)
 - quiet: Summarizes. (Tools: none)
 - read-only: Reads. (Tools: read_file)
@@ -56,9 +58,9 @@ func TestSection(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `## 1. Agents
 
-Use the Task tool to hand a self-contained task to a subagent. A subagent starts with a fresh
-context, works on its own with its own instructions and tools, and returns only its final answer,
-so delegating keeps this conversation short.
+Use the Task tool to hand a self-contained task to a subagent. A subagent works on its own, with
+its own instructions and tools, and returns only its final answer, so delegating keeps this
+conversation short.
 
 Available agents (the subagent_type to ask for, and when to use each):
 - reviewer: Reviews {{ code }}. (Tools: all)
@@ -67,8 +69,8 @@ When to delegate:
 - Delegate research that takes many searches or reads, work that matches an agent's description,
   and independent tasks: several Task calls in one turn run side by side.
 - Do not delegate what one or two tool calls of your own can do.
-- Write a complete prompt: the subagent sees nothing of this conversation, only the task you
-  give it. Say what it should return.
+- Write a complete prompt: a subagent sees only the task you give it, not this conversation
+  (unless its entry says it sees this conversation). Say what it should return.
 - Choose the model: light for simple tasks such as lookups, summaries and quick searches; main for
   complex reasoning, design and planning. Leave it out to use the agent's own choice.
 - The subagent's answer is for you, not for the user: pass on what matters.`, out.Text)

@@ -230,7 +230,7 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	cctx, cancel := context.WithTimeout(context.WithValue(ctx, rootKey{}, c.root), timeout)
 	defer cancel()
 	resp, rerr := c.evaluate(cctx, runner.Request{
-		Prompt: p, Params: spec.Params, Session: c.session, UserMessage: spec.UserMessage,
+		Prompt: p, Params: spec.Params, Session: c.session, Messages: spec.Messages, UserMessage: spec.UserMessage,
 		Model: spec.Model, ModelName: spec.ModelName, MaxTurns: spec.MaxTurns,
 		ToolFilter: filter, InheritedTools: spec.Tools,
 		Delegation: append(slices.Clone(spec.Delegation), spec.Name), Logger: e.logger,
@@ -281,7 +281,9 @@ func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Respo
 		return nil, err
 	}
 	req.UserMessage = joinText(req.UserMessage, extra)
-	req.Messages = c.resumed
+	if c.resumed != nil {
+		req.Messages = c.resumed
+	}
 	c.rec.skip(1 + len(c.resumed)) // the system message and the resumed conversation are on disk already
 	resp, err := runner.Evaluate(ctx, req)
 	c.add(resp)

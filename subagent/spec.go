@@ -48,6 +48,10 @@ type Spec struct {
 	// a section telling the child it is a subagent.
 	Prompt *prompt.Prompt
 	Params []any
+	// Messages, when given, are an earlier conversation the child carries
+	// on (a forked child continuing its parent's, say): they follow the
+	// child's system message and come before UserMessage.
+	Messages []model.Message
 	// UserMessage is the child's first user message, if any.
 	UserMessage string
 	// Model answers the child; ModelName is what records call it.

@@ -1,0 +1,110 @@
+package task_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/sessiontest"
+)
+
+// The child's prompt: its system prompt is the agent's prompt, "# Task"
+// and the description (shown as written, even "{{"), then what it starts
+// from and the subagent orientation; its first user message is the call's
+// prompt; its tools are its caller's as its definition narrows them.
+func TestTheChildsPrompt(t *testing.T) {
+	w := newWorld(t, worldConfig{main: []scripted.Turn{scripted.Text("Looks fine.")}})
+	out := w.call(t, scripted.New(), map[string]any{"subagent_type": "code-reviewer", "description": "Review {{ login }}", "prompt": "Review src/login.go for bugs.", "model": "main"})
+	require.True(t, out.Success, out.Text)
+
+	reqs := childRequests(w.main)
+	require.Len(t, reqs, 1)
+	msgs := reqs[0].Messages
+	require.Len(t, msgs, 2, "an isolated agent gets its task alone")
+	system := msgs[0].Content
+	assert.Equal(t, model.RoleSystem, msgs[0].Role)
+	assert.True(t, strings.HasPrefix(system, "## 1. Role\n\n"+
+		"You review code. Templates such as {{ .Secret }} stay as they are.\n\n# Task\nReview {{ login }}\n\n## 2. "), system)
+	assert.Contains(t, system, "You start from a copy of the delegating agent's state:\n- 2 files in the workspace")
+	assert.Contains(t, system, "You are a subagent: another agent delegated one task to you.")
+	assert.NotContains(t, system, "Conversation So Far")
+	assert.Equal(t, model.UserMessage("Review src/login.go for bugs."), msgs[1])
+	// code-reviewer inherits every tool but Task, withheld at the depth
+	// limit.
+	assert.Equal(t, []string{"ls", "read_file", "write_file", "edit_file", "glob", "grep", "rm"}, toolNames(reqs[0]))
+}
+
+// The critical system reminder is in the child's system prompt.
+func TestTheReminderIsInTheSystemPrompt(t *testing.T) {
+	w := newWorld(t, worldConfig{
+		agents: map[string]agents.Definition{"careful": {Description: "Careful.", Prompt: "You are careful.", CriticalSystemReminder: "Never delete files."}},
+		main:   []scripted.Turn{scripted.Text("ok")},
+	})
+	require.True(t, w.call(t, w.main, input("careful", "Tidy the docs", "Tidy README.md.")).Success)
+	system := childRequests(w.main)[0].Messages[0].Content
+	assert.Contains(t, system, ". Reminder\n\nNever delete files.")
+}
+
+// A fork-context agent carries on its caller's conversation: everything
+// the caller saw before it delegated, without the caller's system message
+// and without the calls of the delegating turn, then its task. An
+// isolated agent, delegated in the same turn, sees only its task. Both
+// start from the caller's state, and the caller's state does not change.
+func TestForkContextGivesTheChildTheConversation(t *testing.T) {
+	w := newWorld(t, worldConfig{
+		main:  []scripted.Turn{scripted.Repeat(scripted.Text("The bug is the empty Login body."))},
+		light: []scripted.Turn{scripted.Text("Login is in src/login.go.")},
+	})
+	parent := scripted.New(
+		scripted.ToolCall("ls", `{"path":""}`),
+		scripted.Reply(&model.Response{Message: model.AssistantMessage("Let me delegate.",
+			model.ToolCall{ID: "t1", Name: "Task", Arguments: `{"subagent_type":"forker","description":"Find the login bug","prompt":"Find the bug in Login.","model":"main"}`},
+			model.ToolCall{ID: "t2", Name: "Task", Arguments: `{"subagent_type":"reader","description":"Locate Login","prompt":"Where is Login?"}`},
+		)}),
+		scripted.Text("Fixed."),
+	)
+	before := sessiontest.Capture(w.s)
+	resp := w.evaluate(t, parent, "Login is broken; fix it.")
+	require.Equal(t, "Fixed.", resp.Text)
+
+	forkReq := childRequests(w.main)
+	require.Len(t, forkReq, 1)
+	msgs := forkReq[0].Messages
+	require.Len(t, msgs, 6, "%#v", msgs)
+	assert.Equal(t, model.RoleSystem, msgs[0].Role)
+	assert.Contains(t, msgs[0].Content, "You continue the work in progress.\n\n# Task\nFind the login bug")
+	assert.Contains(t, msgs[0].Content, "The messages before your task are the delegating agent's conversation")
+	assert.NotContains(t, msgs[0].Content, "You are a coding assistant.", "the caller's system message stays the caller's")
+	assert.Equal(t, model.UserMessage("Login is broken; fix it."), msgs[1])
+	assert.Equal(t, "ls", msgs[2].ToolCalls[0].Name)
+	assert.Equal(t, model.RoleTool, msgs[3].Role)
+	assert.Equal(t, msgs[2].ToolCalls[0].ID, msgs[3].ToolCallID)
+	assert.Equal(t, model.AssistantMessage("Let me delegate."), msgs[4], "the delegating turn's calls are left out, its text kept")
+	assert.Equal(t, model.UserMessage("Find the bug in Login."), msgs[5])
+
+	isolated := childRequests(w.light)
+	require.Len(t, isolated, 1)
+	require.Len(t, isolated[0].Messages, 2)
+	assert.Equal(t, model.UserMessage("Where is Login?"), isolated[0].Messages[1])
+
+	// The caller's state changed only by its own records.
+	sessiontest.AssertUnchanged(t, before, w.s, sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.ConversationMessage](),
+		sessiontest.Ignore[runner.ModelCalled](), sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.PromptExecuted](),
+		sessiontest.Ignore[runner.ChildUsage]())
+}
+
+// Called outside an evaluation, a fork-context agent has no conversation
+// to carry on and starts from its task.
+func TestForkContextWithoutAConversation(t *testing.T) {
+	w := newWorld(t, worldConfig{main: []scripted.Turn{scripted.Text("ok")}})
+	require.True(t, w.call(t, w.main, map[string]any{"subagent_type": "forker", "description": "Carry on", "prompt": "Carry on.", "model": "main"}).Success)
+	msgs := childRequests(w.main)[0].Messages
+	require.Len(t, msgs, 2)
+	assert.Equal(t, model.UserMessage("Carry on."), msgs[1])
+}

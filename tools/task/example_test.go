@@ -1,0 +1,99 @@
+package task_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/task"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// A main agent delegates to an agent defined in Go, on the light model.
+func ExampleSection() {
+	ctx := context.Background()
+
+	// The agents: here one, given in Go; agents.Load also reads files.
+	reg := agents.Load(agents.Options{NoBuiltins: true, Agents: map[string]agents.Definition{
+		"reviewer": {
+			Description: "Reviews code for bugs. Use it after changes.",
+			Prompt:      "You review code and report bugs with their lines.",
+			Tools:       []string{"Read", "Grep"}, // Claude Code's names work
+			Model:       "light",
+		},
+	}})
+
+	// Two models behind the router: main and light.
+	mainModel := scripted.New(
+		scripted.ToolCall("Task", `{"subagent_type":"reviewer","description":"Review the login code","prompt":"Review src/login.go and list its bugs."}`),
+		scripted.Text("The reviewer found one bug: Login ignores the password."),
+	)
+	lightModel := scripted.New(
+		scripted.ToolCall("read_file", `{"file_path":"src/login.go"}`),
+		scripted.Text("Line 3: Login ignores the password."),
+	)
+	router, _ := model.NewStaticRouter(map[string]model.Model{"main": mainModel, "light": lightModel}, nil)
+
+	// The main agent: its role, the files, and the agents with the Task tool.
+	main, err := prompt.New("app", "main",
+		prompt.Markdown[prompt.NoParams]("Assistant", "You are a coding assistant."),
+		vfs.Section(vfs.Options{}),
+		task.Section(reg, subagent.New(), router),
+	)
+	if err != nil {
+		panic(err)
+	}
+	s, _ := session.New()
+	defer s.Close()
+	_ = vfs.Install(s)
+	_ = s.Dispatch(ctx, vfs.FileWritten{Path: "src/login.go", Content: "package src\n\nfunc Login(user, password string) bool { return true }\n", Version: 1})
+
+	resp, err := runner.Evaluate(ctx, runner.Request{Prompt: main, Session: s, Model: router.Main(), ModelName: "main", UserMessage: "Is the login code right?"})
+	if err != nil {
+		panic(err)
+	}
+	call, _ := session.Latest[runner.ToolInvoked](s)
+	fmt.Println(call.Result)
+	fmt.Println("--")
+	fmt.Println(resp.Text)
+	// Output:
+	// Subagent (reviewer, light) completed.
+	//
+	// Line 3: Login ignores the password.
+	// --
+	// The reviewer found one bug: Login ignores the password.
+}
+
+// The result of a Task call, recorded with the call: the envelope a program
+// reads, of which the model sees the text.
+func ExampleResult() {
+	ctx := context.Background()
+	reg := agents.Load(agents.Options{NoBuiltins: true, Agents: map[string]agents.Definition{
+		"summary": {Description: "Summarizes text.", Prompt: "You summarize.", Tools: []string{}, Model: "light"},
+	}})
+	light := scripted.New(scripted.Text("Two files, both short."))
+	router, _ := model.NewStaticRouter(map[string]model.Model{"main": scripted.New(), "light": light}, nil)
+	tool, _ := task.Tool(reg, subagent.New(subagent.WithIDGenerator(func() string { return "agent-1" })), router)
+
+	s, _ := session.New()
+	defer s.Close()
+	// The runner makes the invocation; a program calling the tool itself
+	// gives at least the session it delegates from.
+	out := tool.Call(ctx, &tools.Invocation{Session: s}, json.RawMessage(`{"subagent_type":"summary","description":"Summarize the notes","prompt":"Summarize: a.md is short; b.md is short."}`))
+	res := out.Value.(task.Result)
+	fmt.Println(res.ShortResult)
+	fmt.Printf("%s on %s, agent %s, %d tool calls\n", res.Data.SubagentType, res.Data.ModelUsed, res.Data.AgentID, res.Stats.ToolCalls)
+	fmt.Printf("%q\n", res.Text)
+	// Output:
+	// Task completed by summary
+	// summary on light, agent agent-1, 0 tool calls
+	// "Subagent (summary, light) completed.\n\nTwo files, both short."
+}

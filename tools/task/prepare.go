@@ -1,0 +1,176 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/mcp"
+)
+
+// childRun is a call made ready to run: the agent and the engine's spec.
+type childRun struct {
+	def  agents.Definition
+	spec subagent.Spec
+}
+
+// prepare resolves what the agent of def runs with for the call in: its
+// model, its tools, its prompt and, for a fork-context agent, its caller's
+// conversation. Its errors are those the model reads (*failure) or an
+// invalid model name (*tools.ValidationError).
+//
+// Every child starts from a snapshot of its caller's session — the files
+// and plan it works on, shared at no cost — so that the caller's tools
+// mean the same in the child. An isolated agent (the default) gets only
+// its task as its conversation; a fork-context agent carries on its
+// caller's conversation, then gets its task.
+func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input, def agents.Definition) (*childRun, error) {
+	caller, _ := runner.CallerFrom(ctx)
+	m, modelName, err := def.ResolveModel(d.router, in.Model, caller.Model, caller.ModelName)
+	if err != nil {
+		if errors.Is(err, model.ErrUnknownModel) {
+			return nil, invalid("model", fmt.Sprintf("%q is not a model this program knows; use %s, or leave model out", in.Model, d.modelNames()))
+		}
+		return nil, fail("Failed to initialize subagent: %v", err)
+	}
+
+	chain := inv.Delegation
+	if len(chain) == 0 {
+		chain = []string{inv.PromptNS + "/" + inv.PromptKey}
+	}
+	atLimit := len(chain) >= d.cfg.maxDepth
+	parent, err := d.withMCP(ctx, inv.Tools, def)
+	if err != nil {
+		return nil, fail("Failed to initialize subagent: %v", err)
+	}
+	childTools, err := def.ResolveTools(parent, atLimit)
+	if err != nil {
+		var missing *agents.MissingToolsError
+		if errors.As(err, &missing) {
+			return nil, fail("%v", err)
+		}
+		return nil, fail("Failed to initialize subagent: %v", err)
+	}
+
+	snap := inv.Session.Snapshot()
+	var state startState
+	for _, st := range childTools.States() {
+		if s := st.Summary(snap); s != "" {
+			state.Lines = append(state.Lines, s)
+		}
+	}
+	var history []model.Message
+	if def.ForkContext {
+		history = callerConversation(snap, inv.CallID)
+	}
+	p, err := childPrompt()
+	if err != nil {
+		return nil, fail("Failed to initialize subagent: %v", err)
+	}
+	maxTurns := def.MaxTurns
+	if in.MaxTurns > 0 {
+		maxTurns = in.MaxTurns
+	}
+	return &childRun{def: def, spec: subagent.Spec{
+		Name:     def.Name,
+		Parent:   inv.Session,
+		Mode:     subagent.Forked,
+		Snapshot: &snap,
+		Prompt:   p,
+		Params: []any{
+			role{Text: systemText(def.Prompt, in.Description)},
+			state,
+			forked{On: def.ForkContext},
+			reminder{Text: def.CriticalSystemReminder},
+		},
+		Messages:    history,
+		UserMessage: in.Prompt,
+		Model:       m,
+		ModelName:   modelName,
+		Tools:       childTools,
+		Withhold:    delegationTools,
+		Delegation:  slices.Clone(chain),
+		MaxDepth:    d.cfg.maxDepth,
+		MaxTurns:    maxTurns,
+	}}, nil
+}
+
+// modelNames lists the model names a call may give, for an error.
+func (d *delegator) modelNames() string {
+	names := []string{model.Main, model.Light, model.Inherit}
+	if d.router != nil {
+		for _, n := range d.router.Names() {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return joinOr(names)
+}
+
+// joinOr joins names as "a, b or c".
+func joinOr(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	out := ""
+	for i, n := range names[:len(names)-1] {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out + " or " + names[len(names)-1]
+}
+
+// withMCP returns parent with the tools of the MCP servers def names, when
+// the program gave the tool an MCP manager. A server configured inline is
+// added to the manager first; a server named but configured nowhere is
+// left out, as loading the definition warned.
+func (d *delegator) withMCP(ctx context.Context, parent tools.Toolset, def agents.Definition) (tools.Toolset, error) {
+	if d.cfg.mcp == nil || len(def.MCPServers) == 0 {
+		return parent, nil
+	}
+	known := d.cfg.mcp.Names()
+	var names []string
+	for _, s := range def.MCPServers {
+		if s.Config != nil {
+			cfg, err := mcp.ParseServer(s.Name, s.Config)
+			if err != nil {
+				return parent, err
+			}
+			if err := d.cfg.mcp.Add(s.Name, cfg); err != nil {
+				return parent, err
+			}
+		} else if !slices.Contains(known, s.Name) {
+			continue
+		}
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		return parent, nil
+	}
+	set, err := d.cfg.mcp.Tools(ctx, names...)
+	if err != nil {
+		return parent, err
+	}
+	out := parent
+	for t := range set.All() {
+		if _, ok := out.Lookup(t.Name()); ok {
+			continue
+		}
+		if out, err = out.With(t); err != nil {
+			return parent, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,229 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/mcp"
+)
+
+// ToolName is the name the model calls the tool by.
+const ToolName = "Task"
+
+// DefaultMaxDepth is how deep Task delegation nests by default: 1, so an
+// agent started by Task has no Task tool of its own.
+const DefaultMaxDepth = 1
+
+// delegationTools are withheld from a child at the depth limit.
+var delegationTools = []string{ToolName, "TaskOutput", "TaskStop"}
+
+type config struct {
+	maxDepth int
+	mcp      *mcp.Manager
+	cwd      string
+	noCopy   bool
+}
+
+// Option configures the Task tool (Tool, Section).
+type Option func(*config)
+
+// WithMaxDepth sets how deep Task delegation may nest (DefaultMaxDepth): at
+// depth n an agent runs without Task, TaskOutput and TaskStop. With 2, the
+// agents the main agent starts may start agents of their own, which may
+// not.
+func WithMaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
+
+// WithMCP gives agents the tools of the MCP servers their definitions name
+// (mcpServers), from m: a server configured inline in a definition is
+// added to m on first use. Without it, agents run with their caller's
+// tools only. m belongs to the program, which closes it when the run ends.
+func WithMCP(m *mcp.Manager) Option { return func(c *config) { c.mcp = m } }
+
+// WithWorkingDir sets the working directory results report (context.cwd);
+// "." by default.
+func WithWorkingDir(dir string) Option { return func(c *config) { c.cwd = dir } }
+
+// WithoutArtifactCopy leaves the files an agent wrote in the agent's own
+// session: by default, when an agent completes, each file it wrote (each
+// artifact of a tools.State of its toolset, such as the virtual
+// filesystem's) is copied into the caller's session, atomically with the
+// call's result.
+func WithoutArtifactCopy() Option { return func(c *config) { c.noCopy = true } }
+
+// Tool returns the Task tool: a concurrent-safe tool that runs the agent
+// of reg a call names on engine, choosing its model through router (nil
+// when every agent runs on its caller's model), and answers with a Result.
+// Several Task calls in one turn run at the same time, as the engine's
+// limits allow.
+//
+// The tool reads reg once: its description lists reg's agents, and calls
+// find agents in reg. reg is an immutable value, so a program that loads
+// agents again (agents.Load) builds the tool, or the Section, again with
+// the new registry; an evaluation keeps the agents it started with, and
+// what the tool describes is always what it runs.
+func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts ...Option) (tools.Tool, error) {
+	if engine == nil {
+		return nil, errors.New("task: Tool needs a subagent engine; create one with subagent.New")
+	}
+	d := &delegator{reg: reg, engine: engine, router: router, cfg: config{maxDepth: DefaultMaxDepth, cwd: "."}}
+	for _, o := range opts {
+		o(&d.cfg)
+	}
+	if d.cfg.maxDepth < 1 {
+		d.cfg.maxDepth = DefaultMaxDepth
+	}
+	if _, err := childPrompt(); err != nil {
+		return nil, fmt.Errorf("task: the agents' prompt does not build: %w", err)
+	}
+	return tools.New(ToolName, describe(reg), d.handle, tools.ConcurrentSafe(), tools.ExcludeValue())
+}
+
+// Section returns the main agent's prompt section for delegating with
+// Task: the agents of reg and when to use them (agents.Section), carrying
+// the Task tool (see Tool). It is the one call a program needs:
+//
+//	main, err := prompt.New("app", "main",
+//		prompt.Markdown[prompt.NoParams]("Role", "You are a coding assistant."),
+//		vfs.Section(vfs.Options{}),
+//		task.Section(reg, subagent.New(), router),
+//	)
+//
+// The section is shown only when reg holds agents. A problem building the
+// tool is the section's construction error, which prompt.New returns.
+func Section(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts ...Option) *prompt.Section {
+	return agents.Section(reg, prompt.WithTool(Tool(reg, engine, router, opts...)))
+}
+
+// delegator runs Task calls.
+type delegator struct {
+	reg    *agents.Registry
+	engine *subagent.Engine
+	router *model.Router
+	cfg    config
+}
+
+// failure is why a call failed: the text the model reads first, and the
+// agent's partial text, if it wrote some.
+type failure struct{ msg, partial string }
+
+func (f *failure) Error() string { return f.msg }
+
+func fail(format string, args ...any) *failure { return &failure{msg: fmt.Sprintf(format, args...)} }
+
+func (d *delegator) handle(ctx context.Context, inv *tools.Invocation, in Input) (tools.Result[Result], error) {
+	if inv.Session == nil {
+		return tools.Result[Result]{}, errors.New("the Task tool needs the session of the calling evaluation; call it through the runner")
+	}
+	clock := inv.Session.Bus()
+	started := clock.Now()
+	res := Result{
+		Data:    Data{SubagentType: in.SubagentType, Name: in.Name, ToolSummary: []ToolCount{}},
+		Context: CallContext{Cwd: d.cfg.cwd, ParamsInput: in},
+	}
+	events, err := d.delegate(ctx, inv, in, &res)
+	res.Stats.TimeMS = clock.Now().Sub(started).Milliseconds()
+	var ve *tools.ValidationError
+	var f *failure
+	switch {
+	case errors.As(err, &ve):
+		return tools.Result[Result]{}, err
+	case errors.As(err, &f):
+		res.failed(f.msg, f.partial)
+		return tools.Result[Result]{Message: res.Text, Value: res}, nil
+	case err != nil:
+		res.failed(err.Error(), "")
+		return tools.Result[Result]{Message: res.Text, Value: res}, nil
+	}
+	return tools.OK(res.Text, res).WithEvents(events...), nil
+}
+
+// delegate runs one call: it finds the agent, prepares its run, runs it
+// and fills res. It returns the events for the caller's session (the
+// artifacts copied back), or a *failure, or a *tools.ValidationError for
+// an argument only the handler can check.
+func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in Input, res *Result) ([]any, error) {
+	if msg := unsupported(in); msg != "" {
+		return nil, fail("%s", msg)
+	}
+	if d.reg == nil {
+		return nil, fail("%v", agents.ErrNoAgents)
+	}
+	def, err := d.reg.Find(in.SubagentType)
+	if err != nil {
+		var diag *agents.Diagnostic
+		if errors.As(err, &diag) {
+			return nil, fail("Failed to initialize subagent: %v", err)
+		}
+		return nil, fail("%v", err)
+	}
+	res.Data.SubagentType = def.Name
+	run, err := d.prepare(ctx, inv, in, def)
+	if err != nil {
+		return nil, err
+	}
+	res.Data.ModelUsed, res.Stats.Model = run.spec.ModelName, run.spec.ModelName
+	return d.foreground(ctx, run, res)
+}
+
+// foreground runs the agent and waits for its answer.
+func (d *delegator) foreground(ctx context.Context, run *childRun, res *Result) ([]any, error) {
+	out, err := d.engine.Run(ctx, run.spec)
+	res.account(out)
+	if err != nil {
+		f := &failure{msg: d.failureText(run, err)}
+		if out != nil {
+			f.partial = out.Text
+		}
+		return nil, f
+	}
+	res.completed(run.def.Name, run.spec.ModelName, out)
+	if d.cfg.noCopy {
+		return nil, nil
+	}
+	var events []any
+	for _, st := range run.spec.Tools.States() {
+		names, evs := st.Artifacts(out.Start, out.Final)
+		res.Data.Artifacts = append(res.Data.Artifacts, names...)
+		events = append(events, evs...)
+	}
+	return events, nil
+}
+
+// failureText words an engine error as the model reads it: the engine's
+// own texts for its limits (timeout, cycle, depth, budget, max turns), and
+// otherwise the cause, without the runner's bookkeeping.
+func (d *delegator) failureText(run *childRun, err error) string {
+	var ee *runner.EvaluationError
+	switch {
+	case errors.Is(err, subagent.ErrSetup), errors.Is(err, subagent.ErrParentClosed):
+		return err.Error() // "Failed to initialize subagent: …"
+	case errors.Is(err, subagent.ErrInvalidSpec):
+		return "Failed to initialize subagent: " + err.Error()
+	case errors.As(err, &ee) && ee.Phase == runner.PhaseRender:
+		return "Failed to initialize subagent: " + ee.Err.Error()
+	case errors.Is(err, subagent.ErrRun):
+		cause := errors.Unwrap(err)
+		if ee != nil {
+			cause = ee.Err
+		}
+		if cause == nil {
+			cause = err
+		}
+		return fmt.Sprintf("Subagent (%s, %s) failed: %v", run.def.Name, run.spec.ModelName, cause)
+	}
+	return err.Error()
+}
+
+// invalid is a validation error of the call's field, as the model reads
+// it: "Tool validation failed: Task: FIELD: REASON".
+func invalid(field, reason string) error {
+	return &tools.ValidationError{Tool: ToolName, Err: &serde.ValidationError{Path: field, Reason: reason}}
+}
