@@ -139,7 +139,7 @@ func TestChartsAreWritten(t *testing.T) {
 func TestFormat(t *testing.T) {
 	tests := []struct{ got, want string }{
 		{fmtNs(812), "812 ns"}, {fmtNs(62_886), "62.9 µs"}, {fmtNs(2_694_131), "2.69 ms"}, {fmtNs(1.2e9), "1.20 s"},
-		{fmtNs(-3_500), "-3.50 µs"}, {fmtBytes(25_887), "25.3 KB"}, {fmtBytes(512), "512 B"}, {fmtBytes(0), "0 B"}, {fmtRatio(1, 1282), "1/1,282×"},
+		{fmtNs(-3_500), "-3.50 µs"}, {fmtNs(9_996), "10.0 µs"}, {fmtNs(99_960), "100 µs"}, {fmtBytes(9.996 * 1024), "10.0 KB"}, {sig3(9.994), "9.99"}, {fmtBytes(25_887), "25.3 KB"}, {fmtBytes(512), "512 B"}, {fmtBytes(0), "0 B"}, {fmtRatio(1, 1282), "1/1,282×"},
 		{fmtCount(1237.4), "1,237"}, {fmtCount(-100_763), "-100,763"}, {fmtCount(0), "0"},
 		{fmtRatio(27, 100), "0.27×"}, {fmtRatio(3500, 100), "35×"}, {fmtRatio(1, 0), "—"},
 		{verdict(0.27, 0.25), "missed by 8%"}, {verdict(9, 30), "met"},
