@@ -5,10 +5,20 @@ import (
 	"testing"
 )
 
-// The frameworks measured.
+// The frameworks measured. A framework measured in a second way — with
+// streaming on, or through a second front end — is a row of its own.
 const (
-	Offshoot    = "offshoot"
-	Eino        = "eino"
+	Offshoot = "offshoot"
+	// OffshootStream is offshoot's loop with streaming on: a streaming
+	// model, and an observer of the streamed pieces on the session's bus.
+	OffshootStream = "offshoot-stream"
+	// OffshootTask is offshoot's hand-off through the Task tool, to an
+	// agent that carries on its caller's conversation (forkContext).
+	OffshootTask = "offshoot-task"
+	Eino         = "eino"
+	// EinoStream is eino's loop with streaming on (adk.Runner's
+	// EnableStreaming), every streamed message read as it arrives.
+	EinoStream  = "eino-stream"
 	Genkit      = "genkit"
 	LangChainGo = "langchaingo"
 )
@@ -54,7 +64,7 @@ const ScaleTarget = 1_000
 // scaleChildren is how many concurrent children each framework runs in the
 // scale workload: 1,000 where the machine can hold them, fewer where each
 // child holds a copy of the parent's 100,000 events.
-var scaleChildren = map[string]int{Offshoot: 1_000, Eino: 100, Genkit: 10}
+var scaleChildren = map[string]int{Offshoot: 1_000, OffshootTask: 1_000, Eino: 100, Genkit: 10}
 
 // Case is one benchmark: a framework doing one workload at one size.
 type Case struct {
@@ -91,7 +101,8 @@ func Cases() []Case {
 		fw  string
 		rig func(tb testing.TB, k int) *rig
 	}{
-		{Offshoot, offshootLoop}, {Eino, einoLoop}, {Genkit, genkitLoop}, {LangChainGo, langchaingoLoop},
+		{Offshoot, offshootLoop}, {OffshootStream, offshootStreamLoop}, {Eino, einoLoop}, {EinoStream, einoStreamLoop},
+		{Genkit, genkitLoop}, {LangChainGo, langchaingoLoop},
 	}
 	for _, l := range loops {
 		for _, k := range LoopTurns {
@@ -101,16 +112,11 @@ func Cases() []Case {
 	}
 	// langchaingo has no subagent or shared state to hand over, so it sits
 	// out the hand-off and scale workloads.
-	//
-	// offshoot's second front end, the Task tool with fork-context, belongs
-	// here as its own framework row ("offshoot-task") beside
-	// dispatch_subagent once the library has it: the same parent and child,
-	// the tool call swapped.
 	handoffs := []struct {
 		fw  string
 		rig func(tb testing.TB, n int, handoff bool) *rig
 	}{
-		{Offshoot, offshootHandoff}, {Eino, einoHandoff}, {Genkit, genkitHandoff},
+		{Offshoot, offshootHandoff}, {OffshootTask, offshootTaskHandoff}, {Eino, einoHandoff}, {Genkit, genkitHandoff},
 	}
 	for _, h := range handoffs {
 		for _, v := range []string{WithHandoff, ParentOnly} {
@@ -125,7 +131,7 @@ func Cases() []Case {
 		fw     string
 		parent func(tb testing.TB, events, children int) scaleRun
 	}{
-		{Offshoot, offshootScale}, {Eino, einoScale}, {Genkit, genkitScale},
+		{Offshoot, offshootScale}, {OffshootTask, offshootTaskScale}, {Eino, einoScale}, {Genkit, genkitScale},
 	}
 	for _, s := range scales {
 		c, build := scaleChildren[s.fw], s.parent

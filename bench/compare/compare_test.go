@@ -16,11 +16,15 @@ func TestMain(m *testing.M) {
 }
 
 // Every framework's loop calls the echo tool K times and then answers, run
-// after run: the work per iteration is the same everywhere.
+// after run: the work per iteration is the same everywhere. With streaming
+// on, the observer reads every piece: the tool call of each turn as one,
+// the final answer in four.
 func TestLoopDoesTheSameWork(t *testing.T) {
 	builders := map[string]func(testing.TB, int) *rig{
-		Offshoot: offshootLoop, Eino: einoLoop, Genkit: genkitLoop, LangChainGo: langchaingoLoop,
+		Offshoot: offshootLoop, OffshootStream: offshootStreamLoop, Eino: einoLoop, EinoStream: einoStreamLoop,
+		Genkit: genkitLoop, LangChainGo: langchaingoLoop,
 	}
+	streaming := map[string]bool{OffshootStream: true, EinoStream: true}
 	for fw, build := range builders {
 		for _, k := range []int{1, 3} {
 			t.Run(fmt.Sprintf("%s/K=%d", fw, k), func(t *testing.T) {
@@ -30,19 +34,43 @@ func TestLoopDoesTheSameWork(t *testing.T) {
 					require.NoError(t, err)
 					assert.Equal(t, finalAnswer, text)
 					assert.Equal(t, int64(k*run), r.echoes.Load(), "echo calls after %d runs", run)
+					var pieces int64
+					if streaming[fw] {
+						pieces = int64(run) * streamedPieces(k)
+					}
+					assert.Equal(t, pieces, r.deltas.Load(), "streamed pieces read after %d runs", run)
 				}
 			})
 		}
 	}
 }
 
+func TestStreamChunks(t *testing.T) {
+	tests := []struct {
+		text string
+		n    int
+		want []string
+	}{
+		{"done", 4, []string{"d", "o", "n", "e"}},
+		{"abcdefgh", 4, []string{"ab", "cd", "ef", "gh"}},
+		{"abcdefghi", 4, []string{"abc", "def", "ghi"}},
+		{"ab", 4, []string{"a", "b"}},
+		{"", 4, nil},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, streamChunks(tt.text, tt.n), "%q in %d", tt.text, tt.n)
+	}
+	assert.Equal(t, int64(3+4), streamedPieces(3), "three tool calls, then \"done\" in four pieces")
+}
+
 // With the hand-off, every framework runs one child turn that received the
 // parent's N events (as state or as messages); the control runs the echo
-// tool and no child.
+// tool and no child. offshoot-task's child also carries the parent's
+// conversation: its model fails the run when the request does not.
 func TestHandoffDoesTheSameWork(t *testing.T) {
 	const n = 50
 	builders := map[string]func(testing.TB, int, bool) *rig{
-		Offshoot: offshootHandoff, Eino: einoHandoff, Genkit: genkitHandoff,
+		Offshoot: offshootHandoff, OffshootTask: offshootTaskHandoff, Eino: einoHandoff, Genkit: genkitHandoff,
 	}
 	for fw, build := range builders {
 		t.Run(fw+"/handoff", func(t *testing.T) {
@@ -77,7 +105,7 @@ func TestHandoffDoesTheSameWork(t *testing.T) {
 func TestScaleHoldsEveryChildAtOnce(t *testing.T) {
 	const children = 4
 	builders := map[string]func(testing.TB, int, int) scaleRun{
-		Offshoot: offshootScale, Eino: einoScale, Genkit: genkitScale,
+		Offshoot: offshootScale, OffshootTask: offshootTaskScale, Eino: einoScale, Genkit: genkitScale,
 	}
 	for fw, build := range builders {
 		t.Run(fw, func(t *testing.T) {
@@ -111,11 +139,15 @@ func TestCasesAreDistinctAndComplete(t *testing.T) {
 		count[c.Workload]++
 		assert.NotNil(t, c.Bench, name)
 	}
-	assert.Equal(t, 4*len(LoopTurns), count[Loop])
-	assert.Equal(t, 3*2*len(HandoffEvents), count[Handoff])
-	assert.Equal(t, 3, count[Scale])
+	assert.Equal(t, 6*len(LoopTurns), count[Loop])
+	assert.Equal(t, 4*2*len(HandoffEvents), count[Handoff])
+	assert.Equal(t, 4, count[Scale])
 	assert.True(t, seen["handoff/genkit/parent-only/N=1000"])
+	assert.True(t, seen["loop/offshoot-stream/K=50"])
+	assert.True(t, seen["loop/eino-stream/K=1"])
+	assert.True(t, seen["handoff/offshoot-task/handoff/N=100000"])
 	assert.True(t, seen["scale/offshoot/children=1000"])
+	assert.True(t, seen["scale/offshoot-task/children=1000"])
 }
 
 // watchdog returns a context that ends the test's waits well before the go

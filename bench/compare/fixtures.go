@@ -46,6 +46,27 @@ const (
 	watchdogDuration = 2 * time.Minute
 )
 
+// finalChunks is how many pieces a streaming fake splits the final answer
+// into; a tool call streams as one piece.
+const finalChunks = 4
+
+// streamChunks splits text into n pieces of about equal length (fewer when
+// text is shorter than n bytes).
+func streamChunks(text string, n int) []string {
+	size := max(1, (len(text)+n-1)/n)
+	var out []string
+	for len(text) > 0 {
+		k := min(size, len(text))
+		out = append(out, text[:k])
+		text = text[k:]
+	}
+	return out
+}
+
+// streamedPieces is how many pieces an observer reads from a streaming run
+// of k tool-call turns and a final answer.
+func streamedPieces(k int) int64 { return int64(k + len(streamChunks(finalAnswer, finalChunks))) }
+
 // script is the turn counter behind every framework's fake model: the first
 // calls model calls answer with a tool call, the rest with the final answer. Each
 // fake returns one shallow copy of a prepared response per call, so the
@@ -156,6 +177,9 @@ type rig struct {
 	children atomic.Int64
 	// childSaw is how many parent events the last child received.
 	childSaw atomic.Int64
+	// deltas counts the streamed pieces of the model's answers an
+	// observer read (the streaming rows).
+	deltas atomic.Int64
 }
 
 // scaleRun is one parent turn of the scale workload: its model asks for

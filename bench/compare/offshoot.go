@@ -73,8 +73,7 @@ func offshootLoop(tb testing.TB, k int) *rig {
 }
 
 // offshootParent returns the parent prompt (echo and dispatch_subagent) and
-// a session holding n events, dispatched the way an application records
-// them.
+// a session holding n events.
 func offshootParent(tb testing.TB, r *rig, n int, child model.Model, engineOpts ...subagent.Option) (*prompt.Prompt, *session.Session) {
 	reg := prompt.NewRegistry()
 	worker := must(prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", childPrompt)))(tb)
@@ -89,6 +88,12 @@ func offshootParent(tb testing.TB, r *rig, n int, child model.Model, engineOpts 
 			return nil
 		})))(tb)
 	p := must(prompt.New("bench", "lead", prompt.Markdown[prompt.NoParams]("Lead", parentPrompt, prompt.WithTools(offshootEcho(tb, r), dispatch))))(tb)
+	return p, offshootParentSession(tb, n)
+}
+
+// offshootParentSession returns a session holding n parent events,
+// dispatched the way an application records them.
+func offshootParentSession(tb testing.TB, n int) *session.Session {
 	s := must(session.New())(tb)
 	tb.Cleanup(func() { _ = s.Close() })
 	if err := session.Register(s, session.AppendAll[parentEvent]); err != nil {
@@ -102,7 +107,7 @@ func offshootParent(tb testing.TB, r *rig, n int, child model.Model, engineOpts 
 	if err := s.Dispatch(context.Background(), batch...); err != nil {
 		tb.Fatal(err)
 	}
-	return p, s
+	return s
 }
 
 func offshootHandoff(tb testing.TB, n int, handoff bool) *rig {

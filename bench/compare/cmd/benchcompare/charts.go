@@ -14,12 +14,16 @@ import (
 	"github.com/offshoot-dev/offshoot/bench/compare"
 )
 
-// colors gives each framework one color in every chart.
+// colors gives each framework one color in every chart; a streaming row
+// shares its framework's color, drawn dashed.
 var colors = map[string]color.Color{
-	compare.Offshoot:    color.RGBA{R: 0x1b, G: 0x9e, B: 0x77, A: 0xff},
-	compare.Eino:        color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff},
-	compare.Genkit:      color.RGBA{R: 0x75, G: 0x70, B: 0xb3, A: 0xff},
-	compare.LangChainGo: color.RGBA{R: 0xe7, G: 0x29, B: 0x8a, A: 0xff},
+	compare.Offshoot:       color.RGBA{R: 0x1b, G: 0x9e, B: 0x77, A: 0xff},
+	compare.OffshootStream: color.RGBA{R: 0x1b, G: 0x9e, B: 0x77, A: 0xff},
+	compare.OffshootTask:   color.RGBA{R: 0x66, G: 0xa6, B: 0x1e, A: 0xff},
+	compare.Eino:           color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff},
+	compare.EinoStream:     color.RGBA{R: 0xd9, G: 0x5f, B: 0x02, A: 0xff},
+	compare.Genkit:         color.RGBA{R: 0x75, G: 0x70, B: 0xb3, A: 0xff},
+	compare.LangChainGo:    color.RGBA{R: 0xe7, G: 0x29, B: 0x8a, A: 0xff},
 }
 
 // series is one line of a chart: points in µs, non-positive ones dropped
@@ -41,7 +45,7 @@ func (s *series) add(x, ns float64) {
 func writeCharts(r results, dir string) error {
 	var loop []series
 	for _, fw := range loopFrameworks {
-		s := series{name: fw, fw: fw}
+		s := series{name: fw, fw: fw, dashed: streaming[fw]}
 		for _, k := range compare.LoopTurns {
 			if f, ok := r.loop(fw, k); ok {
 				s.add(float64(k), f.Ns)

@@ -79,8 +79,15 @@ func fmtRatio(a, b float64) string {
 }
 
 // sig3 writes v with three significant digits, whole numbers from 100 on.
+// The digits are chosen after rounding, so 9.996 is "10.0", not "10.00".
 func sig3(v float64) string {
 	a := math.Abs(v)
+	switch {
+	case a >= 9.995 && a < 10:
+		a = 10
+	case a >= 99.95 && a < 100:
+		a = 100
+	}
 	switch {
 	case a >= 100:
 		return fmtCount(v)

@@ -19,9 +19,27 @@ const (
 )
 
 var (
-	loopFrameworks    = []string{compare.Offshoot, compare.Eino, compare.Genkit, compare.LangChainGo}
-	handoffFrameworks = []string{compare.Offshoot, compare.Eino, compare.Genkit}
+	loopFrameworks    = []string{compare.Offshoot, compare.OffshootStream, compare.Eino, compare.EinoStream, compare.Genkit, compare.LangChainGo}
+	handoffFrameworks = []string{compare.Offshoot, compare.OffshootTask, compare.Eino, compare.Genkit}
+	// offshootFronts are offshoot's two hand-off front ends, which the
+	// hand-off and scale targets apply to, with what the report calls them.
+	offshootFronts = []struct{ fw, name string }{
+		{compare.Offshoot, "`dispatch_subagent`"},
+		{compare.OffshootTask, "the Task tool with fork-context"},
+	}
 )
+
+// streaming says which loop rows run with streaming on.
+var streaming = map[string]bool{compare.OffshootStream: true, compare.EinoStream: true}
+
+// einoLike is the eino row a loop row is compared with: eino in the same
+// mode, streaming or not.
+func einoLike(fw string) string {
+	if streaming[fw] {
+		return compare.EinoStream
+	}
+	return compare.Eino
+}
 
 // report writes the generated section of docs/benchmarks.md.
 type report struct {
@@ -54,10 +72,11 @@ func (p *report) header() {
 func (p *report) loop() {
 	p.f("### Workload A: the agent loop\n\n")
 	p.f("A whole run at K turns of one `echo` call, then a final answer; per extra turn = (K=50 − K=10) / 40. ")
+	p.f("The `-stream` rows run with streaming on: the model streams each tool call as one piece and the final answer in four, and an observer reads every piece. ")
+	p.f("Each row's ratio is to eino in the same mode: a `-stream` row's to eino-stream, the others' to eino. ")
 	p.f("Growth compares the per-turn time from K=10 to 50 with the one from K=1 to 10: about 1 when a turn's cost does not depend on the turns before it.\n\n")
 	p.f("| framework | K = 1 | K = 10 | K = 50 | per extra turn | bytes / turn | allocs / turn | per turn vs eino | growth |\n")
 	p.f("|---|---|---|---|---|---|---|---|---|\n")
-	eino, _ := p.r.perTurn(compare.Eino)
 	for _, fw := range loopFrameworks {
 		row := []string{fw}
 		for _, k := range compare.LoopTurns {
@@ -65,16 +84,29 @@ func (p *report) loop() {
 			row = append(row, cell(ok, fmtNs(f.Ns)))
 		}
 		t, ok := p.r.perTurn(fw)
+		e, eok := p.r.perTurn(einoLike(fw))
 		g, gok := p.r.growth(fw)
 		row = append(row, cell(ok, fmtNs(t.Ns)), cell(ok, fmtBytes(t.Bytes)), cell(ok, fmtCount(t.Allocs)),
-			cell(ok, fmtRatio(t.Ns, eino.Ns)), cell(gok, fmt.Sprintf("%.2f", g)))
+			cell(ok && eok, fmtRatio(t.Ns, e.Ns)), cell(gok, fmt.Sprintf("%.2f", g)))
 		p.f("| %s |\n", strings.Join(row, " | "))
 	}
-	if t, ok := p.r.perTurn(compare.Offshoot); ok && eino.Ns > 0 {
-		ratio := t.Ns / eino.Ns
-		p.f("\n**Target** ≤ %.2f× eino per turn: offshoot is at **%s** (%s against %s) — %s. ", targetTurnRatio,
-			fmtRatio(t.Ns, eino.Ns), fmtNs(t.Ns), fmtNs(eino.Ns), verdict(ratio, targetTurnRatio))
-		p.f("≤ %d allocations per turn: **%.1f** — %s.\n", targetTurnAllocs, t.Allocs, verdict(t.Allocs, targetTurnAllocs))
+	p.f("\n")
+	stream, sok := p.r.perTurn(compare.OffshootStream)
+	einoStream, esok := p.r.perTurn(compare.EinoStream)
+	plain, pok := p.r.perTurn(compare.Offshoot)
+	eino, eok := p.r.perTurn(compare.Eino)
+	if sok && esok && einoStream.Ns > 0 {
+		p.f("**Target** with the conversation recorded in the session and streaming on, ≤ %.2f× eino per turn: offshoot-stream is at **%s** eino-stream (%s against %s) — %s",
+			targetTurnRatio, fmtRatio(stream.Ns, einoStream.Ns), fmtNs(stream.Ns), fmtNs(einoStream.Ns), verdict(stream.Ns/einoStream.Ns, targetTurnRatio))
+		if eok {
+			p.f(" (%s eino without streaming)", fmtRatio(stream.Ns, eino.Ns))
+		}
+		p.f("; ≤ %d allocations per turn: **%.1f** — %s.\n", targetTurnAllocs, stream.Allocs, verdict(stream.Allocs, targetTurnAllocs))
+	}
+	if pok && eok && eino.Ns > 0 {
+		p.f("Without streaming, offshoot is at **%s** eino (%s against %s) — %s; %.1f allocations per turn — %s.\n",
+			fmtRatio(plain.Ns, eino.Ns), fmtNs(plain.Ns), fmtNs(eino.Ns), verdict(plain.Ns/eino.Ns, targetTurnRatio),
+			plain.Allocs, verdict(plain.Allocs, targetTurnAllocs))
 	}
 	p.f("\n![Time of a whole run against K, log scales](bench-loop.svg)\n\n")
 }
@@ -103,7 +135,6 @@ func (p *report) handoff() {
 			p.f("| %s |\n", strings.Join(row, " | "))
 		}
 	}
-	p.f("| offshoot Task tool (fork-context) | not measured yet: the library has no Task tool yet |%s\n", strings.Repeat(" |", len(compare.HandoffEvents)))
 
 	p.f("\nThe hand-off itself, the difference of the two rows (time, bytes, allocations), and its ratio to eino's at the same N:\n\n")
 	p.f("| framework |")
@@ -131,28 +162,38 @@ func (p *report) handoff() {
 		}
 		p.f("| %s |\n", strings.Join(row, " | "))
 	}
-	first, last := compare.HandoffEvents[0], compare.HandoffEvents[len(compare.HandoffEvents)-1]
-	lo, ok1 := p.r.handoffCost(compare.Offshoot, first)
-	hi, ok2 := p.r.handoffCost(compare.Offshoot, last)
-	if ok1 && ok2 {
-		var costs []figure
-		for _, n := range compare.HandoffEvents {
-			if c, ok := p.r.handoffCost(compare.Offshoot, n); ok {
-				costs = append(costs, c)
-			}
-		}
-		mid := median(costs, func(f figure) float64 { return f.Ns })
-		lowest, highest := costs[0].Ns, costs[0].Ns
-		for _, c := range costs {
-			lowest, highest = min(lowest, c.Ns), max(highest, c.Ns)
-		}
-		p.f("\n**Targets** for offshoot: flat in N to %s — the hand-off at N = %s is %s the one at N = %s in time (≤ %.1f×: %s), %s in allocations; ",
-			fmtCount(float64(last)), fmtCount(float64(last)), fmtRatio(hi.Ns, lo.Ns), fmtCount(float64(first)), targetFlat,
-			verdict(hi.Ns/lo.Ns, targetFlat), fmtRatio(hi.Allocs, lo.Allocs))
-		p.f("the whole dispatch round trip ≤ %s: **%s** (the median over these N; from %s to %s) — %s.\n",
-			fmtNs(targetRoundTripNs), fmtNs(mid), fmtNs(lowest), fmtNs(highest), verdict(mid, targetRoundTripNs))
+	p.f("\n")
+	for _, front := range offshootFronts {
+		p.handoffTargets(front.fw, front.name)
 	}
-	p.f("\n![The hand-off's cost against N, log scales](bench-handoff.svg)\n\n")
+	p.f("![The hand-off's cost against N, log scales](bench-handoff.svg)\n\n")
+}
+
+// handoffTargets writes the hand-off targets of one of offshoot's front
+// ends, fw, called name.
+func (p *report) handoffTargets(fw, name string) {
+	first, last := compare.HandoffEvents[0], compare.HandoffEvents[len(compare.HandoffEvents)-1]
+	lo, ok1 := p.r.handoffCost(fw, first)
+	hi, ok2 := p.r.handoffCost(fw, last)
+	if !ok1 || !ok2 {
+		return
+	}
+	var costs []figure
+	for _, n := range compare.HandoffEvents {
+		if c, ok := p.r.handoffCost(fw, n); ok {
+			costs = append(costs, c)
+		}
+	}
+	mid := median(costs, func(f figure) float64 { return f.Ns })
+	lowest, highest := costs[0].Ns, costs[0].Ns
+	for _, c := range costs {
+		lowest, highest = min(lowest, c.Ns), max(highest, c.Ns)
+	}
+	p.f("**Targets** for %s (%s): flat in N to %s — the hand-off at N = %s is %s the one at N = %s in time (≤ %.1f×: %s), %s in allocations; ",
+		fw, name, fmtCount(float64(last)), fmtCount(float64(last)), fmtRatio(hi.Ns, lo.Ns), fmtCount(float64(first)), targetFlat,
+		verdict(hi.Ns/lo.Ns, targetFlat), fmtRatio(hi.Allocs, lo.Allocs))
+	p.f("the whole round trip ≤ %s: **%s** (the median over these N; from %s to %s) — %s.\n\n",
+		fmtNs(targetRoundTripNs), fmtNs(mid), fmtNs(lowest), fmtNs(highest), verdict(mid, targetRoundTripNs))
 }
 
 func (p *report) scale() {
@@ -171,9 +212,15 @@ func (p *report) scale() {
 		}
 		p.f("| %s | %s | %s | %s | %s |\n", fw, cell(ok, fmtCount(float64(children))), cell(ok, fmtBytes(kb*1024)), cell(ok, total), cell(ok, fmtRatio(kb, einoKB)))
 	}
-	if f, _, ok := p.r.scale(compare.Offshoot); ok {
-		mb := f.Extra[scaleMetricPerChild] * compare.ScaleTarget / 1024
-		p.f("\n**Target** ≤ %.0f MB added for %s children: offshoot adds **%.1f MB** — %s.\n", targetScaleMB, fmtCount(compare.ScaleTarget), mb, verdict(mb, targetScaleMB))
+	var got []string
+	for _, front := range offshootFronts {
+		if f, _, ok := p.r.scale(front.fw); ok {
+			mb := f.Extra[scaleMetricPerChild] * compare.ScaleTarget / 1024
+			got = append(got, fmt.Sprintf("%s adds **%.1f MB** — %s", front.fw, mb, verdict(mb, targetScaleMB)))
+		}
+	}
+	if len(got) > 0 {
+		p.f("\n**Target** ≤ %.0f MB added for %s children: %s.\n", targetScaleMB, fmtCount(compare.ScaleTarget), strings.Join(got, "; "))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,12 +14,14 @@ import (
 	"github.com/offshoot-dev/offshoot/bench/compare"
 )
 
-// fakeResults gives every case a figure: eino's loop costs 10 µs a turn,
-// offshoot's 2 µs; the hand-off costs eino 100 ns per event and offshoot a
-// flat 8 µs; offshoot's children 9 KB each, eino's 2 MB.
+// fakeResults gives every case a figure: eino's loop costs 10 µs a turn
+// (12 µs streaming), offshoot's 2 µs (2.4 µs streaming); the hand-off costs
+// eino 100 ns per event, offshoot a flat 8 µs and offshoot-task a flat 9
+// µs; offshoot's children 9 KB each, offshoot-task's 10 KB, eino's 2 MB.
 func fakeResults() results {
 	s := samples{}
-	perTurn := map[string]float64{compare.Offshoot: 2_000, compare.Eino: 10_000, compare.Genkit: 700_000, compare.LangChainGo: 70_000}
+	perTurn := map[string]float64{compare.Offshoot: 2_000, compare.OffshootStream: 2_400, compare.Eino: 10_000, compare.EinoStream: 12_000,
+		compare.Genkit: 700_000, compare.LangChainGo: 70_000}
 	for _, c := range compare.Cases() {
 		var f figure
 		switch c.Workload {
@@ -30,12 +33,14 @@ func fakeResults() results {
 				switch c.Framework {
 				case compare.Offshoot:
 					f.Ns, f.Bytes, f.Allocs = f.Ns+8_000, f.Bytes+14_336, f.Allocs+150
+				case compare.OffshootTask:
+					f.Ns, f.Bytes, f.Allocs = f.Ns+9_000, f.Bytes+15_360, f.Allocs+160
 				default:
 					f.Ns, f.Bytes, f.Allocs = f.Ns+100*float64(c.Size), f.Bytes+400*float64(c.Size), f.Allocs+2*float64(c.Size)
 				}
 			}
 		case compare.Scale:
-			kb := map[string]float64{compare.Offshoot: 9, compare.Eino: 2048, compare.Genkit: 12_000}[c.Framework]
+			kb := map[string]float64{compare.Offshoot: 9, compare.OffshootTask: 10, compare.Eino: 2048, compare.Genkit: 12_000}[c.Framework]
 			f = figure{Ns: 1e8, Extra: map[string]float64{scaleMetricPerChild: kb}}
 		}
 		// Three runs around the figure: the median is the figure.
@@ -77,15 +82,21 @@ func TestReportSaysWhatWasMeasuredAndAgainstWhichTarget(t *testing.T) {
 		"**Machine:** Test CPU, 2 cores, 24 GiB, linux/amd64, go1.26.8, GOMAXPROCS=2. **Date:** 2026-11-23. Medians of 3 runs",
 		"offshoot at commit abc1234; github.com/cloudwego/eino v0.7.36",
 		"| offshoot | 22.0 µs | 40.0 µs | 120 µs | 2.00 µs | 1,000 B | 30 | 0.20× | 1.00 |",
-		"offshoot is at **0.20×** (2.00 µs against 10.0 µs) — met",
-		"≤ 25 allocations per turn: **30.0** — missed by 20%",
-		"| offshoot | with the hand-off | 28.0 µs |",
+		"| offshoot-stream | 22.4 µs | 44.0 µs | 140 µs | 2.40 µs | 1,000 B | 30 | 0.20× | 1.00 |",
+		"| eino-stream | 32.0 µs | 140 µs | 620 µs | 12.0 µs | 1,000 B | 30 | 1.00× | 1.00 |",
+		"| genkit | 720 µs | 7.02 ms | 35.0 ms | 700 µs | 1,000 B | 30 | 70× | 1.00 |",
+		"streaming on, ≤ 0.25× eino per turn: offshoot-stream is at **0.20×** eino-stream (2.40 µs against 12.0 µs) — met (0.24× eino without streaming); ≤ 25 allocations per turn: **30.0** — missed by 20%.",
+		"Without streaming, offshoot is at **0.20×** eino (2.00 µs against 10.0 µs) — met; 30.0 allocations per turn — missed by 20%.",
+		"| offshoot | with the hand-off | 28.0 µs |", "| offshoot-task | parent only | 20.0 µs |",
 		"8.00 µs, 14.0 KB, 150 allocs (0.80×)", "(1/125×)", "| eino | 1.00 µs, 3.91 KB, 20 allocs |",
-		"the whole dispatch round trip ≤ 10.0 µs: **8.00 µs** (the median over these N; from 8.00 µs to 8.00 µs) — met",
-		"the hand-off at N = 100,000 is 1.00× the one at N = 10 in time (≤ 1.5×: met), 1.00× in allocations",
-		"Task tool (fork-context)",
+		"| offshoot-task | 9.00 µs, 15.0 KB, 160 allocs (9.00×) | 9.00 µs, 15.0 KB, 160 allocs (0.90×) |",
+		"**Targets** for offshoot (`dispatch_subagent`): flat in N to 100,000 — the hand-off at N = 100,000 is 1.00× the one at N = 10 in time (≤ 1.5×: met), 1.00× in allocations; " +
+			"the whole round trip ≤ 10.0 µs: **8.00 µs** (the median over these N; from 8.00 µs to 8.00 µs) — met",
+		"**Targets** for offshoot-task (the Task tool with fork-context): flat in N to 100,000 — the hand-off at N = 100,000 is 1.00× the one at N = 10 in time (≤ 1.5×: met), 1.00× in allocations; " +
+			"the whole round trip ≤ 10.0 µs: **9.00 µs** (the median over these N; from 9.00 µs to 9.00 µs) — met",
 		"| eino | 100 | 2.00 MB | 1.95 GB (scaled) | 1.00× |", "| offshoot | 1,000 | 9.00 KB | 8.79 MB | 1/228× |",
-		"offshoot adds **8.8 MB** — met",
+		"| offshoot-task | 1,000 | 10.0 KB | 9.77 MB | 1/205× |",
+		"offshoot adds **8.8 MB** — met; offshoot-task adds **9.8 MB** — met",
 		"bench-loop.svg", "bench-handoff.svg",
 	} {
 		assert.Contains(t, out, want)
@@ -108,11 +119,18 @@ func TestNegativeHandoffIsNoise(t *testing.T) {
 func TestChartsAreWritten(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, writeCharts(fakeResults(), dir))
-	for _, name := range []string{"bench-loop.svg", "bench-handoff.svg"} {
+	charts := map[string][]string{
+		"bench-loop.svg":    {compare.Offshoot, compare.OffshootStream, compare.Eino, compare.EinoStream, compare.Genkit, compare.LangChainGo},
+		"bench-handoff.svg": {compare.Offshoot, compare.OffshootTask, compare.Eino, compare.Genkit},
+	}
+	for _, fw := range append(slices.Clone(loopFrameworks), handoffFrameworks...) {
+		assert.NotNil(t, colors[fw], "a color for %s", fw)
+	}
+	for name, frameworks := range charts {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)
 		assert.True(t, strings.HasPrefix(string(data), "<?xml"), name)
-		for _, fw := range []string{compare.Offshoot, compare.Eino, compare.Genkit} {
+		for _, fw := range frameworks {
 			assert.Contains(t, string(data), fw, name)
 		}
 	}
@@ -121,7 +139,7 @@ func TestChartsAreWritten(t *testing.T) {
 func TestFormat(t *testing.T) {
 	tests := []struct{ got, want string }{
 		{fmtNs(812), "812 ns"}, {fmtNs(62_886), "62.9 µs"}, {fmtNs(2_694_131), "2.69 ms"}, {fmtNs(1.2e9), "1.20 s"},
-		{fmtNs(-3_500), "-3.50 µs"}, {fmtBytes(25_887), "25.3 KB"}, {fmtBytes(512), "512 B"}, {fmtBytes(0), "0 B"}, {fmtRatio(1, 1282), "1/1,282×"},
+		{fmtNs(-3_500), "-3.50 µs"}, {fmtNs(9_996), "10.0 µs"}, {fmtNs(99_960), "100 µs"}, {fmtBytes(9.996 * 1024), "10.0 KB"}, {sig3(9.994), "9.99"}, {fmtBytes(25_887), "25.3 KB"}, {fmtBytes(512), "512 B"}, {fmtBytes(0), "0 B"}, {fmtRatio(1, 1282), "1/1,282×"},
 		{fmtCount(1237.4), "1,237"}, {fmtCount(-100_763), "-100,763"}, {fmtCount(0), "0"},
 		{fmtRatio(27, 100), "0.27×"}, {fmtRatio(3500, 100), "35×"}, {fmtRatio(1, 0), "—"},
 		{verdict(0.27, 0.25), "missed by 8%"}, {verdict(9, 30), "met"},
