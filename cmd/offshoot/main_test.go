@@ -19,10 +19,12 @@ import (
 // the tests and then checks that none left a goroutine behind.
 func TestMain(m *testing.M) {
 	testscript.Main(leakChecked{m}, map[string]func(){
-		"offshoot":      func() { os.Exit(runMain()) },
-		"fake-editor":   fakeEditor,
-		"mcp-notes":     mcpNotes,
-		"make-snapshot": makeSnapshot,
+		"offshoot":         func() { os.Exit(runMain()) },
+		"fake-editor":      fakeEditor,
+		"mcp-notes":        mcpNotes,
+		"make-snapshot":    makeSnapshot,
+		"make-transcripts": makeTranscripts,
+		"backdate":         backdate,
 	})
 }
 
