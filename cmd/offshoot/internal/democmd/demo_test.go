@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,4 +154,47 @@ func TestDemoInterrupted(t *testing.T) {
 	assert.Equal(t, cli.ExitFailed, ee.Code)
 	assert.Contains(t, err.Error(), "the demo was interrupted")
 	assert.NotContains(t, out, "Checks:")
+}
+
+// cancelOn is a writer that cancels a context once what was written
+// contains a mark.
+type cancelOn struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	mark   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, err := c.buf.Write(p)
+	if strings.Contains(c.buf.String(), c.mark) {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestDemoInterruptedWhileSubagentsRun cancels the run once a subagent has
+// started: the subagents stop with it, and no goroutine is left behind
+// (TestMain checks).
+func TestDemoInterruptedWhileSubagentsRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOn{mark: " started · agents/reviewer", cancel: cancel}
+	done := make(chan error, 1)
+	go func() { done <- demo{out: out, delay: 20 * time.Millisecond}.run(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the demo did not stop after the interrupt")
+	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the demo was interrupted")
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	assert.Contains(t, out.buf.String(), " started · agents/reviewer")
+	assert.Contains(t, out.buf.String(), "context canceled")
+	assert.NotContains(t, out.buf.String(), "Checks:")
 }
