@@ -1,8 +1,11 @@
 // Command offshoot is the command-line face of the offshoot library:
-// manage the agent definitions a main agent delegates to, and read saved
+// watch it work, manage the agent definitions a main agent delegates to,
+// and read what runs leave behind — subagents' transcripts and saved
 // session snapshots.
 //
+//	offshoot demo
 //	offshoot agents list | show NAME | new NAME | edit NAME | rm NAME | validate
+//	offshoot transcripts list | show ID | prune --older-than AGE
 //	offshoot snapshot show FILE | diff A B
 //
 // Every command takes --project DIR (default: the working directory) and

@@ -19,10 +19,12 @@ import (
 // the tests and then checks that none left a goroutine behind.
 func TestMain(m *testing.M) {
 	testscript.Main(leakChecked{m}, map[string]func(){
-		"offshoot":      func() { os.Exit(runMain()) },
-		"fake-editor":   fakeEditor,
-		"mcp-notes":     mcpNotes,
-		"make-snapshot": makeSnapshot,
+		"offshoot":         func() { os.Exit(runMain()) },
+		"fake-editor":      fakeEditor,
+		"mcp-notes":        mcpNotes,
+		"make-snapshot":    makeSnapshot,
+		"make-transcripts": makeTranscripts,
+		"backdate":         backdate,
 	})
 }
 
@@ -65,6 +67,7 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": exits,
+			"sleep": sleep,
 		},
 	})
 }
@@ -97,4 +100,17 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d; its stderr:\n%s", strings.Join(args[1:], " "), got, want, ts.ReadFile("stderr"))
 	}
+}
+
+// sleep pauses the script: "sleep DURATION", a Go duration of at most a
+// minute.
+func sleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil || d < 0 || d > time.Minute {
+		ts.Fatalf("sleep: %q is not a duration of at most a minute", args[0])
+	}
+	time.Sleep(d)
 }

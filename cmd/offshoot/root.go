@@ -9,7 +9,9 @@ import (
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/agentscmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/democmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/snapshotcmd"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/transcriptscmd"
 )
 
 // Run runs offshoot with args in env and returns the exit code. Errors are
@@ -40,8 +42,12 @@ func newRoot(env *cli.Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "offshoot",
 		Short: "Agents on immutable sessions, with subagents forked from a snapshot",
-		Long: `offshoot manages the agent definitions a main agent delegates to and reads the
-session snapshots runs save.
+		Long: `offshoot shows the library at work (demo), manages the agent definitions a
+main agent delegates to, and reads what runs leave behind: the transcripts of
+their subagents and the session snapshots they save.
+
+Start with 'offshoot demo': a planner dispatching plan-step subagents,
+offline, checked for snapshot parity and isolation.
 
 Exit codes: 0 success, 1 the operation failed, 2 a usage or configuration
 error.`,
@@ -60,6 +66,6 @@ error.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return cli.Usagef("%v; see '%s --help'", err, cmd.CommandPath())
 	})
-	root.AddCommand(agentscmd.Command(env), snapshotcmd.Command(env))
+	root.AddCommand(democmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env))
 	return root
 }

@@ -1,0 +1,21 @@
+package cli
+
+import "os"
+
+// StdoutIsTerminal reports whether standard output is a terminal (a
+// character device), where progress can be shown as it happens.
+func (e *Env) StdoutIsTerminal() bool {
+	f, ok := e.Stdout.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// UseColor reports whether a command may print colours: on a terminal
+// only, unless --no-color was given (noColor), the NO_COLOR variable is set
+// (https://no-color.org) or TERM is "dumb".
+func (e *Env) UseColor(noColor bool) bool {
+	return !noColor && e.Getenv("NO_COLOR") == "" && e.Getenv("TERM") != "dumb" && e.StdoutIsTerminal()
+}

@@ -1,0 +1,14 @@
+package cli
+
+import "path/filepath"
+
+// TranscriptsPath is where, under the project directory, offshoot keeps
+// the transcripts of the subagents its runs delegate to (see
+// subagent.WithTranscripts), and where the transcripts command reads them.
+const TranscriptsPath = ".offshoot/transcripts"
+
+// TranscriptsDir returns the project's transcripts directory: the
+// directory to give subagent.WithTranscripts and subagent.Transcripts.
+func (e *Env) TranscriptsDir() string {
+	return filepath.Join(e.ProjectDir, filepath.FromSlash(TranscriptsPath))
+}

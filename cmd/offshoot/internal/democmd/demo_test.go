@@ -1,0 +1,200 @@
+package democmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// runDemo runs d into a buffer under a watchdog.
+func runDemo(t *testing.T, ctx context.Context, d demo) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	d.out = &out
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- d.run(ctx) }()
+	select {
+	case err := <-done:
+		return out.String(), err
+	case <-time.After(30 * time.Second):
+		cancel()
+		<-done
+		t.Fatal("the demo did not finish in 30s")
+		return "", nil
+	}
+}
+
+func TestDemo(t *testing.T) {
+	out, err := runDemo(t, context.Background(), demo{})
+	require.NoError(t, err)
+	for _, want := range []string{
+		"▸ prompt demo/planner rendered · 37 lines, ",
+		"  ✎ The billing module has two files; I will review each one as a step of a plan.\n",
+		"▸ model turn 2 (scripted) · calls dispatch_subagent, dispatch_subagent · ",
+		"  ⇠ artifact notes/invoice.md copied back · 119 bytes\n",
+		"  ⇠ artifact notes/tax.md copied back · 112 bytes\n",
+		"  ⚑ plan step S002 marked done\n",
+		"  S001 Review billing/invoice.py [done]\n",
+		"\nparity: ok — each of the 2 subagents (agent-1, agent-2) started with exactly the parent's state: all 7 slices shared with the parent's snapshot, none copied\n",
+		"\nisolation: ok — the parent's state did not change while its 2 subagents ran (compared deeply); afterwards it gained only the 2 files they wrote, copied back: notes/invoice.md, notes/tax.md\n",
+	} {
+		assert.Contains(t, out, want)
+	}
+	assert.Equal(t, 2, strings.Count(out, " started · agents/reviewer · forked from s1\n"))
+	assert.Equal(t, 2, strings.Count(out, " finished in "))
+	assert.NotContains(t, out, "FAILED")
+	assert.NotContains(t, out, "\x1b[", "no colour unless asked")
+}
+
+func TestDemoColor(t *testing.T) {
+	out, err := runDemo(t, context.Background(), demo{color: true})
+	require.NoError(t, err)
+	assert.Contains(t, out, "\x1b[32m✓\x1b[0m")
+}
+
+func TestDemoJSON(t *testing.T) {
+	out, err := runDemo(t, context.Background(), demo{json: true})
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	types := map[string]int{}
+	var checks []result
+	for _, l := range lines {
+		var v map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &v), "every line is JSON: %s", l)
+		if typ, ok := v["type"].(string); ok {
+			types[typ]++
+			continue
+		}
+		var r result
+		require.NoError(t, json.Unmarshal([]byte(l), &r))
+		checks = append(checks, r)
+	}
+	assert.Equal(t, 2, types["subagent.Started"])
+	assert.Equal(t, 2, types["subagent.Finished"])
+	assert.Positive(t, types["runner.Delta"])
+	assert.Equal(t, 4, types["vfs.FileWritten"], "the children's notes, and the same copied back")
+	require.Len(t, checks, 2)
+	assert.Equal(t, "parity", checks[0].Check)
+	assert.Equal(t, "isolation", checks[1].Check)
+	assert.True(t, checks[0].OK && checks[1].OK)
+}
+
+func TestDemoChecksFail(t *testing.T) {
+	tests := []struct {
+		name string
+		demo demo
+		want []string
+	}{{
+		name: "a child that does not start from the parent's state",
+		demo: demo{tamper: func(child *session.Session) error {
+			return child.Dispatch(context.Background(), vfs.FileWritten{Path: "planted.md", Content: "not the parent's", Version: 1})
+		}},
+		want: []string{
+			"\nparity: FAILED — 2 of 2 subagents did not start from the parent's snapshot\n",
+			"did not start with the parent's state; 6 of 7 slices shared (- parent's snapshot, + child):",
+			`"path":"planted.md"`,
+		},
+	}, {
+		name: "a parent that changes while its children run",
+		demo: demo{tamperParent: func(parent *session.Session) {
+			_, err := bus.Subscribe(parent.Bus(), "tamper", func(ctx context.Context, _ bus.Envelope, e subagent.Started) error {
+				return parent.Dispatch(ctx, vfs.FileWritten{Path: "planted-" + e.AgentID + ".md", Content: "written into the parent", Version: 1})
+			})
+			require.NoError(t, err)
+		}},
+		want: []string{
+			"\nparity: ok — ",
+			"\nisolation: FAILED — the parent's state was touched by its subagents (3 problems)\n",
+			"the parent changed while agent-",
+			"planted-agent-",
+			"afterwards the parent's files are not its own plus the files the subagents wrote:\n",
+			"      unexpected: planted-agent-1.md\n",
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := runDemo(t, context.Background(), tt.demo)
+			require.Error(t, err)
+			var ee *cli.ExitError
+			require.ErrorAs(t, err, &ee)
+			assert.Equal(t, cli.ExitFailed, ee.Code)
+			assert.Contains(t, err.Error(), "1 check of 2 failed (what differed is above)")
+			for _, want := range tt.want {
+				assert.Contains(t, out, want)
+			}
+		})
+	}
+}
+
+func TestDemoInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out, err := runDemo(t, ctx, demo{})
+	require.Error(t, err)
+	var ee *cli.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, cli.ExitFailed, ee.Code)
+	assert.Contains(t, err.Error(), "the demo was interrupted")
+	assert.NotContains(t, out, "Checks:")
+}
+
+// cancelOn is a writer that cancels a context once what was written
+// contains a mark.
+type cancelOn struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	mark   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, err := c.buf.Write(p)
+	if strings.Contains(c.buf.String(), c.mark) {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestDemoInterruptedWhileSubagentsRun cancels the run once a subagent has
+// started: the subagents stop with it, and no goroutine is left behind
+// (TestMain checks).
+func TestDemoInterruptedWhileSubagentsRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOn{mark: " started · agents/reviewer", cancel: cancel}
+	done := make(chan error, 1)
+	go func() { done <- demo{out: out, delay: 20 * time.Millisecond}.run(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the demo did not stop after the interrupt")
+	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the demo was interrupted")
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	assert.Contains(t, out.buf.String(), " started · agents/reviewer")
+	assert.Contains(t, out.buf.String(), "context canceled")
+	assert.NotContains(t, out.buf.String(), "Checks:")
+}

@@ -1,0 +1,52 @@
+package progress
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/bus"
+)
+
+// Line is one event as JSON prints it.
+type Line struct {
+	// Seq is the envelope's number on the bus, increasing.
+	Seq  uint64    `json:"seq"`
+	Time time.Time `json:"time"`
+	// SessionID is the session the event was dispatched to; empty for an
+	// event told to observers only, such as a piece of streamed text
+	// (whose own session_id says whose it is) or a subagent's start.
+	SessionID string `json:"session_id,omitempty"`
+	// Type names the event's Go type, such as "runner.ToolInvoked".
+	Type string `json:"type"`
+	// Event is the event itself; Error says why it could not be encoded.
+	Event json.RawMessage `json:"event,omitempty"`
+	Error string          `json:"error,omitempty"`
+}
+
+// JSON writes every event of b to w as a JSON line (a Line) until stop is
+// called.
+func JSON(b *bus.Bus, w io.Writer) (stop func()) {
+	var mu sync.Mutex
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return b.SubscribeAll("offshoot.progress.json", func(_ context.Context, env bus.Envelope) error {
+		l := Line{Seq: env.Seq, Time: env.Time, SessionID: env.SessionID, Type: strings.TrimPrefix(fmt.Sprintf("%T", env.Payload), "*")}
+		var event bytes.Buffer
+		payload := json.NewEncoder(&event)
+		payload.SetEscapeHTML(false)
+		if err := payload.Encode(env.Payload); err != nil {
+			l.Error = "cannot encode the event: " + err.Error()
+		} else {
+			l.Event = bytes.TrimSuffix(event.Bytes(), []byte("\n"))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return enc.Encode(l)
+	})
+}

@@ -1,0 +1,340 @@
+// Package progress shows what happens on a bus while agents run, as it
+// happens: Tree prints a readable tree for a person — prompts rendered,
+// model turns with their streamed text, tool calls, subagents started and
+// finished, artifacts arriving in the parent — and JSON prints every event
+// as a JSON line for a program. Both read the bus's events only, so they
+// show any run: the demo's, or a user's own.
+package progress
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/planning"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// Options says how Tree prints.
+type Options struct {
+	// Color writes ANSI colours: for a terminal only.
+	Color bool
+}
+
+// Tree prints the events of b to w as a tree until stop is called. The
+// main agent's lines start at the margin and its text streams piece by
+// piece; each subagent's lines are indented by its depth and name it,
+// since siblings run in parallel, and its text is printed a whole line at
+// a time so that siblings' lines never mix. Text a model wrote is printed
+// with its control characters replaced. stop ends the tree, finishing a
+// line left open.
+func Tree(b *bus.Bus, w io.Writer, opts Options) (stop func()) {
+	t := &tree{
+		w: w, paint: painter(opts.Color),
+		agents: map[string]child{}, text: map[string]*strings.Builder{},
+		calls: map[string][]string{}, turns: map[string]int{}, arriving: map[string]map[string]bool{},
+	}
+	unsubscribe := b.SubscribeAll("offshoot.progress.tree", t.observe)
+	return func() {
+		unsubscribe()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.closeLine()
+	}
+}
+
+// child is a subagent the tree has seen start.
+type child struct {
+	id    string
+	depth int
+}
+
+type tree struct {
+	w     io.Writer
+	paint func(style, string) string
+
+	mu     sync.Mutex
+	agents map[string]child            // child session id -> the subagent
+	text   map[string]*strings.Builder // child session id -> text not printed yet
+	open   bool                        // the main agent's streamed line is open
+	calls  map[string][]string         // session id -> the tools its model's last answer calls
+	turns  map[string]int              // child session id -> model calls
+	// arriving holds, per session, the files a dispatch just recorded
+	// there copies back from its child.
+	arriving map[string]map[string]bool
+}
+
+func (t *tree) observe(_ context.Context, env bus.Envelope) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch e := env.Payload.(type) {
+	case runner.Delta:
+		t.delta(e)
+	case runner.PromptRendered:
+		t.head(env.SessionID, "prompt %s rendered · %s · %s", t.paint(bold, cli.Printable(e.NS+"/"+e.Key)),
+			textSize(e.Text), count(len(e.Tools), "tool"))
+	case runner.ConversationMessage:
+		// An answer is recorded just before its ModelCalled.
+		if e.Role == model.RoleAssistant {
+			var names []string
+			for _, c := range e.ToolCalls {
+				names = append(names, cli.Printable(c.Name))
+			}
+			t.calls[env.SessionID] = names
+		}
+	case runner.ModelCalled:
+		delete(t.arriving, env.SessionID)
+		t.modelCalled(env.SessionID, e)
+	case runner.ToolInvoked:
+		t.toolInvoked(env.SessionID, e)
+	case vfs.FileWritten:
+		if t.arriving[env.SessionID][e.Path] {
+			t.sub(env.SessionID, "%s %s copied back · %s", t.paint(cyan, "⇠ artifact"), cli.Printable(e.Path), size(len(e.Content)))
+		}
+	case planning.StepMarked:
+		if t.arriving[env.SessionID] != nil {
+			t.sub(env.SessionID, "%s step %s marked %s", t.paint(cyan, "⚑ plan"), cli.Printable(e.StepID), e.Status)
+		}
+	case runner.PromptExecuted:
+		delete(t.arriving, env.SessionID)
+		if _, isChild := t.agents[env.SessionID]; !isChild {
+			t.head(env.SessionID, "done · %s, %s · %s · %s", count(e.Turns, "model turn"), count(e.ToolCalls, "tool call"),
+				count(e.Usage.TotalTokens, "token"), duration(e.Duration))
+		}
+	case subagent.Started:
+		t.started(e)
+	case subagent.Finished:
+		t.finished(e)
+	case subagent.TaskNotification:
+		t.closeLine()
+		fmt.Fprintf(t.w, "%s background task %s %s · %s · %s\n", t.paint(bold, "▸"), cli.Printable(e.TaskID), e.Status,
+			count(e.Usage.Total.TotalTokens, "token"), duration(e.Duration))
+	}
+	return nil
+}
+
+func (t *tree) delta(e runner.Delta) {
+	if e.Text == "" {
+		return
+	}
+	if _, isChild := t.agents[e.SessionID]; isChild {
+		b := t.text[e.SessionID]
+		if b == nil {
+			b = &strings.Builder{}
+			t.text[e.SessionID] = b
+		}
+		b.WriteString(e.Text)
+		if strings.Contains(e.Text, "\n") {
+			t.flush(e.SessionID, false)
+		}
+		return
+	}
+	// The main agent's text streams as it comes.
+	for i, piece := range strings.Split(cli.Printable(e.Text), "\n") {
+		if i > 0 {
+			t.closeLine()
+		}
+		if !t.open {
+			piece = strings.TrimLeft(piece, " \t")
+		}
+		if piece == "" {
+			continue
+		}
+		if !t.open {
+			fmt.Fprint(t.w, "  "+t.paint(dim, "✎")+" ")
+			t.open = true
+		}
+		fmt.Fprint(t.w, piece)
+	}
+}
+
+func (t *tree) modelCalled(session string, e runner.ModelCalled) {
+	t.flush(session, true)
+	if _, isChild := t.agents[session]; !isChild {
+		t.closeLine()
+	} else {
+		t.turns[session]++
+	}
+	name := ""
+	if e.Model != "" {
+		name = " (" + cli.Printable(e.Model) + ")"
+	}
+	if e.Error != "" {
+		t.head(session, "model turn %d%s %s: %s", e.Turn, name, t.paint(red, "failed"), clip(firstLine(cli.Printable(e.Error)), 120))
+		return
+	}
+	next := "answers"
+	if calls := t.calls[session]; len(calls) > 0 {
+		next = "calls " + strings.Join(calls, ", ")
+	}
+	delete(t.calls, session)
+	t.head(session, "model turn %d%s · %s · %s · %s", e.Turn, name, next, t.paint(dim, count(e.Usage.TotalTokens, "token")), t.paint(dim, duration(e.Duration)))
+}
+
+func (t *tree) toolInvoked(session string, e runner.ToolInvoked) {
+	delete(t.arriving, session)
+	mark := t.paint(green, "✓")
+	if !e.Success {
+		mark = t.paint(red, "✗")
+	}
+	t.sub(session, "%s %s %s → %s", mark, t.paint(bold, cli.Printable(e.Name)), clip(cli.Printable(string(e.Arguments)), 60),
+		clip(firstLine(cli.Printable(e.Result)), 70))
+	if e.Name != promptsubagent.ToolName || !e.Success {
+		return
+	}
+	var res promptsubagent.DispatchSubagentResult
+	if json.Unmarshal(e.Value, &res) != nil {
+		return
+	}
+	files := map[string]bool{}
+	for _, a := range res.Artifacts {
+		files[a] = true
+	}
+	t.arriving[session] = files
+}
+
+func (t *tree) started(e subagent.Started) {
+	t.closeLine()
+	depth := max(e.Depth, 1)
+	if parent, ok := t.agents[e.ParentID]; ok {
+		depth = parent.depth + 1
+	}
+	t.agents[e.SessionID] = child{id: cli.Printable(e.AgentID), depth: depth}
+	from := "fresh"
+	if e.Mode == "forked" {
+		from = "forked from " + cli.Printable(e.ParentID)
+	}
+	fmt.Fprintf(t.w, "%s%s %s started · %s · %s\n", indent(depth), t.paint(cyan, "┌"), t.paint(cyan, cli.Printable(e.AgentID)),
+		cli.Printable(e.Name), from)
+}
+
+func (t *tree) finished(e subagent.Finished) {
+	c, ok := t.agents[e.SessionID]
+	if !ok {
+		return
+	}
+	t.flush(e.SessionID, true)
+	status := "finished"
+	if e.Error != "" {
+		status = t.paint(red, "failed") + ": " + clip(firstLine(cli.Printable(e.Error)), 100)
+	}
+	fmt.Fprintf(t.w, "%s%s %s %s in %s · %s, %s · %s\n", indent(c.depth), t.paint(cyan, "└"), t.paint(cyan, c.id), status,
+		duration(e.Duration), count(t.turns[e.SessionID], "model turn"), count(e.ToolCalls, "tool call"), count(e.Usage.TotalTokens, "token"))
+	delete(t.agents, e.SessionID)
+	delete(t.text, e.SessionID)
+	delete(t.turns, e.SessionID)
+	delete(t.calls, e.SessionID)
+	delete(t.arriving, e.SessionID)
+}
+
+// head prints a line that opens a step of session's: a prompt, a model
+// turn, the end.
+func (t *tree) head(session, format string, args ...any) {
+	t.closeLine()
+	if c, ok := t.agents[session]; ok {
+		fmt.Fprintf(t.w, "%s%s %s "+format+"\n", append([]any{indent(c.depth), t.paint(cyan, "│"), t.paint(cyan, c.id)}, args...)...)
+		return
+	}
+	fmt.Fprintf(t.w, "%s "+format+"\n", append([]any{t.paint(bold, "▸")}, args...)...)
+}
+
+// sub prints a line within a step of session's: a tool call, a line of
+// text, an artifact.
+func (t *tree) sub(session, format string, args ...any) {
+	t.closeLine()
+	if c, ok := t.agents[session]; ok {
+		fmt.Fprintf(t.w, "%s%s %s   "+format+"\n", append([]any{indent(c.depth), t.paint(cyan, "│"), t.paint(cyan, c.id)}, args...)...)
+		return
+	}
+	fmt.Fprintf(t.w, "  "+format+"\n", args...)
+}
+
+// flush prints the text a subagent's model streamed since the last flush,
+// one line per line it wrote; all of it when whole, else its complete
+// lines only.
+func (t *tree) flush(session string, whole bool) {
+	b := t.text[session]
+	if b == nil || b.Len() == 0 {
+		return
+	}
+	s := b.String()
+	rest := ""
+	if !whole {
+		i := strings.LastIndexByte(s, '\n')
+		s, rest = s[:i], s[i+1:]
+	}
+	b.Reset()
+	b.WriteString(rest)
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if strings.TrimSpace(l) != "" {
+			t.sub(session, "%s %s", t.paint(dim, "✎"), cli.Printable(l))
+		}
+	}
+}
+
+// closeLine ends the main agent's streamed line, if one is open.
+func (t *tree) closeLine() {
+	if t.open {
+		fmt.Fprintln(t.w)
+		t.open = false
+	}
+}
+
+func indent(depth int) string { return strings.Repeat("  ", depth) }
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+// clip shortens s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func textSize(s string) string {
+	return fmt.Sprintf("%s, %s", count(strings.Count(s, "\n")+1, "line"), size(len(s)))
+}
+
+func size(n int) string {
+	if n < 1024 {
+		return count(n, "byte")
+	}
+	return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+}
+
+// duration prints d rounded to what a person reads: 0.4ms, 12ms, 1.2s.
+func duration(d time.Duration) string {
+	switch {
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	default:
+		return d.Round(100 * time.Millisecond).String()
+	}
+}

@@ -1,0 +1,190 @@
+package progress
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/planning"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// ev is an event told to observers, as if session had recorded it.
+type ev struct {
+	session string
+	payload any
+}
+
+func tell(t *testing.T, b *bus.Bus, events ...ev) {
+	t.Helper()
+	for _, e := range events {
+		res := b.Notify(context.Background(), bus.Envelope{SessionID: e.session, Payload: e.payload})
+		require.NoError(t, res.Err())
+	}
+}
+
+func text(session string, s string) ev {
+	return ev{payload: runner.Delta{SessionID: session, Turn: 1, Delta: model.Delta{Text: s}}}
+}
+
+func TestTree(t *testing.T) {
+	started := func(agent, session, parent string, depth int) ev {
+		return ev{payload: subagent.Started{AgentID: agent, Name: "agents/reviewer", SessionID: session, ParentID: parent, Depth: depth, Mode: "forked"}}
+	}
+	tests := []struct {
+		name   string
+		events []ev
+		want   string
+	}{{
+		name: "the main agent: prompt, streamed text, a turn, tool calls, the end",
+		events: []ev{
+			{"s1", runner.PromptRendered{NS: "demo", Key: "planner", Text: "## 1. Planner\n\nPlan.", Tools: []string{"ls", "read_file"}}},
+			text("s1", "Let me"), text("s1", " look."), text("s1", "\nThen"), text("s1", " plan.\n"),
+			{"s1", runner.ConversationMessage{Message: model.AssistantMessage("", model.ToolCall{Name: "ls"}, model.ToolCall{Name: "read_file"})}},
+			{"s1", runner.ModelCalled{Turn: 1, Model: "main", Usage: model.Usage{TotalTokens: 42}, Duration: 1500 * time.Millisecond}},
+			{"s1", runner.ToolInvoked{Name: "ls", Arguments: json.RawMessage(`{}`), Result: "2 entries\na\nb", Success: true}},
+			{"s1", runner.ToolInvoked{Name: "read_file", Arguments: json.RawMessage(`{"file_path":"x"}`), Result: "no such file", Success: false}},
+			{"s1", runner.ModelCalled{Turn: 2, Model: "main", Usage: model.Usage{TotalTokens: 1}, Duration: 250 * time.Microsecond}},
+			{"s1", runner.PromptExecuted{Turns: 2, ToolCalls: 2, Usage: model.Usage{TotalTokens: 43}, Duration: 2 * time.Second}},
+		},
+		want: `▸ prompt demo/planner rendered · 3 lines, 20 bytes · 2 tools
+  ✎ Let me look.
+  ✎ Then plan.
+▸ model turn 1 (main) · calls ls, read_file · 42 tokens · 1.5s
+  ✓ ls {} → 2 entries …
+  ✗ read_file {"file_path":"x"} → no such file
+▸ model turn 2 (main) · answers · 1 token · 0.2ms
+▸ done · 2 model turns, 2 tool calls · 43 tokens · 2s
+`,
+	}, {
+		name: "subagents: their own lines, text a line at a time, nested deeper, finished or failed",
+		events: []ev{
+			started("a1", "c1", "s1", 1),
+			started("a2", "c2", "s1", 1),
+			text("c1", "half a"), text("c2", "other\nline"), text("c1", " line\n"),
+			{"c1", runner.ModelCalled{Turn: 1, Duration: 20 * time.Millisecond}},
+			started("a3", "c3", "c1", 2),
+			{"c3", runner.ToolInvoked{Name: "grep", Arguments: json.RawMessage(`{}`), Result: "none", Success: true}},
+			{payload: subagent.Finished{AgentID: "a3", SessionID: "c3", Duration: 3 * time.Millisecond, ToolCalls: 1, Usage: model.Usage{TotalTokens: 9}}},
+			{"c2", runner.PromptExecuted{Turns: 1}},
+			{payload: subagent.Finished{AgentID: "a2", SessionID: "c2", Duration: 12 * time.Second, Error: "Subagent task timed out after 600000ms\nmore"}},
+			{payload: subagent.Finished{AgentID: "a1", SessionID: "c1", Duration: time.Millisecond, Usage: model.Usage{TotalTokens: 100}}},
+		},
+		want: `  ┌ a1 started · agents/reviewer · forked from s1
+  ┌ a2 started · agents/reviewer · forked from s1
+  │ a2   ✎ other
+  │ a1   ✎ half a line
+  │ a1 model turn 1 · answers · 0 tokens · 20ms
+    ┌ a3 started · agents/reviewer · forked from c1
+    │ a3   ✓ grep {} → none
+    └ a3 finished in 3.0ms · 0 model turns, 1 tool call · 9 tokens
+  │ a2   ✎ line
+  └ a2 failed: Subagent task timed out after 600000ms … in 12s · 0 model turns, 0 tool calls · 0 tokens
+  └ a1 finished in 1.0ms · 1 model turn, 0 tool calls · 100 tokens
+`,
+	}, {
+		name: "artifacts and plan marks after a dispatch, not after the agent's own writes",
+		events: []ev{
+			{"s1", runner.ToolInvoked{Name: "write_file", Arguments: json.RawMessage(`{}`), Result: "created", Success: true}},
+			{"s1", vfs.FileWritten{Path: "own.md", Content: "mine"}},
+			{"s1", runner.ToolInvoked{Name: "dispatch_subagent", Arguments: json.RawMessage(`{}`), Result: "done", Success: true,
+				Value: json.RawMessage(`{"artifacts":["notes/a.md"]}`)}},
+			{"s1", vfs.FileWritten{Path: "notes/a.md", Content: strings.Repeat("x", 2048)}},
+			{"s1", planning.StepMarked{StepID: "S001", Status: planning.StepDone}},
+			{"s1", runner.ModelCalled{Turn: 3}},
+			{"s1", planning.StepMarked{StepID: "S002", Status: planning.StepDone}},
+		},
+		want: `  ✓ write_file {} → created
+  ✓ dispatch_subagent {} → done
+  ⇠ artifact notes/a.md copied back · 2.0 KiB
+  ⚑ plan step S001 marked done
+▸ model turn 3 · answers · 0 tokens · 0.0ms
+`,
+	}, {
+		name: "a line streamed by the main agent is closed before another line; text cannot act on the terminal",
+		events: []ev{
+			text("s1", "Working \x1b[2Jon it"),
+			{payload: subagent.TaskNotification{TaskID: "t1", Status: subagent.TaskStatusCompleted, Duration: time.Second}},
+			text("s1", " still"),
+			{"s1", runner.ModelCalled{Turn: 1, Error: "model: rate limited\nretry later"}},
+		},
+		want: "  ✎ Working \uFFFD[2Jon it\n▸ background task t1 completed · 0 tokens · 1s\n  ✎ still\n▸ model turn 1 failed: model: rate limited …\n",
+	}, {
+		name:   "stop ends a line left open",
+		events: []ev{text("s1", "cut short")},
+		want:   "  ✎ cut short\n",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := bus.New()
+			var out bytes.Buffer
+			stop := Tree(b, &out, Options{})
+			tell(t, b, tt.events...)
+			stop()
+			tell(t, b, text("s1", "after stop"))
+			assert.Equal(t, tt.want, out.String())
+		})
+	}
+}
+
+func TestTreeColor(t *testing.T) {
+	b := bus.New()
+	var out bytes.Buffer
+	stop := Tree(b, &out, Options{Color: true})
+	tell(t, b, ev{"s1", runner.ToolInvoked{Name: "ls", Success: true}}, ev{"s1", runner.ToolInvoked{Name: "rm"}})
+	stop()
+	assert.Contains(t, out.String(), "\x1b[32m✓\x1b[0m \x1b[1mls\x1b[0m")
+	assert.Contains(t, out.String(), "\x1b[31m✗\x1b[0m")
+}
+
+// TestTreeParallel publishes the lines of many subagents at once: every
+// line printed is whole.
+func TestTreeParallel(t *testing.T) {
+	b := bus.New()
+	var out bytes.Buffer
+	stop := Tree(b, &out, Options{})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := string(rune('a' + i))
+			tell(t, b, ev{payload: subagent.Started{AgentID: id, SessionID: id, ParentID: "s1", Depth: 1, Mode: "fresh"}})
+			for range 20 {
+				tell(t, b, text(id, "one "), text(id, "line\n"))
+			}
+			tell(t, b, ev{payload: subagent.Finished{AgentID: id, SessionID: id}})
+		}()
+	}
+	wg.Wait()
+	stop()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	assert.Len(t, lines, 8*22)
+	for _, l := range lines {
+		assert.Regexp(t, `^  (┌ [a-h] started · {2}· fresh|│ [a-h] {3}✎ one line|└ [a-h] finished in 0\.0ms · 0 model turns, 0 tool calls · 0 tokens)$`, l)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	tests := map[time.Duration]string{
+		0:                        "0.0ms",
+		420 * time.Microsecond:   "0.4ms",
+		12345 * time.Microsecond: "12ms",
+		1234 * time.Millisecond:  "1.2s",
+		90 * time.Second:         "1m30s",
+	}
+	for d, want := range tests {
+		assert.Equal(t, want, duration(d), d.String())
+	}
+}

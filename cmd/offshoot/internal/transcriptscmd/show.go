@@ -1,0 +1,215 @@
+package transcriptscmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/subagent"
+)
+
+// What show prints of a tool result, of a tool call's arguments, without
+// --full.
+const (
+	resultLines = 6
+	resultChars = 600
+	argsChars   = 200
+)
+
+func showCommand(f *folder) *cobra.Command {
+	var full bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a subagent's record and its conversation",
+		Long: `show prints the record of the subagent with the given id — its type, model,
+mode, status, times and usage — then its conversation: the task it was given,
+each answer with the tools it called, and each tool's result, cut to a few
+lines unless --full is given. A unique start of an id is enough.`,
+		Args: cli.Args("ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t, err := f.open(cmd)
+			if err != nil {
+				return err
+			}
+			tr, err := read(t, args[0])
+			if errors.Is(err, subagent.ErrTaskNotFound) {
+				return cli.Failf("no subagent %q left a transcript in %s; see the ids with %s", cli.Printable(args[0]), f.show(t), f.listHint(cmd))
+			}
+			if err != nil {
+				return cli.Failf("%v", err)
+			}
+			record(f.env, tr)
+			conversation(f.env.Stdout, tr.Messages, full)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&full, "full", false, "print tool results and arguments whole")
+	return cmd
+}
+
+// read reads the transcript of the agent id, or of the one agent whose id
+// starts with id. Several such agents are an error that names them.
+func read(t subagent.Transcripts, id string) (*subagent.Transcript, error) {
+	tr, err := t.Read(id)
+	if !errors.Is(err, subagent.ErrTaskNotFound) || id == "" {
+		return tr, err
+	}
+	metas, _ := t.List()
+	var match []string
+	for _, m := range metas {
+		if strings.HasPrefix(m.AgentID, id) && !slices.Contains(match, m.AgentID) {
+			match = append(match, m.AgentID)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return nil, err
+	case 1:
+		return t.Read(match[0])
+	default:
+		return nil, fmt.Errorf("%d subagents have an id starting with %q: %s; give more of the id",
+			len(match), cli.Printable(id), cli.Printable(strings.Join(match, ", ")))
+	}
+}
+
+// record prints what the transcript's record says of its agent.
+func record(env *cli.Env, tr *subagent.Transcript) {
+	m := tr.Meta
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 1, ' ', 0)
+	row := func(label, value string) { fmt.Fprintf(tw, "%s:\t%s\n", label, cli.Printable(value)) }
+	row("agent", m.AgentID)
+	row("type", orDash(m.Type))
+	if m.Description != "" {
+		row("description", oneLine(m.Description, 200))
+	}
+	row("model", orDash(m.Model))
+	mode := m.Mode
+	if m.Background {
+		mode += ", in the background"
+	}
+	row("mode", mode)
+	row("depth", fmt.Sprint(m.Depth))
+	row("parent", orDash(m.ParentSessionID))
+	row("root", orDash(m.RootSessionID))
+	row("status", string(m.Status))
+	if m.Error != "" {
+		row("error", oneLine(m.Error, 400))
+	}
+	row("started", when(m.StartedAt))
+	if !m.FinishedAt.IsZero() {
+		row("finished", when(m.FinishedAt))
+	} else {
+		row("updated", when(m.UpdatedAt))
+	}
+	row("duration", took(m))
+	row("runs", fmt.Sprint(m.Runs))
+	u := m.Usage
+	row("tokens", fmt.Sprintf("%d (its own %d: %d in, %d out)", u.Total.TotalTokens, u.Own.TotalTokens, u.Own.InputTokens, u.Own.OutputTokens))
+	row("model calls", fmt.Sprint(u.ModelCalls))
+	row("tool calls", toolCalls(u.ToolCalls))
+	row("transcript", env.Show(tr.Path))
+	_ = tw.Flush()
+}
+
+func toolCalls(calls map[string]int) string {
+	if len(calls) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(calls)) {
+		parts = append(parts, fmt.Sprintf("%s %d", name, calls[name]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// conversation prints the messages: the text of each, the tools an answer
+// calls, each tool's result — cut unless full.
+func conversation(w io.Writer, msgs []model.Message, full bool) {
+	fmt.Fprintf(w, "\nconversation (%s):\n", plural(len(msgs), "message"))
+	for _, m := range msgs {
+		text := strings.TrimRight(cli.Printable(m.Content), "\n")
+		switch m.Role {
+		case model.RoleTool:
+			label := "tool"
+			if m.Name != "" {
+				label += " " + cli.Printable(m.Name)
+			}
+			if !full {
+				text = clipLines(text, resultLines, resultChars)
+			}
+			block(w, label, text)
+		default:
+			if text != "" || len(m.ToolCalls) == 0 {
+				block(w, string(m.Role), text)
+			}
+		}
+		for _, c := range m.ToolCalls {
+			args := cli.Printable(c.Arguments)
+			if !full {
+				args = oneLine(args, argsChars)
+			}
+			fmt.Fprintf(w, "  %s → %s %s\n", m.Role, cli.Printable(c.Name), args)
+		}
+	}
+}
+
+// block prints a message: on the label's line when it is one line, below
+// it, indented, otherwise.
+func block(w io.Writer, label, text string) {
+	if !strings.Contains(text, "\n") {
+		fmt.Fprintf(w, "  %s: %s\n", label, text)
+		return
+	}
+	fmt.Fprintf(w, "  %s:\n", label)
+	for line := range strings.SplitSeq(text, "\n") {
+		fmt.Fprintf(w, "      %s\n", line)
+	}
+}
+
+// clipLines keeps the first n lines of s and at most chars characters,
+// saying how much was left out.
+func clipLines(s string, n, chars int) string {
+	lines := strings.Split(s, "\n")
+	left := 0
+	if len(lines) > n {
+		left = len(lines) - n
+		lines = lines[:n]
+	}
+	out := strings.Join(lines, "\n")
+	if r := []rune(out); len(r) > chars {
+		out = string(r[:chars]) + "…"
+	}
+	if left > 0 {
+		what := "lines"
+		if left == 1 {
+			what = "line"
+		}
+		out += fmt.Sprintf("\n… %d more %s (--full prints them)", left, what)
+	}
+	return out
+}
+
+// oneLine returns s on one line, its runs of white space made single
+// spaces, cut at n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,168 @@
+// Command openai runs the plan-step agent of examples/planstep against a
+// real model: any OpenAI-compatible server (OpenAI, vLLM, llama.cpp,
+// Ollama). A planner sets up a plan over the files of its virtual
+// filesystem, dispatches one reviewer subagent per step — in parallel,
+// each forked from its session — and reports what they found, its text
+// printed as the model streams it.
+//
+//	LLM_API_KEY=sk-… LLM_MODEL_ID=gpt-4.1-mini go run ./examples/openai
+//	LLM_BASE_URL=http://localhost:8000/v1 LLM_MODEL_ID=qwen3 go run ./examples/openai
+//
+// The model comes from the LLM_* variables, or from "models" in
+// .offshoot/config.json of the working directory. With none configured it
+// says what to set and exits with 0.
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/openai"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/planning"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+//go:embed workspace
+var workspace embed.FS
+
+// Bounds on what one run may spend: a real model is paid for.
+const (
+	budget      = 200_000 // tokens, the subagents' included
+	maxTurns    = 20      // the planner's model calls
+	childTurns  = 12      // each reviewer's
+	runDeadline = 10 * time.Minute
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout, os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "openai:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
+	// The model: LLM_* variables over .offshoot/config.json.
+	cfg, err := model.LoadProjectConfig(".", getenv)
+	if err != nil {
+		return err
+	}
+	models, err := model.NewRouter(cfg, openai.Factory(openai.DefaultConfig()))
+	if errors.Is(err, model.ErrNotConfigured) {
+		fmt.Fprintln(w, "skipping: no model is configured. To run this example against an OpenAI-compatible endpoint, set")
+		fmt.Fprintln(w, "  LLM_MODEL_ID (such as gpt-4.1-mini), LLM_API_KEY, and LLM_BASE_URL for a server other than OpenAI's,")
+		fmt.Fprintln(w, `or "models": {"main": {...}} in .offshoot/config.json; then go run ./examples/openai again.`)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, runDeadline)
+	defer cancel()
+
+	// The reviewer, looked up by name when the planner dispatches it.
+	reg := prompt.NewRegistry()
+	reviewer, err := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Reviewer", `
+		You review one module of a code base for correctness. Read the code with the
+		file tools, write your findings to the notes file you are asked for, and answer
+		with one or two sentences: the problem and the fix.`))
+	if err != nil {
+		return err
+	}
+	if err := reg.Register(reviewer); err != nil {
+		return err
+	}
+
+	// The planner: its instructions, then the file, planning and
+	// dispatch_subagent tools with the guidance on using them.
+	engine := subagent.New()
+	planner, err := prompt.New("demo", "planner",
+		prompt.Markdown[prompt.NoParams]("Planner", `
+			You coordinate a code review of the files in your virtual filesystem. Make a
+			plan with one step per source file, then dispatch one reviewer subagent per
+			step with dispatch_subagent (prompt agents/reviewer, mode plan_step), all in
+			one turn so they run in parallel, and report what they found.`),
+		vfs.Section(vfs.Options{}),
+		planning.Section(planning.Options{}),
+		promptsubagent.Section(reg, engine, promptsubagent.WithMaxTurns(childTurns)),
+	)
+	if err != nil {
+		return err
+	}
+
+	s, err := session.New()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := seed(ctx, s, planner); err != nil {
+		return err
+	}
+	stop := show(w, s)
+	resp, err := runner.Evaluate(ctx, runner.Request{
+		Prompt: planner, Session: s, Model: models.Main(), ModelName: model.Main,
+		UserMessage: "Review the billing module.", MaxTurns: maxTurns, Budget: budget,
+	})
+	stop()
+	if err != nil {
+		return fmt.Errorf("the planner's run failed: %w", err)
+	}
+
+	fmt.Fprintln(w, "\nPlan:")
+	plan, _ := planning.CurrentPlan(s)
+	for _, step := range plan.Steps {
+		fmt.Fprintf(w, "  %s %s [%s]\n", step.StepID, step.Title, step.Status)
+	}
+	fmt.Fprintln(w, "Notes the reviewers wrote:")
+	for f := range vfs.Files(s).All() {
+		if strings.HasPrefix(f.Path, "notes/") {
+			fmt.Fprintf(w, "  %s (%d bytes)\n", f.Path, len(f.Content))
+		}
+	}
+	fmt.Fprintf(w, "Usage: planner %d tokens in %d turns, reviewers %d tokens; %s\n",
+		resp.Usage.TotalTokens, resp.Turns, resp.ChildUsage.TotalTokens, resp.Duration.Round(time.Millisecond))
+	return nil
+}
+
+// seed installs the planner's tools on its session and writes the
+// workspace into the session's VFS.
+func seed(ctx context.Context, s *session.Session, planner *prompt.Prompt) error {
+	r, err := planner.Render()
+	if err != nil {
+		return err
+	}
+	if err := r.Tools.Install(s); err != nil {
+		return err
+	}
+	var events []any
+	err = fs.WalkDir(workspace, "workspace", func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		data, err := workspace.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		events = append(events, vfs.FileWritten{Path: strings.TrimPrefix(path, "workspace/"), Content: string(data), Version: 1})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.Dispatch(ctx, events...)
+}
