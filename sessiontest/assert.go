@@ -32,15 +32,20 @@ func AssertParity(t testing.TB, snap session.Snapshot, child *session.Session, o
 // Options such as Ignore narrow the comparison.
 func AssertUnchanged(t testing.TB, before Captured, s *session.Session, opts ...Option) bool {
 	t.Helper()
-	if d := unchanged(before, s.Snapshot(), ignoring(opts)); d != "" {
+	if d := before.Changes(s.Snapshot(), opts...); d != "" {
 		t.Errorf("session %s changed (- before, + now):\n%s", s.ID(), d)
 		return false
 	}
 	return true
 }
 
-// unchanged diffs a capture against a snapshot taken later.
-func unchanged(before Captured, now session.Snapshot, ignored map[reflect.Type]bool) string {
+// Changes returns "" when now holds what the capture recorded, compared
+// deeply as AssertUnchanged compares (a change made through memory the
+// captured items share shows), otherwise one paragraph per changed slice
+// type (- captured, + now). It is AssertUnchanged for a program rather
+// than a test: a demo, or a check in production code.
+func (before Captured) Changes(now session.Snapshot, opts ...Option) string {
+	ignored := ignoring(opts)
 	var out bytes.Buffer
 	for _, t := range unionTypes(before.snap.Types(), now.Types()) {
 		if ignored[t] || (valueOnly(t) && before.snap.Same(now, t)) {

@@ -130,6 +130,25 @@ func TestAssertUnchanged(t *testing.T) {
 	assert.Empty(t, ignoring.errors)
 }
 
+// Changes is AssertUnchanged for a program: "" while nothing changed, the
+// diff once something did, also through memory the captured items share.
+func TestCapturedChanges(t *testing.T) {
+	s := newSession(t, serde.NewRegistry())
+	items := map[string]int{"apples": 1}
+	require.NoError(t, s.Dispatch(ctx, Bag{Name: "b", Items: items}))
+	before := sessiontest.Capture(s)
+	assert.Empty(t, before.Changes(s.Snapshot()))
+
+	items["apples"] = 2 // through the map the session's item shares
+	d := before.Changes(s.Snapshot())
+	assert.Contains(t, d, `"apples":1`)
+	assert.Contains(t, d, `"apples":2`)
+	assert.Empty(t, before.Changes(s.Snapshot(), sessiontest.Ignore[Bag]()), "ignored types are left out")
+
+	require.NoError(t, s.Dispatch(ctx, Note{"new"}))
+	assert.Contains(t, before.Changes(s.Snapshot(), sessiontest.Ignore[Bag]()), `+ [0] {"Text":"new"}`)
+}
+
 // Each helper fails on exactly the cases it exists for.
 func TestHelpersFailWhenTheyShould(t *testing.T) {
 	t.Run("a leaked event", func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"testing"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -118,7 +117,7 @@ func (c *checks) finished(_ context.Context, _ bus.Envelope, e subagent.Finished
 	if !ok {
 		return nil
 	}
-	isolation := unchanged(k.before, c.parent)
+	isolation := k.before.Changes(c.parent.Snapshot())
 	wrote := written(k.start, k.session.Snapshot())
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -268,35 +267,6 @@ func compareFiles(want map[string]string, s *session.Session) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// unchanged reports how s differs from what before captured, "" when it
-// does not: sessiontest.AssertUnchanged, with what it reports collected
-// instead of failing a test.
-func unchanged(before sessiontest.Captured, s *session.Session) (diff string) {
-	r := &report{}
-	defer func() {
-		if p := recover(); p != nil {
-			diff = fmt.Sprintf("the comparison failed: %v", p)
-		}
-	}()
-	if sessiontest.AssertUnchanged(r, before, s) {
-		return ""
-	}
-	return strings.Join(r.failures, "\n")
-}
-
-// report stands in for a test, for the assertions of sessiontest, which
-// call Helper and Errorf only: it keeps what they report.
-type report struct {
-	testing.TB
-	failures []string
-}
-
-func (r *report) Helper() {}
-
-func (r *report) Errorf(format string, args ...any) {
-	r.failures = append(r.failures, fmt.Sprintf(format, args...))
 }
 
 func plural(n int, what string) string {
