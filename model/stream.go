@@ -34,20 +34,21 @@ type Streamer interface {
 type Delta struct {
 	// Text is the next piece of the assistant's text; empty in a tool-call
 	// fragment.
-	Text string
+	Text string `json:"text,omitempty"`
 	// ToolCall is a fragment of a tool call; nil in a piece of text.
-	ToolCall *ToolCallDelta
+	ToolCall *ToolCallDelta `json:"tool_call,omitempty"`
 }
 
 // ToolCallDelta is a fragment of a tool call in a streamed answer.
 type ToolCallDelta struct {
 	// Index is the call's position in the answer's Message.ToolCalls.
-	Index int
+	Index int `json:"index"`
 	// ID and Name are the call's id and tool name, set in its first
 	// fragment only.
-	ID, Name string
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
 	// Arguments is the next piece of the call's arguments, JSON text.
-	Arguments string
+	Arguments string `json:"arguments,omitempty"`
 }
 
 // Stream asks m to answer req and calls fn with the answer's pieces as
