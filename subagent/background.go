@@ -140,7 +140,7 @@ func (e *Engine) settle(c *child, t *Task, out *Outcome, status TaskStatus, err 
 		n.Summary, n.Usage, n.Duration = out.Text, out.Usage, out.Duration
 	}
 	if err != nil && status == TaskStatusFailed {
-		n.Error = err.Error()
+		n.Error = plainError(err)
 	}
 	ctx := context.Background()
 	in := runner.Inbound{Source: "task", Text: notificationText(c.spec, n)}
@@ -166,6 +166,16 @@ func (e *Engine) settle(c *child, t *Task, out *Outcome, status TaskStatus, err 
 		}()
 	}
 	close(t.delivered)
+}
+
+// plainError is err's text as a model reads it: a failed evaluation's
+// cause, without the runner's account of where it failed.
+func plainError(err error) string {
+	var ee *runner.EvaluationError
+	if errors.Is(err, ErrRun) && errors.As(err, &ee) && ee.Err != nil {
+		return ee.Err.Error()
+	}
+	return err.Error()
 }
 
 // Task is a child running in the background, started with Engine.Start

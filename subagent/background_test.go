@@ -453,3 +453,21 @@ func lastTool(resp *runner.Response) string {
 	}
 	return ""
 }
+
+// A task whose model fails tells why in plain words: the cause, not the
+// runner's account of where the evaluation stopped.
+func TestAFailedTaskSaysWhyInPlainWords(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	parent := newParent(t)
+	e := subagent.New(subagent.WithIDGenerator(ids("f")))
+	task, err := e.Start(ctx, bgSpec(t, parent, scripted.New(scripted.Fail(errors.New("the provider is down")))))
+	require.NoError(t, err)
+	n, err := task.Wait(within(t))
+	require.NoError(t, err)
+	assert.Equal(t, subagent.TaskStatusFailed, n.Status)
+	assert.Equal(t, "the provider is down", n.Error)
+	in, ok := session.Latest[runner.Inbound](parent)
+	require.True(t, ok)
+	assert.Contains(t, in.Text, ") failed: the provider is down.\n")
+	assert.NotContains(t, in.Text, "runner:")
+}
