@@ -55,6 +55,7 @@ type Client struct {
 	params       []any
 	model        model.Model
 	modelName    string
+	toolFilter   tools.Filter // the main agent's tools, when it plays an agent
 	maxTurns     int
 	approve      func(context.Context, *tools.Invocation, model.ToolCall) error
 	logger       *slog.Logger
@@ -95,16 +96,9 @@ func NewClient(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		modelName: cfg.modelName, maxTurns: cfg.maxTurns, approve: cfg.approve, logger: cfg.logger,
+		maxTurns: cfg.maxTurns, approve: cfg.approve, logger: cfg.logger,
 		notifyClient: cfg.notify,
 	}
-	if c.modelName == "" {
-		c.modelName = model.Main
-	}
-	if c.model, err = router.Resolve(c.modelName, nil); err != nil {
-		return nil, fmt.Errorf("offshoot: the main agent's model: %w", err)
-	}
-
 	engineOpts := []subagent.Option{subagent.WithTaskNotificationHandler(c.notified)}
 	if cfg.transcripts != "" {
 		engineOpts = append(engineOpts, subagent.WithTranscripts(cfg.transcripts))
@@ -126,6 +120,10 @@ func NewClient(opts ...Option) (*Client, error) {
 		taskOpts = append(taskOpts, task.WithMCP(c.mcp))
 	}
 	if err := c.build(cfg, router, taskOpts); err != nil {
+		c.closeMCP()
+		return nil, err
+	}
+	if err := c.resolveModel(cfg, router); err != nil {
 		c.closeMCP()
 		return nil, err
 	}

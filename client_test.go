@@ -137,3 +137,28 @@ func TestWithSessionCarriesOn(t *testing.T) {
 }
 
 func countEvaluations(s *session.Session) int { return len(runner.Evaluations(s.Snapshot())) }
+
+// The main agent can play one of the agents: its prompt, its tools, its
+// model.
+func TestWithMainAgent(t *testing.T) {
+	mainModel, lightModel := scripted.New(), scripted.New(scripted.Text("Reviewed."))
+	r, err := model.NewStaticRouter(map[string]model.Model{model.Main: mainModel, model.Light: lightModel}, nil)
+	require.NoError(t, err)
+	defs := map[string]agents.Definition{"reviewer": {Description: "Reviews code.", Prompt: "You review code.", Tools: []string{"Read", "Grep"}, Model: "light"}}
+	c, err := offshoot.NewClient(offshoot.WithRouter(r), offshoot.WithAgents(defs), offshoot.WithMainAgent("Reviewer"))
+	require.NoError(t, err)
+	defer c.Close()
+	assert.Equal(t, "Reviewed.", final(t, collect(t, c, "Review main.go.")).Text)
+	require.Len(t, lightModel.Calls(), 1, "the agent's model")
+	req := lightModel.Calls()[0].Request
+	assert.Contains(t, req.Messages[0].Content, "You review code.")
+	assert.NotContains(t, req.Messages[0].Content, offshoot.DefaultSystemPrompt)
+	var names []string
+	for _, s := range req.Tools {
+		names = append(names, s.Name)
+	}
+	assert.Equal(t, []string{"read_file", "grep"}, names, "its tools")
+
+	_, err = offshoot.NewClient(offshoot.WithRouter(r), offshoot.WithAgents(defs), offshoot.WithMainAgent("debugger"))
+	assert.EqualError(t, err, "offshoot: the main agent: Subagent 'debugger' not found. Available: explore, general-purpose, plan, reviewer, summary")
+}

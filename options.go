@@ -38,6 +38,7 @@ type config struct {
 	session      *session.Session
 	maxTurns     int
 	engine       []subagent.Option
+	mainAgent    string
 }
 
 // DefaultSystemPrompt is the main agent's role unless WithSystemPrompt

@@ -90,7 +90,7 @@ func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
 			run := runner.WithCaller(turn, runner.Caller{Scope: runner.NewRunScope(ctx, 0)})
 			resp, err := runner.Evaluate(run, runner.Request{
 				Prompt: c.main, Params: c.params, Session: c.session, UserMessage: prompt, Continue: cont,
-				Model: c.model, ModelName: c.modelName, MaxTurns: c.maxTurns, InheritedTools: inherited,
+				Model: c.model, ModelName: c.modelName, MaxTurns: c.maxTurns, InheritedTools: inherited, ToolFilter: c.toolFilter,
 				Approve: c.approve, Logger: c.logger,
 			})
 			p.end(result(resp, err, time.Since(started)))
