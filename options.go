@@ -132,7 +132,8 @@ func WithTranscripts(dir string) Option { return func(c *config) { c.transcripts
 
 // WithTaskNotificationHandler sets a function told when a background task
 // of the client's agents ends — during a query or between queries. It runs
-// on the task's goroutine: return soon.
+// on the task's goroutine: return soon, and do not Close the client from
+// it (Close waits for the tasks, this one included).
 func WithTaskNotificationHandler(h func(ctx context.Context, n TaskNotificationMessage)) Option {
 	return func(c *config) { c.notify = h }
 }
