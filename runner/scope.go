@@ -27,7 +27,7 @@ import (
 type Scope struct {
 	parent                *Scope
 	budget                int64
-	ctx                   context.Context // the evaluation's, nil for NewScope's
+	ctx                   context.Context // the evaluation's (NewRunScope's run's), nil for NewScope's
 	input, output, tokens atomic.Int64    // spent in the scope and below it
 
 	mu     sync.Mutex
@@ -55,8 +55,9 @@ func (s *Scope) Root() *Scope {
 	return s
 }
 
-// Context returns the context of the run s belongs to: the one its
-// outermost evaluation was started with. Work started from a tool call
+// Context returns the context of the run s belongs to: the one its root
+// was made with (NewRunScope), else the one its outermost evaluation was
+// started with. Work started from a tool call
 // that must outlive the call but not the run — a subagent running in the
 // background — derives from it, so that it ends when the run's context
 // is cancelled. ok is false when no evaluation ran in s or above it (a

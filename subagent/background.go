@@ -1,9 +1,11 @@
 package subagent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -140,7 +142,7 @@ func (e *Engine) settle(c *child, t *Task, out *Outcome, status TaskStatus, err 
 		n.Summary, n.Usage, n.Duration = out.Text, out.Usage, out.Duration
 	}
 	if err != nil && status == TaskStatusFailed {
-		n.Error = err.Error()
+		n.Error = plainError(err)
 	}
 	ctx := context.Background()
 	in := runner.Inbound{Source: "task", Text: notificationText(c.spec, n)}
@@ -168,12 +170,23 @@ func (e *Engine) settle(c *child, t *Task, out *Outcome, status TaskStatus, err 
 	close(t.delivered)
 }
 
+// plainError is err's text as a model reads it: a failed evaluation's
+// cause, without the runner's account of where it failed.
+func plainError(err error) string {
+	var ee *runner.EvaluationError
+	if errors.Is(err, ErrRun) && errors.As(err, &ee) && ee.Err != nil {
+		return ee.Err.Error()
+	}
+	return err.Error()
+}
+
 // Task is a child running in the background, started with Engine.Start
 // and found again with Manager.Get. Its methods are safe for concurrent
 // use.
 type Task struct {
 	id, parentID, outputFile string
 	cancel                   context.CancelCauseFunc
+	seq                      uint64        // the order it started in, among the manager's tasks
 	settled                  chan struct{} // closed once the status is final
 	delivered                chan struct{} // closed once observers and handlers have the notification
 
@@ -278,6 +291,7 @@ type Manager struct {
 	mu    sync.Mutex
 	tasks map[string]*Task
 	done  []*Task // ended tasks, oldest first
+	seq   uint64  // tasks started so far
 	wg    sync.WaitGroup
 }
 
@@ -315,9 +329,58 @@ func (m *Manager) StopAll() {
 	m.wg.Wait()
 }
 
+// Running returns the tasks still running, in the order they started.
+func (m *Manager) Running() []*Task {
+	return m.where(func(t *Task) bool { return t.Status() == TaskStatusRunning })
+}
+
+// where returns the tasks for which keep is true, in the order they
+// started.
+func (m *Manager) where(keep func(*Task) bool) []*Task {
+	m.mu.Lock()
+	out := make([]*Task, 0, len(m.tasks))
+	for _, t := range m.tasks {
+		if keep(t) {
+			out = append(out, t)
+		}
+	}
+	m.mu.Unlock()
+	slices.SortFunc(out, func(a, b *Task) int { return cmp.Compare(a.seq, b.seq) })
+	return out
+}
+
+// Wait waits until no task is running — those started meanwhile
+// included — and their notifications have been handed out: for a
+// program that has its answer and lets its background tasks finish
+// before it exits. When ctx ends first it returns Task.Wait's error, and
+// the tasks go on.
+func (m *Manager) Wait(ctx context.Context) error {
+	undelivered := func(t *Task) bool {
+		select {
+		case <-t.delivered:
+			return false
+		default:
+			return true
+		}
+	}
+	for {
+		pending := m.where(undelivered)
+		if len(pending) == 0 {
+			return nil
+		}
+		for _, t := range pending {
+			if _, err := t.Wait(ctx); err != nil {
+				return err
+			}
+		}
+	}
+}
+
 func (m *Manager) add(t *Task) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.seq++
+	t.seq = m.seq
 	m.tasks[t.id] = t
 	m.wg.Add(1)
 }

@@ -453,3 +453,65 @@ func lastTool(resp *runner.Response) string {
 	}
 	return ""
 }
+
+// A task whose model fails tells why in plain words: the cause, not the
+// runner's account of where the evaluation stopped.
+func TestAFailedTaskSaysWhyInPlainWords(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	parent := newParent(t)
+	e := subagent.New(subagent.WithIDGenerator(ids("f")))
+	task, err := e.Start(ctx, bgSpec(t, parent, scripted.New(scripted.Fail(errors.New("the provider is down")))))
+	require.NoError(t, err)
+	n, err := task.Wait(within(t))
+	require.NoError(t, err)
+	assert.Equal(t, subagent.TaskStatusFailed, n.Status)
+	assert.Equal(t, "the provider is down", n.Error)
+	in, ok := session.Latest[runner.Inbound](parent)
+	require.True(t, ok)
+	assert.Contains(t, in.Text, ") failed: the provider is down.\n")
+	assert.NotContains(t, in.Text, "runner:")
+}
+
+// Running lists the tasks still running, in the order they started; Wait
+// returns once every task has ended and been told about, or with the
+// error of a wait that ran out.
+func TestManagerRunningAndWait(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	parent := newParent(t)
+	release := make(chan struct{})
+	gated := func(text string) model.Model {
+		return scripted.New(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+			select {
+			case <-release:
+				return &model.Response{Message: model.AssistantMessage(text)}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}))
+	}
+	var handled []string
+	var mu sync.Mutex
+	e := subagent.New(subagent.WithIDGenerator(ids("w")), subagent.WithTaskNotificationHandler(func(_ context.Context, n subagent.TaskNotification) {
+		mu.Lock()
+		defer mu.Unlock()
+		handled = append(handled, n.TaskID)
+	}))
+	defer e.Tasks().StopAll()
+	assert.NoError(t, e.Tasks().Wait(within(t)), "nothing to wait for")
+	first, err := e.Start(ctx, bgSpec(t, parent, gated("one")))
+	require.NoError(t, err)
+	second, err := e.Start(ctx, bgSpec(t, parent, gated("two")))
+	require.NoError(t, err)
+	assert.Equal(t, []*subagent.Task{first, second}, e.Tasks().Running())
+
+	short, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, e.Tasks().Wait(short), subagent.ErrTaskTimeout)
+
+	close(release)
+	require.NoError(t, e.Tasks().Wait(within(t)))
+	assert.Empty(t, e.Tasks().Running())
+	mu.Lock()
+	defer mu.Unlock()
+	assert.ElementsMatch(t, []string{first.ID(), second.ID()}, handled, "both were told about before Wait returned")
+}

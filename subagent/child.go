@@ -103,12 +103,13 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 	return c, ctx, nil
 }
 
-// hydrate creates the child session: fresh for a fresh or resumed agent,
-// forked otherwise.
+// hydrate creates the child session: fresh for a fresh agent, forked
+// otherwise — also when the agent is resumed, so a resumed forked agent
+// works on its parent's state as it is now (or on Spec.Snapshot).
 func (e *Engine) hydrate(spec Spec) (*session.Session, error) {
 	var opts []session.Option
 	switch {
-	case spec.Mode == Fresh || spec.Resume != "":
+	case spec.Mode == Fresh:
 		opts = append(opts, session.Fresh())
 	case spec.Snapshot != nil:
 		opts = append(opts, session.WithSnapshot(*spec.Snapshot))
@@ -254,12 +255,11 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 }
 
 // mode is how the child's session started.
-func (c *child) mode() Mode {
-	if c.spec.Resume != "" {
-		return Fresh
-	}
-	return c.spec.Mode
-}
+func (c *child) mode() Mode { return c.spec.Mode }
+
+// forkedContext reports whether the child carries on an earlier
+// conversation (Spec.Messages) rather than starting from its task alone.
+func (c *child) forkedContext() bool { return c.spec.Resume == "" && len(c.spec.Messages) > 0 }
 
 // statusOf is how a run that ended with err under ctx ended.
 func statusOf(ctx context.Context, err error) TaskStatus {

@@ -28,8 +28,9 @@ var (
 	// ErrTaskTimeout: a wait for a background task ended before the task
 	// did; the task goes on.
 	ErrTaskTimeout = errors.New("subagent: the task is still running")
-	// ErrNotResumable: the agent exists but cannot be resumed (it was
-	// forked, it is running, or it is of another type).
+	// ErrNotResumable: the agent cannot be resumed (it carried on its
+	// caller's conversation, it is running, it is of another type, or the
+	// engine keeps no transcripts).
 	ErrNotResumable = errors.New("subagent: the agent cannot be resumed")
 )
 
@@ -91,6 +92,12 @@ func agentNotFound(id string) error {
 // taskNotFound is the error of a lookup of an unknown background task.
 func taskNotFound(id string) error {
 	return &Error{Kind: ErrTaskNotFound, Msg: "No task found with ID: " + clip(id)}
+}
+
+// noTranscripts is the error of a resume on an engine that keeps no
+// transcripts.
+func noTranscripts(id string) error {
+	return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s cannot be resumed: this program keeps no transcripts of its agents, so their conversations are gone. Start a new agent instead, and give it everything it needs in its prompt.", clip(id))}
 }
 
 func stillRunning(id string) error {

@@ -17,19 +17,31 @@ import (
 // conversation from the transcript, drops any tool call left without its
 // result and any result left without its call (the run ended between
 // the two), adds the new prompt and continues under the same id, at the
-// original depth; the transcript grows on. Only fresh agents can be
-// resumed: a forked agent's state was its parent's, discarded by design.
+// original depth; the transcript grows on.
+//
+// What can be resumed is an agent whose conversation started from its
+// task alone, whatever its state started from: a fresh agent works on an
+// empty state again, a forked one on its parent's state as it is now (or
+// on Spec.Snapshot) — the state it worked on before was a copy, discarded
+// when it ended, while its parent's has moved on, with the files it
+// wrote if its front end copied them back. An agent that carried on an
+// earlier conversation (Spec.Messages) cannot be resumed: a new one
+// carries on that conversation as it is now.
 
 // Agent returns what the transcripts record of the agent with the given
 // id, in the delegation tree of parent (the session a tool call that
-// resumes it runs on). An unknown id — or an engine that keeps no
-// transcripts — is ErrTaskNotFound, whose text is "No agent found with
-// ID: <id>".
+// resumes it runs on). An unknown id is ErrTaskNotFound, whose text is
+// "No agent found with ID: <id>". An engine that keeps no transcripts
+// (WithTranscripts) knows no agent: its error matches ErrNotResumable
+// and says that agents cannot be resumed here.
 func (e *Engine) Agent(ctx context.Context, parent *session.Session, id string) (TranscriptMeta, error) {
 	if parent == nil {
 		return TranscriptMeta{}, &Error{Kind: ErrInvalidSpec, Msg: "subagent: Agent needs the session the agent was delegated from"}
 	}
-	if e.transcripts == "" || id == "" {
+	if e.transcripts == "" {
+		return TranscriptMeta{}, noTranscripts(id)
+	}
+	if id == "" {
 		return TranscriptMeta{}, agentNotFound(id)
 	}
 	m, err := readMeta(agentBase(e.transcripts, rootOf(ctx, parent), id) + extMeta)
@@ -43,7 +55,7 @@ func (e *Engine) Agent(ctx context.Context, parent *session.Session, id string) 
 func (c *child) loadResumed() error {
 	e, id := c.e, c.spec.Resume
 	if e.transcripts == "" {
-		return agentNotFound(id)
+		return noTranscripts(id)
 	}
 	if e.running(id) {
 		return stillRunning(id)
@@ -59,8 +71,8 @@ func (c *child) loadResumed() error {
 	switch {
 	case m.Type == "":
 		return agentNotFound(id)
-	case m.Mode != Fresh.String():
-		return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s started from its parent's context, which was not kept; only agents with a fresh context can be resumed. Start a new agent instead.", clip(id))}
+	case m.ForkedContext:
+		return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s cannot be resumed: it carried on its caller's conversation, and only agents that started from their task alone can be resumed. Start a new agent instead: it carries on the conversation as it is now.", clip(id))}
 	case m.Type != c.spec.Name:
 		return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s is a %s agent, not %s; resume it as its own type", clip(id), m.Type, c.spec.Name)}
 	}

@@ -3,6 +3,7 @@ package subagent_test
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -126,7 +127,9 @@ func TestResumeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
 	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("x")))
-	forked, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.Text("done")))) // forked
+	carried := spec(t, parent, scripted.New(scripted.Text("done"))) // carries on its caller's conversation
+	carried.Messages = []model.Message{model.UserMessage("Where were we?"), model.AssistantMessage("In parse.go.")}
+	forked, err := e.Run(ctx, carried)
 	require.NoError(t, err)
 	fresh, err := e.Run(ctx, freshSpec(t, parent, scripted.New(scripted.Text("done"))))
 	require.NoError(t, err)
@@ -143,12 +146,18 @@ func TestResumeRefusals(t *testing.T) {
 	_, err = e.Agent(ctx, parent, "no-such-agent")
 	assert.EqualError(t, err, "No agent found with ID: no-such-agent")
 
+	noTranscripts := "Agent " + fresh.AgentID + " cannot be resumed: this program keeps no transcripts of its agents, so their conversations are gone. " +
+		"Start a new agent instead, and give it everything it needs in its prompt."
 	err = resume(subagent.New(), fresh.AgentID, "child/worker")
-	assert.ErrorIs(t, err, subagent.ErrTaskNotFound, "an engine without transcripts knows no agent")
+	require.ErrorIs(t, err, subagent.ErrNotResumable, "an engine without transcripts says so")
+	assert.EqualError(t, err, noTranscripts)
+	_, err = subagent.New().Agent(ctx, parent, fresh.AgentID)
+	require.ErrorIs(t, err, subagent.ErrNotResumable)
+	assert.EqualError(t, err, noTranscripts)
 
 	err = resume(e, forked.AgentID, "child/worker")
 	require.ErrorIs(t, err, subagent.ErrNotResumable)
-	assert.Contains(t, err.Error(), "only agents with a fresh context can be resumed")
+	assert.Contains(t, err.Error(), "it carried on its caller's conversation, and only agents that started from their task alone can be resumed")
 
 	err = resume(e, fresh.AgentID, "reviewer")
 	require.ErrorIs(t, err, subagent.ErrNotResumable)
@@ -177,4 +186,40 @@ func TestResumeRefusals(t *testing.T) {
 	assert.EqualError(t, err, "Agent "+fresh.AgentID+" is still running; wait for its result or stop it before resuming it")
 	close(release)
 	require.NoError(t, <-done)
+}
+
+// An agent whose state was forked from its parent's, but whose
+// conversation started from its task alone (the Task tool's isolated
+// agents), resumes on its parent's state as it is now.
+func TestResumeAForkedAgentOnItsParentsStateNow(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("f")))
+	out, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"mine"}`), scripted.Text("noted")), writeTool(t)))
+	require.NoError(t, err)
+	meta, err := e.Agent(ctx, parent, out.AgentID)
+	require.NoError(t, err)
+	assert.Equal(t, "forked", meta.Mode)
+	assert.False(t, meta.ForkedContext)
+
+	// The parent moves on; the child's own write was never the parent's.
+	require.NoError(t, parent.Dispatch(ctx, Note{"parent state, later"}))
+	var seen []Note
+	var wrote int
+	sp := spec(t, parent, scripted.New(scripted.Text("I see the later state.")), writeTool(t))
+	sp.Resume, sp.UserMessage = out.AgentID, "Look again."
+	sp.Setup = func(child *session.Session) error {
+		seen = slices.Collect(session.All[Note](child))
+		wrote = session.Len[Wrote](child)
+		return nil
+	}
+	again, err := e.Run(ctx, sp)
+	require.NoError(t, err)
+	assert.Equal(t, out.AgentID, again.AgentID)
+	assert.Equal(t, []Note{{"parent state"}, {"parent state, later"}}, seen, "the parent's state as it is now")
+	assert.Zero(t, wrote, "not the copy the agent worked on before")
+	tr, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	require.NoError(t, err)
+	assert.Equal(t, "forked", tr.Meta.Mode)
+	assert.Equal(t, 2, tr.Meta.Runs)
 }

@@ -81,7 +81,9 @@ type Spec struct {
 	// Resume, when set, is the id of an earlier agent to continue instead
 	// of starting a new one: its conversation is loaded from its
 	// transcript, UserMessage is added as its next message, and it runs
-	// under the same id at its original depth. Only fresh agents can be
+	// under the same id at its original depth, its state starting as Mode
+	// says (a Forked agent works on the parent's state as it is now).
+	// Only agents that started from their task alone (no Messages) can be
 	// resumed, and only when the engine keeps transcripts; Name must be
 	// the agent's (see Engine.Agent for what the transcript knows).
 	Resume string

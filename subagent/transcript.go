@@ -59,7 +59,7 @@ func (e *Engine) record(c *child, now time.Time) *recorder {
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 		meta: TranscriptMeta{
 			AgentID: c.id, Type: c.spec.Name, Description: c.spec.Description, Model: c.spec.ModelName,
-			Mode: c.mode().String(), Depth: c.depth, ParentSessionID: c.spec.Parent.ID(), RootSessionID: c.root,
+			Mode: c.mode().String(), ForkedContext: c.forkedContext(), Depth: c.depth, ParentSessionID: c.spec.Parent.ID(), RootSessionID: c.root,
 			Background: c.background, Status: TaskStatusRunning, StartedAt: now, UpdatedAt: now,
 		},
 	}

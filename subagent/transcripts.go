@@ -23,9 +23,15 @@ type TranscriptMeta struct {
 	Type        string `json:"type"`
 	Description string `json:"description,omitempty"`
 	Model       string `json:"model,omitempty"`
-	// Mode is "fresh" or "forked"; only fresh agents can be resumed.
-	Mode  string `json:"mode"`
-	Depth int    `json:"depth"`
+	// Mode is "fresh" or "forked": how the agent's state started (empty,
+	// or from its parent's); it was resumed, if it was, in the same mode.
+	Mode string `json:"mode"`
+	// ForkedContext is true when the agent started from an earlier
+	// conversation (Spec.Messages, such as its caller's) instead of its
+	// task alone. Such an agent cannot be resumed: a new one carries on
+	// the conversation as it is now, instead of a copy that has moved on.
+	ForkedContext bool `json:"forked_context,omitempty"`
+	Depth         int  `json:"depth"`
 	// ParentSessionID is the delegating session; RootSessionID the session
 	// at the root of the delegation tree, which names the folder.
 	ParentSessionID string `json:"parent_session_id"`

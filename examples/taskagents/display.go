@@ -61,7 +61,13 @@ func (d *display) observe(_ context.Context, env bus.Envelope) error {
 		}
 	case runner.PromptRendered:
 		d.say(env.SessionID, "prompt %s/%s: %s; tools: %s", e.NS, e.Key, strings.Join(headings(e.Text), ", "), strings.Join(e.Tools, ", "))
+	case subagent.TaskNotification:
+		fmt.Fprintf(d.w, "◆ background task %s %s; its notification waits for the main agent's next model call\n", e.TaskID, e.Status)
 	case runner.ConversationMessage:
+		// A notification the main agent's next model call reads.
+		if text, ok := strings.CutPrefix(e.Content, "<task-notification>\n"); ok && e.Role == model.RoleUser {
+			d.say(env.SessionID, "reads: <task-notification> %s", firstLine(text))
+		}
 		// The answer is recorded just before its ModelCalled.
 		if e.Role == model.RoleAssistant {
 			var names []string

@@ -4,9 +4,12 @@
 // Claude Code (.claude/agents/security-reviewer.md: Claude Code's tool
 // names, model sonnet, a key offshoot ignores) and a summarizer on the
 // light model (.offshoot/agents/summarizer.md) — and answers from what
-// they report. It prints the agents it loaded, then what happens as it
-// happens, the models' text as it streams in, and exits non-zero if the
-// run did not go as the script says.
+// they report, while a third agent, the built-in explore, goes on in the
+// background. When it ends, its notification reaches the main agent's
+// next model call, and the main agent answers again. It prints the agents
+// it loaded, then what happens as it happens, the models' text as it
+// streams in, and exits non-zero if the run did not go as the script
+// says.
 //
 //	go run ./examples/taskagents
 package main
@@ -69,7 +72,8 @@ func run(w io.Writer, dir string) error {
 
 	// The models: main and light, both scripted, behind the router the
 	// agents' model names resolve through (sonnet means main, haiku light).
-	mainModel, lightModel := scripts()
+	release := make(chan struct{})
+	mainModel, lightModel := scripts(release)
 	router, err := model.NewStaticRouter(map[string]model.Model{model.Main: mainModel, model.Light: lightModel}, model.DefaultAliases())
 	if err != nil {
 		return err
@@ -103,6 +107,23 @@ func run(w io.Writer, dir string) error {
 		Prompt: mainPrompt, Session: s, Model: router.Main(), ModelName: model.Main,
 		UserMessage: "Is the new login code safe? And what did we decide in the design notes?",
 	})
+	if err != nil {
+		d.stop()
+		return err
+	}
+
+	// The background agent outlived the evaluation that started it. Let
+	// it work, wait for it, and carry on the main agent's conversation:
+	// its next model call reads the task's notification.
+	fmt.Fprintln(w, "\nThe main agent has answered; the explore agent works on in the background.")
+	close(release)
+	if err := engine.Tasks().Wait(ctx); err != nil {
+		d.stop()
+		return err
+	}
+	more, err := runner.Evaluate(ctx, runner.Request{
+		Prompt: mainPrompt, Session: s, Model: router.Main(), ModelName: model.Main, Continue: resp.Evaluation,
+	})
 	d.stop()
 	if err != nil {
 		return err
@@ -122,6 +143,10 @@ func run(w io.Writer, dir string) error {
 		if err := json.Unmarshal(call.Value, &res); err != nil {
 			return err
 		}
+		if res.Data.Status == "async_launched" {
+			fmt.Fprintf(w, "  %s (%s on %s): ran on after the call returned\n", res.ShortResult, res.Data.TaskID, res.Data.ModelUsed)
+			continue
+		}
 		var used []string
 		for _, tc := range res.Data.ToolSummary {
 			used = append(used, fmt.Sprintf("%s ×%d", tc.Tool, tc.Count))
@@ -129,7 +154,8 @@ func run(w io.Writer, dir string) error {
 		fmt.Fprintf(w, "  %s (%s on %s): %s, %d tokens\n", res.ShortResult, res.Data.AgentID, res.Data.ModelUsed,
 			strings.Join(used, ", "), res.Stats.Usage.TotalTokens)
 	}
-	fmt.Fprintf(w, "\nusage: main agent %d tokens, its agents %d tokens, %d model turns\n", resp.Usage.TotalTokens, resp.ChildUsage.TotalTokens, resp.Turns)
+	fmt.Fprintf(w, "\nusage: main agent %d tokens, its agents %d tokens, %d model turns\n",
+		resp.Usage.TotalTokens+more.Usage.TotalTokens, resp.ChildUsage.TotalTokens+more.ChildUsage.TotalTokens, resp.Turns+more.Turns)
 	return nil
 }
 

@@ -30,8 +30,8 @@ func TestRun(t *testing.T) {
 		"  summarizer         project file .offshoot/agents/summarizer.md — model light, tools: read_file, glob\n",
 		"  and the built-ins: explore, general-purpose, plan, summary\n",
 		// The main agent has the agents section and Task.
-		"▸ prompt demo/main: 1. Assistant, 2. Virtual Filesystem, 3. Agents; tools: ls, read_file, write_file, edit_file, glob, grep, rm, Task\n",
-		"▸ model turn 1 (main): calls Task, Task\n",
+		"▸ prompt demo/main: 1. Assistant, 2. Virtual Filesystem, 3. Agents; tools: ls, read_file, write_file, edit_file, glob, grep, rm, Task, TaskOutput, TaskStop\n",
+		"▸ model turn 1 (main): calls Task, Task, Task\n",
 		// Each agent: its model, its prompt's shape, only its own tools.
 		"  ┌ summarizer started (agent-",
 		", model light, forked from s1)\n",
@@ -53,9 +53,23 @@ func TestRun(t *testing.T) {
 		" on sonnet): grep ×1, read_file ×1, ",
 		"  Task completed by summarizer (agent-",
 		" on light): read_file ×1, ",
+		// The background agent: launched, the main agent answers, it ends,
+		// and the main agent's next model call reads its notification.
+		"  ┌ explore started (agent-",
+		"▸   ✓ Task {\"subagent_type\":\"explore\",\"description\":\"Find other password handlin… → Subagent (explore, light) started in the background as task…\n",
+		"  Task started in the background by explore (agent-",
+		"\nThe main agent has answered; the explore agent works on in the background.\n",
+		"  │ explore   ✎ Only app/login.py handles passwords (lines 6-9): it reads the stored one and compares it in plaintext.\n",
+		"  └ explore finished: 1 tool call, ",
+		" completed; its notification waits for the main agent's next model call\n",
+		") has completed.\n" +
+			"▸   ✎ The explore agent is done: app/login.py is the only code that handles passwords, so fixing it covers everything.\n",
 	} {
 		assert.Contains(t, got, want)
 	}
+	// The order of what the background agent did.
+	assert.Regexp(t, `(?s)An explore agent is still looking.*\n▸ model turn 2 \(main\): answers\n\nThe main agent has answered.*`+
+		`└ explore finished.*◆ background task agent-\d completed.*▸ reads: <task-notification> The background task agent-\d \(Find other password handling, by the explore agent\) has completed\.\n`, got)
 	assert.NotContains(t, got, "warning")
 	assert.NotContains(t, got, "✗")
 	// The read-only reviewer never had a tool to write with.

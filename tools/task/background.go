@@ -1,20 +1,39 @@
 package task
 
-// Background runs (run_in_background) and resuming an agent (resume) are
-// not offered yet. This is the one place that says so: a call asking for
-// either fails with a result saying what to do instead, before anything
-// starts. An agent whose definition asks to run in the background
-// (background: true) runs in the foreground meanwhile: its caller waits for
-// its answer, which is the same answer.
+import (
+	"context"
+	"fmt"
+)
 
-// unsupported returns the failure of a call this program cannot run, or
-// "".
-func unsupported(in Input) string {
-	switch {
-	case in.Resume != "":
-		return "This program cannot resume agents yet: call Task again without resume, and give the new agent everything it needs in its prompt."
-	case in.RunInBackground:
-		return "This program does not run tasks in the background yet: call Task again without run_in_background to run the agent now and wait for its answer."
+// A call with run_in_background — or of an agent whose definition sets
+// background: true — starts the agent on the engine (Engine.Start) and
+// returns at once, with the task's id (which is the agent's) and its
+// output file. The agent runs on under the run's context, not the call's:
+// it outlives the call and the turn, and ends, as stopped, when the run's
+// context is cancelled or TaskStop stops it. When it ends, the engine adds
+// a <task-notification> with its result to its caller's next model call;
+// TaskOutput reads its output before then.
+//
+// The files a background agent writes stay in its own session: its caller
+// may have moved on, so nothing is copied back into its state. What
+// matters of its work is in its result.
+
+// background starts the agent and fills res with the launch.
+func (d *delegator) background(ctx context.Context, run *childRun, res *Result) error {
+	t, err := d.engine.Start(ctx, run.spec)
+	if err != nil {
+		return &failure{msg: d.failureText(run, err)}
 	}
-	return ""
+	res.launched(run.def.Name, run.spec.ModelName, t.ID(), t.OutputFile())
+	return nil
+}
+
+// launched fills r for an agent started in the background.
+func (r *Result) launched(agentType, modelName, id, outputFile string) {
+	r.Status, r.Data.Status = "success", "async_launched"
+	r.Data.AgentID, r.Data.TaskID, r.Data.OutputFile = id, id, outputFile
+	r.Text = fmt.Sprintf("Subagent (%s, %s) started in the background as task %s. "+
+		"Its result will come to you in a task notification when it ends; go on with other work meanwhile. "+
+		"To read its output before then, call TaskOutput with task_id %s; to stop it, call TaskStop.", agentType, modelName, id, id)
+	r.ShortResult = "Task started in the background by " + agentType
 }

@@ -11,7 +11,7 @@ import (
 
 // intro is the part of the tool's description that does not depend on the
 // agents.
-const intro = `Launch an agent to work on a task on its own and return its final answer. Name the agent in subagent_type, give a short (3-5 word) description, and put the whole task in prompt: the agent sees nothing else of this conversation unless its entry says it does. Set model to light for simple tasks and main for complex ones, or leave it out for the agent's own choice. Several Task calls in one turn run side by side.`
+const intro = `Launch an agent to work on a task on its own and return its final answer. Name the agent in subagent_type, give a short (3-5 word) description, and put the whole task in prompt: the agent sees nothing else of this conversation unless its entry says it does. Set model to light for simple tasks, main for complex ones, or leave it out. Calls in one turn run side by side. With run_in_background the call returns at once and the result comes later in a task notification. With resume (an earlier agent_id) that agent continues, its conversation kept.`
 
 // shortDescription bounds an agent's description in the tool's short
 // listing, in characters.

@@ -112,7 +112,7 @@ func TestTheSection(t *testing.T) {
 	assert.Contains(t, r.Text, strings.TrimSpace(reg.Listing()))
 	assert.Contains(t, r.Text, "light for simple tasks")
 	assert.Contains(t, r.Text, "main for\n  complex reasoning")
-	assert.Equal(t, []string{task.ToolName}, r.Tools.Names())
+	assert.Equal(t, []string{task.ToolName, task.OutputToolName, task.StopToolName}, r.Tools.Names())
 
 	p, err = prompt.New("app", "main", task.Section(agents.Load(agents.Options{NoBuiltins: true}), subagent.New(), nil))
 	require.NoError(t, err)

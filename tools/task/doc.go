@@ -3,8 +3,9 @@
 // config.json or in Go (package agents) — which works on its own, with
 // its own system prompt, tools and model, and hands back only its answer.
 //
-// A program gives its main agent the tool, and the section that lists the
-// agents and says when to delegate, in one call:
+// A program gives its main agent the tools (Task, TaskOutput, TaskStop),
+// and the section that lists the agents and says when to delegate, in one
+// call:
 //
 //	reg := agents.Load(agents.Options{ProjectDir: ".", HomeDir: home})
 //	main, err := prompt.New("app", "main",
@@ -45,7 +46,23 @@
 //     prevented: …", "Subagent lacks permission for required tools: […]" —
 //     followed by whatever the agent wrote before it stopped.
 //
-// Several Task calls in one turn run side by side. Calls asking to run in
-// the background or to resume an agent fail, saying so: this package runs
-// agents in the foreground only.
+// Several Task calls in one turn run side by side.
+//
+// A call with run_in_background (or of an agent whose definition sets
+// background: true) starts the agent and returns at once, with the task's
+// id (the agent's) and its output file (see subagent.WithTranscripts).
+// The agent lives on the run's context, not the call's; when it ends, its
+// result reaches the main agent's next model call as a <task-notification>.
+// Meanwhile TaskOutput reads its output (waiting for its end unless told
+// not to, 30 seconds by default, 10 minutes at most) and TaskStop stops it,
+// keeping what it wrote. Both only find tasks their own session started;
+// at the depth limit, agents get neither, as they get no Task.
+//
+// A call with resume (an agent_id from an earlier result) continues that
+// agent: its conversation from its transcript, with the call's prompt as
+// its next message, the same type and model and its original depth, on
+// its caller's state as it is now. It needs transcripts
+// (subagent.WithTranscripts), and the agent must have started from its
+// task alone: an agent whose definition sets forkContext cannot be
+// resumed.
 package task

@@ -44,10 +44,11 @@ func TestFailureTextsAreExact(t *testing.T) {
 			"Subagent task timed out after 30ms"},
 		{"no permitted tools", worldConfig{}, input("shell", "Run the tests", "Run go test ./..."),
 			"Subagent lacks permission for required tools: [Bash]"},
-		{"run in background", worldConfig{}, map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?", "run_in_background": true},
-			"This program does not run tasks in the background yet: call Task again without run_in_background to run the agent now and wait for its answer."},
-		{"resume", worldConfig{}, map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?", "resume": "agent-7"},
-			"This program cannot resume agents yet: call Task again without resume, and give the new agent everything it needs in its prompt."},
+		{"resume without transcripts", worldConfig{}, map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?", "resume": "agent-7"},
+			"Agent agent-7 cannot be resumed: this program keeps no transcripts of its agents, so their conversations are gone. Start a new agent instead, and give it everything it needs in its prompt."},
+		{"resume an unknown agent", worldConfig{engine: []subagent.Option{subagent.WithTranscripts(t.TempDir())}},
+			map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?", "resume": "agent-7"},
+			"No agent found with ID: agent-7"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

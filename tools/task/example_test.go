@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync/atomic"
 
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
@@ -96,4 +98,48 @@ func ExampleResult() {
 	// Task completed by summary
 	// summary on light, agent agent-1, 0 tool calls
 	// "Subagent (summary, light) completed.\n\nTwo files, both short."
+}
+
+// A main agent starts an agent in the background, goes on, and reads its
+// result with TaskOutput; the notification of its end reaches the main
+// agent's next model call as well.
+func ExampleTools() {
+	ctx := context.Background()
+	reg := agents.Load(agents.Options{NoBuiltins: true, Agents: map[string]agents.Definition{
+		"watcher": {Description: "Watches the build.", Prompt: "You watch builds.", Tools: []string{}, Model: "light"},
+	}})
+	var n atomic.Int64
+	engine := subagent.New(subagent.WithIDGenerator(func() string { return fmt.Sprintf("task-%d", n.Add(1)) }))
+	mainModel := scripted.New(
+		scripted.ToolCall("Task", `{"subagent_type":"watcher","description":"Watch the build","prompt":"Tell me when the build is done.","run_in_background":true}`),
+		scripted.ToolCall("TaskOutput", `{"task_id":"task-1","timeout":5000}`),
+		scripted.Text("The build passed."),
+	)
+	light := scripted.New(scripted.Text("The build passed: 212 tests."))
+	router, _ := model.NewStaticRouter(map[string]model.Model{"main": mainModel, "light": light}, nil)
+	set, err := task.Tools(reg, engine, router)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(set.Names())
+
+	main, _ := prompt.New("app", "main", agents.Section(reg, prompt.WithTools(set.Tools()...)))
+	s, _ := session.New()
+	defer s.Close()
+	resp, err := runner.Evaluate(ctx, runner.Request{Prompt: main, Session: s, Model: router.Main(), ModelName: "main", UserMessage: "Is the build done?"})
+	if err != nil {
+		panic(err)
+	}
+	for call := range session.All[runner.ToolInvoked](s) {
+		fmt.Printf("%s: %s\n", call.Name, strings.SplitN(call.Result, "\n", 2)[0])
+	}
+	last := mainModel.Calls()[2].Request.Messages
+	fmt.Println(strings.SplitN(last[len(last)-1].Content, "\n", 3)[1])
+	fmt.Println(resp.Text)
+	// Output:
+	// [Task TaskOutput TaskStop]
+	// Task: Subagent (watcher, light) started in the background as task task-1. Its result will come to you in a task notification when it ends; go on with other work meanwhile. To read its output before then, call TaskOutput with task_id task-1; to stop it, call TaskStop.
+	// TaskOutput: Task task-1 has completed. Its result:
+	// The background task task-1 (Watch the build, by the watcher agent) has completed.
+	// The build passed.
 }

@@ -81,6 +81,9 @@ type worldConfig struct {
 	task    []task.Option
 	main    []scripted.Turn
 	light   []scripted.Turn
+	// tools are more tools of the main agent's, which agents without a
+	// tools list inherit.
+	tools []tools.Tool
 }
 
 func newWorld(t testing.TB, cfg worldConfig) *world {
@@ -105,11 +108,13 @@ func newWorld(t testing.TB, cfg worldConfig) *world {
 		subagent.WithClock(func() time.Time { return t0 }),
 	}, cfg.engine...)...)
 	w.parent, err = prompt.New("app", "main",
-		prompt.Markdown[prompt.NoParams]("Assistant", "You are a coding assistant."),
+		prompt.Markdown[prompt.NoParams]("Assistant", "You are a coding assistant.", prompt.WithTools(cfg.tools...)),
 		vfs.Section(vfs.Options{}),
 		task.Section(w.reg, w.engine, w.router, cfg.task...),
 	)
 	require.NoError(t, err)
+	// Background agents end before the test does.
+	t.Cleanup(w.engine.Tasks().StopAll)
 
 	var ids atomic.Int64
 	w.s, err = session.New(
@@ -209,4 +214,39 @@ func toolNames(req *model.Request) []string {
 		names[i] = s.Name
 	}
 	return names
+}
+
+// watchdog bounds every wait of these tests.
+const watchdog = 5 * time.Second
+
+// within returns a context that ends after the watchdog, or with the test.
+func within(t testing.TB) context.Context {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, watchdog)
+	t.Cleanup(cancel)
+	return c
+}
+
+// callTool calls the main agent's tool name (TaskOutput, TaskStop) on s,
+// as the main agent's evaluation would.
+func (w *world) callTool(t testing.TB, s *session.Session, name string, in any) tools.Outcome {
+	t.Helper()
+	set := w.tools(t)
+	tool, ok := set.Lookup(name)
+	require.True(t, ok, "the main agent has no %s", name)
+	c := runner.WithCaller(ctx, runner.Caller{Model: w.main, ModelName: "caller", NS: "app", Key: "main", Scope: runner.NewScope(0)})
+	return tool.Call(c, invocationOn(s, set), args(t, in))
+}
+
+// gate is a model turn that answers text once release is closed, or fails
+// when its context ends first.
+func gate(release <-chan struct{}, text string) scripted.Turn {
+	return scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+		select {
+		case <-release:
+			return &model.Response{Message: model.AssistantMessage(text)}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
 }

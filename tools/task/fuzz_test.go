@@ -1,12 +1,15 @@
 package task_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/task"
@@ -25,6 +28,7 @@ func FuzzInput(f *testing.F) {
 		`{"description":"x","prompt":"y","subagent_type":"nobody"}`,
 		`{"description":"x","prompt":"y","subagent_type":"reader","run_in_background":true}`,
 		`{"description":"x","prompt":"y","subagent_type":"reader","resume":"agent-1"}`,
+		`{"description":"x","prompt":"y","subagent_type":"reader","resume":"agent-1","run_in_background":true,"model":"light"}`,
 		`{"description":"x","prompt":"y","subagent_type":"reader","model":"gpt-9"}`,
 		`{"description":"x","prompt":"y","subagent_type":"reader","max_turns":-5}`,
 		`{"description":"","prompt":"","subagent_type":""}`,
@@ -43,9 +47,21 @@ func FuzzInput(f *testing.F) {
 	})
 	caller := scripted.New(scripted.Repeat(scripted.Text("done on the caller's model")))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rev := w.s.Revision()
+		rev, inbound := w.s.Revision(), session.Len[runner.Inbound](w.s)
 		out := w.call(t, caller, string(data))
-		if w.s.Revision() != rev {
+		if res, ok := out.Value.(task.Result); ok && res.Data.Status == "async_launched" {
+			// A background agent's end adds its notification, and only
+			// that.
+			bg, err := w.engine.Tasks().Get(res.Data.TaskID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bg.Wait(within(t)); err != nil {
+				t.Fatal(err)
+			}
+			rev, inbound = rev+1, inbound+1
+		}
+		if w.s.Revision() != rev || session.Len[runner.Inbound](w.s) != inbound {
 			t.Fatal("a call wrote to the caller's session")
 		}
 		if out.Err != nil {
@@ -63,6 +79,11 @@ func FuzzInput(f *testing.F) {
 			t.Fatalf("the model reads %q, the result says %q", out.Text, res.Text)
 		}
 		switch {
+		case out.Success && res.Data.Status == "async_launched":
+			if res.Status != "success" || res.Data.TaskID == "" || res.Data.AgentID != res.Data.TaskID ||
+				!strings.HasPrefix(res.Text, "Subagent ("+res.Data.SubagentType+", ") || res.Error != "" {
+				t.Fatalf("a launch reads %#v", res)
+			}
 		case out.Success:
 			if res.Status != "success" || res.Data.Status != "completed" || !strings.HasPrefix(res.Text, "Subagent ("+res.Data.SubagentType+", ") ||
 				res.ShortResult != "Task completed by "+res.Data.SubagentType || res.Data.AgentID == "" || res.Error != "" {
@@ -72,6 +93,84 @@ func FuzzInput(f *testing.F) {
 			if res.Status != "error" || res.Data.Status != "failed" || res.Error == "" || !strings.HasPrefix(res.Text, res.Error) ||
 				res.ShortResult != "Task delegation failed" {
 				t.Fatalf("a failure reads %#v", res)
+			}
+		}
+	})
+}
+
+// FuzzTaskOutputAndStop feeds arbitrary arguments to TaskOutput and
+// TaskStop, as a model might write them, with one task of the caller's
+// completed and one running: a call is refused as invalid naming the
+// field, or fails with "No task found with ID: X", or answers with the
+// task's status and output — never a crash, and never a wait past the
+// call's deadline, whatever timeout it asks for.
+func FuzzTaskOutputAndStop(f *testing.F) {
+	for _, s := range []string{
+		`{"task_id":"agent-1"}`,
+		`{"task_id":"agent-3","block":false}`,
+		`{"task_id":"agent-3","block":true,"timeout":600000}`,
+		`{"task_id":"agent-3","timeout":0}`,
+		`{"task_id":"agent-9"}`,
+		`{"task_id":"agent-1","timeout":600001}`,
+		`{"task_id":"agent-1","timeout":-1}`,
+		`{"task_id":"agent-1","timeout":1e9}`,
+		`{"task_id":"agent-1","block":"yes"}`,
+		`{"task_id":""}`,
+		`{"task_id":"a\nb"}`,
+		`{"task_id":"\u00e9t\u00e9"}`,
+		`{"task_id":"agent-1","extra":1}`,
+		`[]`, `null`, `{`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	w := newWorld(f, worldConfig{light: []scripted.Turn{
+		scripted.When(scripted.LastUserContains("quick"), scripted.Repeat(scripted.Text("done"))),
+		scripted.When(scripted.LastUserContains("slow"), scripted.Repeat(gate(make(chan struct{}), "never"))),
+	}})
+	quick := w.call(f, w.main, bgInput("reader", "Answer quickly", "quick"))
+	if res, ok := quick.Value.(task.Result); !ok || res.Data.TaskID != "agent-1" {
+		f.Fatalf("the quick task did not start: %s", quick.Text)
+	}
+	if bg, err := w.engine.Tasks().Get("agent-1"); err != nil {
+		f.Fatal(err)
+	} else if _, err := bg.Wait(within(f)); err != nil {
+		f.Fatal(err)
+	}
+	// (agent-2 is the id of the quick task's notification.)
+	if slow := w.call(f, w.main, bgInput("reader", "Answer slowly", "slow")); !slow.Success || slow.Value.(task.Result).Data.TaskID != "agent-3" {
+		f.Fatalf("the slow task did not start as agent-3: %s", slow.Text)
+	}
+	set := w.tools(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, name := range []string{task.OutputToolName, task.StopToolName} {
+			tool, _ := set.Lookup(name)
+			c, cancel := context.WithTimeout(runner.WithCaller(ctx, runner.Caller{Model: w.main, ModelName: "caller", Scope: runner.NewScope(0)}), 50*time.Millisecond)
+			start := time.Now()
+			out := tool.Call(c, invocationOn(w.s, set), data)
+			cancel()
+			if d := time.Since(start); d > 2*time.Second {
+				t.Fatalf("%s took %v", name, d)
+			}
+			var ve *tools.ValidationError
+			switch {
+			case out.Err != nil:
+				if !errors.As(out.Err, &ve) || !strings.HasPrefix(out.Text, "Tool validation failed: "+name+": ") {
+					t.Fatalf("%s failed with %T: %s", name, out.Err, out.Text)
+				}
+			case !out.Success:
+				if !strings.HasPrefix(out.Text, "No task found with ID: ") {
+					t.Fatalf("%s failed with %q", name, out.Text)
+				}
+			case name == task.OutputToolName:
+				res, ok := out.Value.(task.OutputResult)
+				if !ok || res.Status == "" || !strings.HasPrefix(out.Text, "Task "+res.TaskID+" ") {
+					t.Fatalf("%s answered %q with %#v", name, out.Text, out.Value)
+				}
+			default:
+				res, ok := out.Value.(task.StopResult)
+				if !ok || res.Status == "" || !strings.HasPrefix(out.Text, "Task "+res.TaskID+" ") {
+					t.Fatalf("%s answered %q with %#v", name, out.Text, out.Value)
+				}
 			}
 		}
 	})

@@ -42,10 +42,13 @@ type Input struct {
 	MaxTurns int `json:"max_turns,omitempty" jsonschema:"The most model calls the agent may make; leave it out to use the agent's own limit"`
 	// Name labels the agent in results and records.
 	Name string `json:"name,omitempty" jsonschema:"A name for this agent, to tell it apart from others in results"`
-	// RunInBackground asks for the agent to run in the background.
-	RunInBackground bool `json:"run_in_background,omitempty" jsonschema:"Start the agent in the background and return at once, where this program supports it"`
-	// Resume names an earlier agent (by its agent id) to continue.
-	Resume string `json:"resume,omitempty" jsonschema:"The agent id of an earlier Task call to continue, where this program supports it"`
+	// RunInBackground starts the agent in the background: the call
+	// returns at once, and the agent's result reaches the caller in a
+	// task notification.
+	RunInBackground bool `json:"run_in_background,omitempty" jsonschema:"Start the agent in the background and return at once; its result comes to you later in a task notification"`
+	// Resume names an earlier agent, by its agent id, to continue with
+	// Prompt as its next message.
+	Resume string `json:"resume,omitempty" jsonschema:"The agent_id of an earlier agent to continue: it keeps its conversation, and prompt is its next message"`
 	// TeamName and Mode are accepted, and recorded in the result's
 	// params_input, for parity with the Claude Agent SDK; they change
 	// nothing here.

@@ -30,11 +30,22 @@ type childRun struct {
 // mean the same in the child. An isolated agent (the default) gets only
 // its task as its conversation; a fork-context agent carries on its
 // caller's conversation, then gets its task.
-func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input, def agents.Definition) (*childRun, error) {
+//
+// For a resumed agent (resumed is its record), the model is the one it
+// ran on, the conversation its own (the engine loads it), and the state
+// its caller's as it is now.
+func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input, def agents.Definition, resumed *subagent.TranscriptMeta) (*childRun, error) {
 	caller, _ := runner.CallerFrom(ctx)
-	m, modelName, err := def.ResolveModel(d.router, in.Model, caller.Model, caller.ModelName)
+	var m model.Model
+	var modelName string
+	var err error
+	if resumed != nil {
+		m, modelName, err = d.resumeModel(resumed, caller)
+	} else {
+		m, modelName, err = def.ResolveModel(d.router, in.Model, caller.Model, caller.ModelName)
+	}
 	if err != nil {
-		if errors.Is(err, model.ErrUnknownModel) {
+		if errors.Is(err, model.ErrUnknownModel) && resumed == nil {
 			return nil, invalid("model", fmt.Sprintf("%q is not a model this program knows; use %s, or leave model out", in.Model, d.modelNames()))
 		}
 		return nil, fail("Failed to initialize subagent: %v", err)
@@ -66,7 +77,8 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input
 		}
 	}
 	var history []model.Message
-	if def.ForkContext {
+	forkContext := def.ForkContext && resumed == nil
+	if forkContext {
 		history = callerConversation(snap, inv.CallID)
 	}
 	p, err := childPrompt()
@@ -77,16 +89,17 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input
 	if in.MaxTurns > 0 {
 		maxTurns = in.MaxTurns
 	}
-	return &childRun{def: def, spec: subagent.Spec{
-		Name:     def.Name,
-		Parent:   inv.Session,
-		Mode:     subagent.Forked,
-		Snapshot: &snap,
-		Prompt:   p,
+	run := &childRun{def: def, spec: subagent.Spec{
+		Name:        def.Name,
+		Description: in.Description,
+		Parent:      inv.Session,
+		Mode:        subagent.Forked,
+		Snapshot:    &snap,
+		Prompt:      p,
 		Params: []any{
 			role{Text: systemText(def.Prompt, in.Description)},
 			state,
-			forked{On: def.ForkContext},
+			forked{On: forkContext},
 			reminder{Text: def.CriticalSystemReminder},
 		},
 		Messages:    history,
@@ -98,7 +111,11 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input
 		Delegation:  slices.Clone(chain),
 		MaxDepth:    d.cfg.maxDepth,
 		MaxTurns:    maxTurns,
-	}}, nil
+	}}
+	if resumed != nil {
+		run.spec.Resume = resumed.AgentID
+	}
+	return run, nil
 }
 
 // modelNames lists the model names a call may give, for an error.

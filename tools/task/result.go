@@ -49,7 +49,8 @@ type Result struct {
 
 // Data is what the agent did.
 type Data struct {
-	// Status is "completed" or "failed".
+	// Status is "completed", "failed", or "async_launched" for an agent
+	// started in the background.
 	Status string `json:"status"`
 	// Result is the agent's final answer (its partial text on failure).
 	Result string `json:"result"`
@@ -63,6 +64,11 @@ type Data struct {
 	SubagentType string `json:"subagent_type"`
 	// AgentID identifies the agent's run; empty when it never started.
 	AgentID string `json:"agent_id"`
+	// TaskID is the background task's id (the agent's) and OutputFile the
+	// file its output goes to ("" when the engine keeps no transcripts),
+	// for an agent started in the background.
+	TaskID     string `json:"task_id,omitempty"`
+	OutputFile string `json:"output_file,omitempty"`
 	// Name is the call's name for the agent, if it gave one.
 	Name string `json:"name,omitempty"`
 	// Artifacts are the files the agent wrote that were copied into the

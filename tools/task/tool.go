@@ -22,8 +22,15 @@ const ToolName = "Task"
 // agent started by Task has no Task tool of its own.
 const DefaultMaxDepth = 1
 
+// The names of the tools that read a background task's output and stop
+// it.
+const (
+	OutputToolName = "TaskOutput"
+	StopToolName   = "TaskStop"
+)
+
 // delegationTools are withheld from a child at the depth limit.
-var delegationTools = []string{ToolName, "TaskOutput", "TaskStop"}
+var delegationTools = []string{ToolName, OutputToolName, StopToolName}
 
 type config struct {
 	maxDepth int
@@ -86,9 +93,30 @@ func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, o
 	return tools.New(ToolName, describe(reg), d.handle, tools.ConcurrentSafe(), tools.ExcludeValue())
 }
 
+// Tools returns the three delegation tools, in this order: Task (see
+// Tool), and TaskOutput and TaskStop (see OutputTool and StopTool) over
+// the engine's background tasks — what Section offers, for a program that
+// builds its own section or toolset.
+func Tools(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts ...Option) (tools.Toolset, error) {
+	taskTool, err := Tool(reg, engine, router, opts...)
+	if err != nil {
+		return tools.Toolset{}, err
+	}
+	output, err := OutputTool(engine)
+	if err != nil {
+		return tools.Toolset{}, err
+	}
+	stop, err := StopTool(engine)
+	if err != nil {
+		return tools.Toolset{}, err
+	}
+	return tools.NewToolset(taskTool, output, stop)
+}
+
 // Section returns the main agent's prompt section for delegating with
 // Task: the agents of reg and when to use them (agents.Section), carrying
-// the Task tool (see Tool). It is the one call a program needs:
+// the Task, TaskOutput and TaskStop tools (see Tools). It is the one call
+// a program needs:
 //
 //	main, err := prompt.New("app", "main",
 //		prompt.Markdown[prompt.NoParams]("Role", "You are a coding assistant."),
@@ -97,9 +125,13 @@ func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, o
 //	)
 //
 // The section is shown only when reg holds agents. A problem building the
-// tool is the section's construction error, which prompt.New returns.
+// tools is the section's construction error, which prompt.New returns.
 func Section(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts ...Option) *prompt.Section {
-	return agents.Section(reg, prompt.WithTool(Tool(reg, engine, router, opts...)))
+	set, err := Tools(reg, engine, router, opts...)
+	if err != nil {
+		return agents.Section(reg, prompt.WithTool(nil, err))
+	}
+	return agents.Section(reg, prompt.WithTools(set.Tools()...))
 }
 
 // delegator runs Task calls.
@@ -150,26 +182,38 @@ func (d *delegator) handle(ctx context.Context, inv *tools.Invocation, in Input)
 // artifacts copied back), or a *failure, or a *tools.ValidationError for
 // an argument only the handler can check.
 func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in Input, res *Result) ([]any, error) {
-	if msg := unsupported(in); msg != "" {
-		return nil, fail("%s", msg)
-	}
 	if d.reg == nil {
 		return nil, fail("%v", agents.ErrNoAgents)
 	}
-	def, err := d.reg.Find(in.SubagentType)
+	var def agents.Definition
+	var resumed *subagent.TranscriptMeta
+	var err error
+	if in.Resume != "" {
+		resumed, def, err = d.resumed(ctx, inv, in)
+	} else {
+		def, err = d.reg.Find(in.SubagentType)
+	}
 	if err != nil {
 		var diag *agents.Diagnostic
 		if errors.As(err, &diag) {
 			return nil, fail("Failed to initialize subagent: %v", err)
 		}
+		var f *failure
+		var ve *tools.ValidationError
+		if errors.As(err, &f) || errors.As(err, &ve) {
+			return nil, err
+		}
 		return nil, fail("%v", err)
 	}
 	res.Data.SubagentType = def.Name
-	run, err := d.prepare(ctx, inv, in, def)
+	run, err := d.prepare(ctx, inv, in, def, resumed)
 	if err != nil {
 		return nil, err
 	}
 	res.Data.ModelUsed, res.Stats.Model = run.spec.ModelName, run.spec.ModelName
+	if in.RunInBackground || def.Background {
+		return nil, d.background(ctx, run, res)
+	}
 	return d.foreground(ctx, run, res)
 }
 

@@ -1,0 +1,95 @@
+package offshoot_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/offshoot-dev/offshoot"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// BenchmarkQuery is one query of one model turn through the client — the
+// conversation continued from the session, the evaluation, its messages
+// through to the loop — after n earlier queries (the session is rolled
+// back after each, so the conversation keeps its length). The model
+// answers at once. BenchmarkEvaluate is the same turn through
+// runner.Evaluate alone, for the client's own cost.
+func BenchmarkQuery(b *testing.B) {
+	answer := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+		return &model.Response{Message: model.AssistantMessage("Done, as asked."), Usage: model.Usage{InputTokens: 10, OutputTokens: 4, TotalTokens: 14}}, nil
+	})
+	for _, n := range []int{0, 100, 1000} {
+		b.Run(fmt.Sprintf("after=%d", n), func(b *testing.B) {
+			c, err := offshoot.NewClient(offshoot.WithModel(answer))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			query := func() {
+				for msg := range c.Query(ctx, "Do it.") {
+					if r, ok := msg.(offshoot.ResultMessage); ok && r.Err != nil {
+						b.Fatal(r.Err)
+					}
+				}
+			}
+			for range n {
+				query()
+			}
+			snap := c.Session().Snapshot()
+			b.ReportAllocs()
+			for b.Loop() {
+				query()
+				b.StopTimer()
+				if err := c.Session().Rollback(snap); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+func BenchmarkEvaluate(b *testing.B) {
+	answer := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+		return &model.Response{Message: model.AssistantMessage("Done, as asked."), Usage: model.Usage{InputTokens: 10, OutputTokens: 4, TotalTokens: 14}}, nil
+	})
+	p, err := prompt.New("bench", "main", prompt.Markdown[prompt.NoParams]("Role", offshoot.DefaultSystemPrompt))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{0, 100, 1000} {
+		b.Run(fmt.Sprintf("after=%d", n), func(b *testing.B) {
+			s, err := session.New()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			last := ""
+			evaluate := func() {
+				resp, err := runner.Evaluate(ctx, runner.Request{Prompt: p, Session: s, Model: answer, ModelName: "main", UserMessage: "Do it.", Continue: last})
+				if err != nil {
+					b.Fatal(err)
+				}
+				last = resp.Evaluation
+			}
+			for range n {
+				evaluate()
+			}
+			snap, keep := s.Snapshot(), last
+			b.ReportAllocs()
+			for b.Loop() {
+				evaluate()
+				b.StopTimer()
+				if err := s.Rollback(snap); err != nil {
+					b.Fatal(err)
+				}
+				last = keep
+				b.StartTimer()
+			}
+		})
+	}
+}

@@ -1,0 +1,316 @@
+package offshoot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/mcp"
+	"github.com/offshoot-dev/offshoot/tools/planning"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+	"github.com/offshoot-dev/offshoot/tools/task"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// The errors of a client. Match them with errors.Is.
+var (
+	// ErrNoModel: NewClient was given no model.
+	ErrNoModel = errors.New("offshoot: no model configured: pass WithModel (any model.Model) or WithRouter (main and light, from model.NewRouter)")
+	// ErrClosed: the client was closed.
+	ErrClosed = errors.New("offshoot: the client is closed; create a new one")
+	// ErrBusy: a query is running; queries of one client take turns.
+	ErrBusy = errors.New("offshoot: a query of this client is running; finish it, or break out of its loop, before the next")
+	// ErrNothingToContinue: an empty prompt, and nothing new for the main
+	// agent to read.
+	ErrNothingToContinue = errors.New("offshoot: nothing to continue: the prompt is empty and no task notification has arrived since the last query; give a prompt, or wait for a task (Client.Tasks)")
+)
+
+// The main agent's prompt is ns/key in the session's records.
+const (
+	promptNS  = "offshoot"
+	promptKey = "main"
+)
+
+// Client is a main agent with its tools and agents, keeping its
+// conversation in its session across queries: a chat is successive
+// Query calls. Create one with NewClient and Close it when done. Its
+// methods are safe for concurrent use; queries take turns.
+type Client struct {
+	session      *session.Session
+	ownsSession  bool
+	engine       *subagent.Engine
+	registry     *agents.Registry
+	main         *prompt.Prompt
+	params       []any
+	model        model.Model
+	modelName    string
+	toolFilter   tools.Filter // the main agent's tools, when it plays an agent
+	maxTurns     int
+	approve      func(context.Context, *tools.Invocation, model.ToolCall) error
+	logger       *slog.Logger
+	mcp          *mcp.Manager
+	mcpNames     []string
+	mcpTools     tools.Toolset
+	mcpReady     bool
+	notifyClient func(context.Context, TaskNotificationMessage)
+
+	turn   sync.Mutex // held by the running query
+	closed atomic.Bool
+
+	mu      sync.Mutex
+	current *pipe              // the running query's, for task notifications
+	stop    context.CancelFunc // stops the running query's evaluation
+}
+
+// role is the main agent's role: text, never a template.
+type role struct{ Text string }
+
+// NewClient returns a client: a main agent on the model of WithModel or
+// WithRouter, with a virtual filesystem (WithDirectory, WithFiles), a
+// plan, the Task, TaskOutput and TaskStop tools over its agents (the
+// built-ins and those of WithAgents and WithAgentOptions), the tools of
+// WithTools and WithMCPServers, and dispatch_subagent with
+// WithDispatchSubagent. Without a model it returns ErrNoModel. Agent
+// definitions that do not load are not an error here: Agents().Errors()
+// lists them.
+func NewClient(opts ...Option) (*Client, error) {
+	var cfg config
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	router, err := cfg.routerOf()
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		maxTurns: cfg.maxTurns, approve: cfg.approve, logger: cfg.logger,
+		notifyClient: cfg.notify,
+	}
+	engineOpts := []subagent.Option{subagent.WithTaskNotificationHandler(c.notified)}
+	if cfg.transcripts != "" {
+		engineOpts = append(engineOpts, subagent.WithTranscripts(cfg.transcripts))
+	}
+	if cfg.approve != nil {
+		engineOpts = append(engineOpts, subagent.WithApprover(cfg.approve))
+	}
+	if cfg.logger != nil {
+		engineOpts = append(engineOpts, subagent.WithLogger(cfg.logger))
+	}
+	c.engine = subagent.New(append(engineOpts, cfg.engine...)...)
+
+	var taskOpts []task.Option
+	if len(cfg.mcpServers) > 0 {
+		if c.mcp, err = mcp.NewManager(cfg.mcpServers); err != nil {
+			return nil, fmt.Errorf("offshoot: the MCP servers: %w", err)
+		}
+		c.mcpNames = slices.Sorted(maps.Keys(cfg.mcpServers))
+		taskOpts = append(taskOpts, task.WithMCP(c.mcp))
+	}
+	if err := c.build(cfg, router, taskOpts); err != nil {
+		c.closeMCP()
+		return nil, err
+	}
+	if err := c.resolveModel(cfg, router); err != nil {
+		c.closeMCP()
+		return nil, err
+	}
+	if err := c.start(cfg); err != nil {
+		c.closeMCP()
+		return nil, err
+	}
+	return c, nil
+}
+
+// routerOf returns the router the options give.
+func (cfg *config) routerOf() (*model.Router, error) {
+	switch {
+	case cfg.router != nil:
+		return cfg.router, nil
+	case cfg.model != nil:
+		r, err := model.NewStaticRouter(map[string]model.Model{model.Main: cfg.model}, model.DefaultAliases())
+		if err != nil {
+			return nil, fmt.Errorf("offshoot: %w", err)
+		}
+		return r, nil
+	}
+	return nil, ErrNoModel
+}
+
+// build loads the agents and builds the main agent's prompt.
+func (c *Client) build(cfg config, router *model.Router, taskOpts []task.Option) error {
+	vfsOpts := vfs.Options{Mounts: cfg.mounts}
+	for _, m := range cfg.mounts {
+		vfsOpts.AllowedRoots = append(vfsOpts.AllowedRoots, m.HostPath)
+	}
+	fileTools, err := vfs.Tools(vfsOpts)
+	if err != nil {
+		return fmt.Errorf("offshoot: the files: %w", err)
+	}
+	planTools, err := planning.Tools()
+	if err != nil {
+		return fmt.Errorf("offshoot: the plan: %w", err)
+	}
+	names := append(fileTools.Names(), planTools.Names()...)
+	names = append(names, task.ToolName, task.OutputToolName, task.StopToolName)
+	for _, t := range cfg.tools {
+		if t != nil {
+			names = append(names, t.Name())
+		}
+	}
+	if cfg.dispatch != nil {
+		names = append(names, promptsubagent.ToolName)
+	}
+
+	ao := cfg.agentOpts
+	ao.Agents = maps.Clone(ao.Agents)
+	if len(cfg.agentDefs) > 0 && ao.Agents == nil {
+		ao.Agents = map[string]agents.Definition{}
+	}
+	maps.Copy(ao.Agents, cfg.agentDefs)
+	ao.ToolNames, ao.MCPServers, ao.Router = names, append(slices.Clone(ao.MCPServers), c.mcpNames...), router
+	c.registry = agents.Load(ao)
+
+	text := cfg.systemPrompt
+	if text == "" {
+		text = DefaultSystemPrompt
+	}
+	c.params = []any{role{Text: text}}
+	sections := []prompt.Part{
+		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithTools(slices.DeleteFunc(slices.Clone(cfg.tools), func(t tools.Tool) bool { return t == nil })...)),
+		vfs.Section(vfsOpts),
+		planning.Section(planning.Options{}),
+		task.Section(c.registry, c.engine, router, taskOpts...),
+	}
+	if cfg.dispatch != nil {
+		sections = append(sections, promptsubagent.Section(cfg.dispatch, c.engine))
+	}
+	if c.main, err = prompt.New(promptNS, promptKey, sections...); err != nil {
+		return fmt.Errorf("offshoot: the main agent's prompt: %w", err)
+	}
+	return nil
+}
+
+// start sets up the session: its tools installed, the mounts copied in,
+// the files written.
+func (c *Client) start(cfg config) error {
+	c.session = cfg.session
+	if c.session == nil {
+		s, err := session.New()
+		if err != nil {
+			return fmt.Errorf("offshoot: %w", err)
+		}
+		c.session, c.ownsSession = s, true
+	}
+	fail := func(err error) error {
+		if c.ownsSession {
+			_ = c.session.Close()
+		}
+		return err
+	}
+	r, err := c.main.Render(c.params...)
+	if err != nil {
+		return fail(fmt.Errorf("offshoot: the main agent's prompt: %w", err))
+	}
+	if err := r.Tools.Install(c.session); err != nil {
+		return fail(fmt.Errorf("offshoot: %w", err))
+	}
+	if len(cfg.files) > 0 {
+		events := make([]any, 0, len(cfg.files))
+		for _, path := range slices.Sorted(maps.Keys(cfg.files)) {
+			events = append(events, vfs.FileWritten{Path: path, Content: cfg.files[path]})
+		}
+		if err := c.session.Dispatch(context.Background(), events...); err != nil {
+			return fail(fmt.Errorf("offshoot: the files: %w", err))
+		}
+	}
+	return nil
+}
+
+// Session returns the session the client keeps its conversation and state
+// in: for snapshots (Snapshot, session.MarshalSnapshot), its files
+// (vfs.FS) and its records (runner.ToolInvoked, …). Write to it only
+// between queries.
+func (c *Client) Session() *session.Session { return c.session }
+
+// Tasks returns the background tasks of the client's agents: Get one by
+// id, list the Running ones, Wait for all, StopAll.
+func (c *Client) Tasks() *subagent.Manager { return c.engine.Tasks() }
+
+// Agents returns the agents the main agent can delegate to, with the
+// problems loading them met (Errors, Warnings).
+func (c *Client) Agents() *agents.Registry { return c.registry }
+
+// Close stops the running query, if any, and the background tasks still
+// running, waiting for them; then the MCP servers; and it closes the
+// session unless WithSession gave it. It may be called from a query's
+// loop. It is idempotent.
+func (c *Client) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	c.mu.Lock()
+	if c.stop != nil {
+		c.stop()
+	}
+	c.mu.Unlock()
+	c.engine.Tasks().StopAll()
+	var errs []error
+	if c.mcp != nil {
+		errs = append(errs, c.mcp.Close())
+	}
+	if c.ownsSession {
+		errs = append(errs, c.session.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Client) closeMCP() {
+	if c.mcp != nil {
+		_ = c.mcp.Close()
+	}
+}
+
+// notified hands a background task's notification to the program's
+// handler and to the running query, if the task is the main agent's.
+func (c *Client) notified(ctx context.Context, n subagent.TaskNotification) {
+	msg := TaskNotificationMessage{n}
+	if c.notifyClient != nil {
+		c.notifyClient(ctx, msg)
+	}
+	if n.SessionID != c.session.ID() {
+		return
+	}
+	c.mu.Lock()
+	p := c.current
+	c.mu.Unlock()
+	if p != nil {
+		p.put(msg, false)
+	}
+}
+
+// serverTools returns the MCP servers' tools, starting the servers at the
+// first query (the queries take turns, so this needs no lock of its own).
+func (c *Client) serverTools(ctx context.Context) (tools.Toolset, error) {
+	if c.mcp == nil || c.mcpReady {
+		return c.mcpTools, nil
+	}
+	set, err := c.mcp.Tools(ctx, c.mcpNames...)
+	if err != nil {
+		return tools.Toolset{}, fmt.Errorf("offshoot: the MCP servers: %w", err)
+	}
+	c.mcpTools, c.mcpReady = set, true
+	return set, nil
+}

@@ -1,0 +1,164 @@
+package offshoot
+
+import (
+	"context"
+	"iter"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// Query sends prompt to the main agent and yields what happens, in order:
+// TextDelta pieces as its model streams, an AssistantMessage for each of
+// its model's answers, a ToolResultMessage for each of its tool calls, a
+// TaskNotificationMessage for each of its background tasks that ends
+// meanwhile, and last a ResultMessage with the answer and what the query
+// spent — or why it failed (Err: the evaluation's error, ErrBusy, ErrClosed,
+// ErrNothingToContinue).
+//
+// The conversation goes on across queries: the main agent sees everything
+// said before, in this client's session. An empty prompt continues on
+// what arrived since the last query — the notifications of background
+// tasks that ended in between — and is ErrNothingToContinue when nothing
+// did.
+//
+// Breaking out of the loop stops the query: its evaluation, and the agents
+// it runs in the foreground, are cancelled, and Query returns once they
+// have stopped. So does cancelling ctx.
+//
+// Background tasks outlive the query that starts them: they run under
+// ctx, not under the query, so they go on after its ResultMessage (and
+// after a break), and end when they finish, when ctx is cancelled, when
+// the model stops them (TaskStop), or through Tasks (StopAll, at Close).
+// The handler of WithTaskNotificationHandler is told when each ends; the
+// main agent reads the notification at its next model call — in this
+// query if it is still running, else in the next (Query(ctx, "") to have
+// it answer at once). A program that wants them all done waits with
+// Tasks().Wait(ctx) before it exits.
+func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
+	return func(yield func(Message) bool) {
+		started := time.Now()
+		fail := func(err error) { yield(ResultMessage{Err: err, Duration: time.Since(started)}) }
+		if c.closed.Load() {
+			fail(ErrClosed)
+			return
+		}
+		if !c.turn.TryLock() {
+			fail(ErrBusy)
+			return
+		}
+		defer c.turn.Unlock()
+		cont := c.lastEvaluation()
+		if strings.TrimSpace(prompt) == "" && !c.pendingInbound() {
+			fail(ErrNothingToContinue)
+			return
+		}
+		inherited, err := c.serverTools(ctx)
+		if err != nil {
+			fail(err)
+			return
+		}
+
+		p := newPipe()
+		turn, stop := context.WithCancel(ctx)
+		defer stop()
+		c.mu.Lock()
+		c.current, c.stop = p, stop
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			c.current, c.stop = nil, nil
+			c.mu.Unlock()
+		}()
+		if c.closed.Load() { // Close ran meanwhile
+			fail(ErrClosed)
+			return
+		}
+		obs := &observer{p: p, session: c.session.ID()}
+		unsubscribe := c.session.Bus().SubscribeAll("offshoot.query", obs.observe)
+		defer unsubscribe()
+
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			run := runner.WithCaller(turn, runner.Caller{Scope: runner.NewRunScope(ctx, 0)})
+			resp, err := runner.Evaluate(run, runner.Request{
+				Prompt: c.main, Params: c.params, Session: c.session, UserMessage: prompt, Continue: cont,
+				Model: c.model, ModelName: c.modelName, MaxTurns: c.maxTurns, InheritedTools: inherited, ToolFilter: c.toolFilter,
+				Approve: c.approve, Logger: c.logger,
+			})
+			p.end(result(resp, err, time.Since(started)))
+		}()
+		defer func() {
+			p.abandon()
+			stop()
+			<-done
+		}()
+		for {
+			msg, ok := p.next()
+			if !ok || !yield(msg) {
+				return
+			}
+		}
+	}
+}
+
+// result is the ResultMessage of an evaluation.
+func result(resp *runner.Response, err error, d time.Duration) ResultMessage {
+	r := ResultMessage{Err: err, Duration: d}
+	if resp != nil {
+		r.Text, r.Usage, r.Turns, r.ToolCalls = resp.Text, resp.Usage.Add(resp.ChildUsage), resp.Turns, resp.ToolCalls
+	}
+	return r
+}
+
+// lastEvaluation returns the id of the main agent's latest evaluation in
+// the session, which the next query continues ("" for none).
+func (c *Client) lastEvaluation() string {
+	last := ""
+	for r := range session.All[runner.PromptRendered](c.session) {
+		if r.NS == promptNS && r.Key == promptKey {
+			last = r.Evaluation
+		}
+	}
+	return last
+}
+
+// pendingInbound reports whether messages for the main agent (task
+// notifications) arrived that no model call has read yet.
+func (c *Client) pendingInbound() bool {
+	read, _ := session.Latest[runner.InboundRead](c.session)
+	return session.Len[runner.Inbound](c.session) > read.Upto
+}
+
+// observer turns the runner's events on the client's session into
+// messages.
+type observer struct {
+	p       *pipe
+	session string
+	turn    atomic.Int64 // the main agent's model calls so far
+}
+
+func (o *observer) observe(_ context.Context, env bus.Envelope) error {
+	switch e := env.Payload.(type) {
+	case runner.Delta:
+		if e.SessionID == o.session && e.Text != "" {
+			o.p.put(TextDelta{Text: e.Text, Turn: int(o.turn.Load()) + 1}, true)
+		}
+	case runner.ConversationMessage:
+		if env.SessionID == o.session && e.Role == model.RoleAssistant {
+			o.p.put(AssistantMessage{Text: e.Content, ToolCalls: slices.Clone(e.ToolCalls), Turn: int(o.turn.Add(1))}, true)
+		}
+	case runner.ToolInvoked:
+		if env.SessionID == o.session {
+			o.p.put(ToolResultMessage{CallID: e.CallID, Name: e.Name, Success: e.Success, Summary: summary(e.Result)}, true)
+		}
+	}
+	return nil
+}
