@@ -3,6 +3,8 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -124,29 +127,60 @@ func TestReducerFailureAppliesNothingOfTheCall(t *testing.T) {
 }
 
 func TestConcurrentSafeToolsRunInParallelWithDeterministicEvents(t *testing.T) {
-	var running, peak atomicInt
 	s := newSession(t)
+	// The three consecutive concurrent-safe calls meet before they sleep:
+	// none of them can go on until all three run at once. They then end
+	// in another order than they were called.
+	meet := meetingTool(t, 3)
 	m := scripted.New(
 		scripted.ToolCalls(
-			model.ToolCall{Name: "sleep", Arguments: `{"ms":60}`},
-			model.ToolCall{Name: "sleep", Arguments: `{"ms":1}`},
-			model.ToolCall{Name: "sleep", Arguments: `{"ms":30}`},
+			model.ToolCall{Name: "meet", Arguments: `{"ms":60}`},
+			model.ToolCall{Name: "meet", Arguments: `{"ms":1}`},
+			model.ToolCall{Name: "meet", Arguments: `{"ms":30}`},
 			model.ToolCall{Name: "echo", Arguments: `{"text":"after"}`},
 			model.ToolCall{Name: "sleep", Arguments: `{"ms":5}`},
 		),
 		scripted.Text("done"),
 	)
-	resp, err := runner.Evaluate(ctx, request(newPrompt(t, sleepTool(t, &running.Int32, &peak.Int32), echoTool(t)), s, m))
+	resp, err := runner.Evaluate(ctx, request(newPrompt(t, meet, sleepTool(t, nil, nil), echoTool(t)), s, m))
 	require.NoError(t, err)
-	assert.EqualValues(t, 3, peak.Load(), "the three consecutive concurrent-safe calls overlapped")
 	assert.Equal(t, []Echoed{{"slept 60"}, {"slept 1"}, {"slept 30"}, {"after"}, {"slept 5"}}, session.Get[Echoed](s).Values(),
 		"events are applied in call order")
 	var ids []string
 	for ti := range session.All[runner.ToolInvoked](s) {
 		ids = append(ids, ti.CallID)
+		assert.True(t, ti.Success, "%s: %s", ti.Name, ti.Result)
 	}
 	assert.Equal(t, []string{"call_2_0", "call_2_1", "call_2_2", "call_2_3", "call_2_4"}, ids)
 	assert.Len(t, toolMessages(resp), 5)
+}
+
+// meetingTool returns a concurrent-safe tool "meet" whose calls wait until
+// n of them run at the same time, then sleep their ms. A call that waits
+// past the watchdog fails: the calls did not run in parallel.
+func meetingTool(t testing.TB, n int) tools.Tool {
+	t.Helper()
+	var mu sync.Mutex
+	arrived := 0
+	all := make(chan struct{})
+	tool, err := tools.New("meet", "Wait for the others, then sleep.", func(ctx context.Context, _ *tools.Invocation, p SleepParams) (tools.Result[string], error) {
+		mu.Lock()
+		if arrived++; arrived == n {
+			close(all)
+		}
+		mu.Unlock()
+		select {
+		case <-all:
+		case <-time.After(10 * time.Second):
+			return tools.Failed[string]("the other calls never ran beside this one"), nil
+		case <-ctx.Done():
+			return tools.Result[string]{}, ctx.Err()
+		}
+		time.Sleep(time.Duration(p.MS) * time.Millisecond)
+		return tools.OK("slept", fmt.Sprint(p.MS)).WithEvents(Echoed{fmt.Sprint("slept ", p.MS)}), nil
+	}, tools.ConcurrentSafe())
+	require.NoError(t, err)
+	return tool
 }
 
 func TestDeadlines(t *testing.T) {
