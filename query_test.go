@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -173,11 +174,12 @@ func TestANotificationBetweenQueries(t *testing.T) {
 // background task it started goes on, and the client takes the next
 // query.
 func TestBreakingOutStopsTheQuery(t *testing.T) {
-	stopped := make(chan struct{})
+	entered, stopped := make(chan struct{}), make(chan struct{})
 	m := scripted.New(
 		scripted.When(scripted.SystemContains("You watch builds."), gate(make(chan struct{}), "never")),
 		scripted.ToolCall("Task", watchInBackground),
 		scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+			close(entered)
 			<-ctx.Done()
 			close(stopped)
 			return nil, ctx.Err()
@@ -187,6 +189,12 @@ func TestBreakingOutStopsTheQuery(t *testing.T) {
 	c := newClient(t, m, ids())
 	for msg := range c.Query(within(t), "Watch the build.") {
 		if _, ok := msg.(offshoot.ToolResultMessage); ok {
+			// Break while the next model call is in flight.
+			select {
+			case <-entered:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the main agent never made its next model call")
+			}
 			break
 		}
 	}
