@@ -114,7 +114,7 @@ func NewClient(opts ...Option) (*Client, error) {
 
 	var taskOpts []task.Option
 	if len(cfg.mcpServers) > 0 {
-		if c.mcp, err = mcp.NewManager(cfg.mcpServers); err != nil {
+		if c.mcp, err = mcp.NewManager(cfg.mcpServers, mcp.WithWarnings(c.serverUnavailable)); err != nil {
 			return nil, fmt.Errorf("offshoot: the MCP servers: %w", err)
 		}
 		c.mcpNames = slices.Sorted(maps.Keys(cfg.mcpServers))
@@ -301,6 +301,16 @@ func (c *Client) notified(ctx context.Context, n subagent.TaskNotification) {
 	if p != nil {
 		p.put(msg, false)
 	}
+}
+
+// serverUnavailable logs that an MCP server could not be started, or
+// stopped: the run goes on without its tools.
+func (c *Client) serverUnavailable(err *mcp.ServerError) {
+	l := c.logger
+	if l == nil {
+		l = slog.Default()
+	}
+	l.Warn("offshoot: an MCP server is unavailable; the agents go on without its tools", "error", err)
 }
 
 // serverTools returns the MCP servers' tools, starting the servers at the

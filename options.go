@@ -116,7 +116,9 @@ func WithFiles(files map[string]string) Option {
 // WithMCPServers gives the main agent, and the agents that inherit its
 // tools, the tools of MCP servers (mcp.LoadProject reads a project's), as
 // mcp__SERVER__TOOL; agent definitions may name them in mcpServers. The
-// servers start at the first query and stop at Close.
+// servers start at the first query and stop at Close. A server that
+// cannot be started, or stops, is a warning on the logger (WithLogger),
+// and the agents go on without it.
 func WithMCPServers(servers map[string]mcp.ServerConfig) Option {
 	return func(c *config) {
 		if c.mcpServers == nil {
