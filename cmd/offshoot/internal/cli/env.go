@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Env is the environment of one invocation of offshoot. The root command
@@ -30,6 +31,9 @@ type Env struct {
 
 	homeGiven bool
 	started   bool
+
+	mu          sync.Mutex
+	onInterrupt func() // see OnInterrupt
 }
 
 // SetHomeGiven records that HomeDir came from the --home flag, so Resolve
