@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
-	"sync"
 )
 
 // Logger returns the logger of the library's packages for a command: their
@@ -13,13 +13,12 @@ import (
 // standard error — the message, then its attributes — and nothing below
 // warnings.
 func (e *Env) Logger() *slog.Logger {
-	return slog.New(&lineHandler{env: e, mu: &sync.Mutex{}})
+	return slog.New(&lineHandler{w: e.Err()})
 }
 
 // lineHandler writes records as lines a person reads.
 type lineHandler struct {
-	env   *Env
-	mu    *sync.Mutex
+	w     io.Writer
 	attrs []slog.Attr
 	group string
 }
@@ -46,9 +45,7 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	if len(details) > 0 {
 		b.WriteString(" (" + strings.Join(details, ", ") + ")")
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	_, err := fmt.Fprintln(h.env.Stderr, Printable(b.String()))
+	_, err := fmt.Fprintln(h.w, Printable(b.String()))
 	return err
 }
 
