@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/agentscmd"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/chatcmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/democmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/runcmd"
@@ -67,6 +68,6 @@ error.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return cli.Usagef("%v; see '%s --help'", err, cmd.CommandPath())
 	})
-	root.AddCommand(democmd.Command(env), runcmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env))
+	root.AddCommand(democmd.Command(env), runcmd.Command(env), chatcmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env))
 	return root
 }
