@@ -50,7 +50,7 @@ func newInput(env *cli.Env) input {
 			io.Reader
 			io.Writer
 		}{in, out}, prompt)
-		if w, h, err := term.GetSize(int(out.Fd())); err == nil {
+		if w, h, err := term.GetSize(int(out.Fd())); err == nil && w > 0 && h > 0 {
 			_ = t.SetSize(w, h)
 		}
 		return &terminalInput{fd: int(in.Fd()), t: t}
