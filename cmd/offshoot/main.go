@@ -1,7 +1,8 @@
 // Command offshoot is the command-line face of the offshoot library:
-// watch it work, manage the agent definitions a main agent delegates to,
-// and read what runs leave behind — subagents' transcripts and saved
-// session snapshots.
+// watch it work, run a main agent on your model (a task or a chat),
+// manage the agent definitions a main agent delegates to, and read what
+// runs leave behind — subagents' transcripts and saved session
+// snapshots.
 //
 //	offshoot demo
 //	offshoot run [--agent NAME] [--model NAME] [--dir DIR] [--json] [--save FILE] TASK

@@ -44,12 +44,15 @@ func newRoot(env *cli.Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "offshoot",
 		Short: "Agents on immutable sessions, with subagents forked from a snapshot",
-		Long: `offshoot shows the library at work (demo), manages the agent definitions a
-main agent delegates to, and reads what runs leave behind: the transcripts of
-their subagents and the session snapshots they save.
+		Long: `offshoot shows the library at work (demo), runs a main agent on your model —
+a task (run) or a conversation (chat) — manages the agent definitions a main
+agent delegates to, and reads what runs leave behind: the transcripts of their
+subagents and the session snapshots they save.
 
 Start with 'offshoot demo': a planner dispatching plan-step subagents,
-offline, checked for snapshot parity and isolation.
+offline, checked for snapshot parity and isolation. Then, with a model
+configured (LLM_MODEL_ID, LLM_API_KEY, LLM_BASE_URL, or "models" in
+.offshoot/config.json): offshoot run "Summarize this project".
 
 Exit codes: 0 success, 1 the operation failed, 2 a usage or configuration
 error.`,

@@ -94,6 +94,9 @@ func (r *run) run(ctx context.Context) error {
 		fmt.Fprintf(out, "offshoot run: %s, with %s of %s copied in read-only\n\n", r.who(), filesOf(client), r.dir())
 	}
 	err = r.work(ctx, client)
+	// The tasks still running when the run failed or was interrupted end
+	// with it, and the tree shows them end.
+	client.Tasks().StopAll()
 	stop()
 	if r.flags.Save != "" {
 		if serr := cli.SaveSnapshot(r.flags.Save, client.Session()); serr != nil {
