@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
 // maxTurns bounds --max-turns, as the Task tool bounds max_turns.
@@ -126,7 +127,8 @@ func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err er
 	case errors.Is(err, model.ErrUnknownModel):
 		return Usagef("--model %s: no model is called so here; use one of %s (configure more in %s)", f.Model, strings.Join(router.Names(), ", "), model.ConfigPath)
 	default:
-		return Usagef("cannot set up the main agent over %s: %v; check --dir, --agent and the configuration", dir, err)
+		return Usagef("cannot set up the main agent with the files of %s: %v; give a smaller directory with --dir (at most %d MiB of text files are copied), or check --agent and the configuration",
+			dir, err, vfs.DefaultMountMaxBytes>>20)
 	}
 }
 

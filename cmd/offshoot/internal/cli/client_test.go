@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,6 +92,7 @@ func TestNewClientErrors(t *testing.T) {
 		{"agent that did not load", AgentFlags{Agent: "broken"}, nil, "--agent broken did not load: "},
 		{"unknown model", AgentFlags{Model: "gpt-9"}, nil, "--model gpt-9: no model is called so here; use one of "},
 		{"no model configured", AgentFlags{}, map[string]string{ScriptEnv: ""}, "set LLM_MODEL_ID"},
+		{"a directory too large", AgentFlags{Dir: large(t)}, nil, "give a smaller directory with --dir (at most 4 MiB of text files are copied)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +109,16 @@ func TestNewClientErrors(t *testing.T) {
 			assert.Equal(t, ExitUsage, Code(err, true))
 		})
 	}
+}
+
+// large returns a directory of more text than a mount copies.
+func large(t *testing.T) string {
+	dir := t.TempDir()
+	line := strings.Repeat("a", 99) + "\n"
+	for i := range 100 {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte(strings.Repeat(line, 450)), 0o644))
+	}
+	return dir
 }
 
 func TestSaveSnapshot(t *testing.T) {
