@@ -64,6 +64,7 @@ type Client struct {
 	mcpTools     tools.Toolset
 	mcpReady     bool
 	notifyClient func(context.Context, TaskNotificationMessage)
+	dispatch     *prompt.Registry // the prompts of dispatch_subagent, nil without it
 
 	turn   sync.Mutex // held by the running query
 	closed atomic.Bool
@@ -113,7 +114,7 @@ func NewClient(opts ...Option) (*Client, error) {
 
 	var taskOpts []task.Option
 	if len(cfg.mcpServers) > 0 {
-		if c.mcp, err = mcp.NewManager(cfg.mcpServers); err != nil {
+		if c.mcp, err = mcp.NewManager(cfg.mcpServers, mcp.WithWarnings(c.serverUnavailable)); err != nil {
 			return nil, fmt.Errorf("offshoot: the MCP servers: %w", err)
 		}
 		c.mcpNames = slices.Sorted(maps.Keys(cfg.mcpServers))
@@ -151,7 +152,7 @@ func (cfg *config) routerOf() (*model.Router, error) {
 
 // build loads the agents and builds the main agent's prompt.
 func (c *Client) build(cfg config, router *model.Router, taskOpts []task.Option) error {
-	vfsOpts := vfs.Options{Mounts: cfg.mounts}
+	vfsOpts := vfs.Options{Mounts: withoutTranscripts(cfg.mounts, cfg.transcripts)}
 	for _, m := range cfg.mounts {
 		vfsOpts.AllowedRoots = append(vfsOpts.AllowedRoots, m.HostPath)
 	}
@@ -195,7 +196,8 @@ func (c *Client) build(cfg config, router *model.Router, taskOpts []task.Option)
 		task.Section(c.registry, c.engine, router, taskOpts...),
 	}
 	if cfg.dispatch != nil {
-		sections = append(sections, promptsubagent.Section(cfg.dispatch, c.engine))
+		c.dispatch = cfg.dispatch
+		sections = append(sections, promptsubagent.Section(cfg.dispatch, c.engine), dispatchSection)
 	}
 	if c.main, err = prompt.New(promptNS, promptKey, sections...); err != nil {
 		return fmt.Errorf("offshoot: the main agent's prompt: %w", err)
@@ -299,6 +301,16 @@ func (c *Client) notified(ctx context.Context, n subagent.TaskNotification) {
 	if p != nil {
 		p.put(msg, false)
 	}
+}
+
+// serverUnavailable logs that an MCP server could not be started, or
+// stopped: the run goes on without its tools.
+func (c *Client) serverUnavailable(err *mcp.ServerError) {
+	l := c.logger
+	if l == nil {
+		l = slog.Default()
+	}
+	l.Warn("offshoot: an MCP server is unavailable; the agents go on without its tools", "error", err)
 }
 
 // serverTools returns the MCP servers' tools, starting the servers at the

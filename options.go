@@ -94,7 +94,8 @@ func WithSystemPrompt(text string) Option { return func(c *config) { c.systemPro
 // WithDirectory copies the host directory dir, read-only, into the main
 // agent's virtual filesystem under mountPath ("" for its root): changes
 // the agents make stay in the session, and nothing outside dir is read.
-// .git directories are left out. See vfs.Mount for the limits.
+// .git directories are left out, and so is the directory of
+// WithTranscripts when it lies inside dir. See vfs.Mount for the limits.
 func WithDirectory(dir, mountPath string) Option {
 	return func(c *config) {
 		c.mounts = append(c.mounts, vfs.Mount{HostPath: dir, MountPath: mountPath, Exclude: []string{".git", "**/.git"}})
@@ -115,7 +116,9 @@ func WithFiles(files map[string]string) Option {
 // WithMCPServers gives the main agent, and the agents that inherit its
 // tools, the tools of MCP servers (mcp.LoadProject reads a project's), as
 // mcp__SERVER__TOOL; agent definitions may name them in mcpServers. The
-// servers start at the first query and stop at Close.
+// servers start at the first query and stop at Close. A server that
+// cannot be started, or stops, is a warning on the logger (WithLogger),
+// and the agents go on without it.
 func WithMCPServers(servers map[string]mcp.ServerConfig) Option {
 	return func(c *config) {
 		if c.mcpServers == nil {
@@ -151,7 +154,10 @@ func WithApprover(approve func(ctx context.Context, inv *tools.Invocation, call 
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithDispatchSubagent gives the main agent the dispatch_subagent tool
-// over the prompts of reg (see package promptsubagent).
+// over the prompts of reg (see package promptsubagent). Its prompt lists
+// the prompts enabled in reg when its conversation starts (the first
+// query), by namespace and key, so that the model knows what it can
+// dispatch.
 func WithDispatchSubagent(reg *prompt.Registry) Option { return func(c *config) { c.dispatch = reg } }
 
 // WithSession has the client keep its conversation in s — a session

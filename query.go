@@ -89,7 +89,7 @@ func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
 			defer close(done)
 			run := runner.WithCaller(turn, runner.Caller{Scope: runner.NewRunScope(ctx, 0)})
 			resp, err := runner.Evaluate(run, runner.Request{
-				Prompt: c.main, Params: c.params, Session: c.session, UserMessage: prompt, Continue: cont,
+				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: prompt, Continue: cont,
 				Model: c.model, ModelName: c.modelName, MaxTurns: c.maxTurns, InheritedTools: inherited, ToolFilter: c.toolFilter,
 				Approve: c.approve, Logger: c.logger,
 			})

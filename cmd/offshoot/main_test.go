@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		"make-snapshot":    makeSnapshot,
 		"make-transcripts": makeTranscripts,
 		"backdate":         backdate,
+		"mcp-wait":         mcpWait,
 	})
 }
 
@@ -66,8 +67,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": exits,
-			"sleep": sleep,
+			"exits":   exits,
+			"sleep":   sleep,
+			"waitfor": waitFor,
+			"gone":    gone,
 		},
 	})
 }

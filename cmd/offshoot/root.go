@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/agentscmd"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/chatcmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/democmd"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/runcmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/snapshotcmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/transcriptscmd"
 )
@@ -42,12 +44,15 @@ func newRoot(env *cli.Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "offshoot",
 		Short: "Agents on immutable sessions, with subagents forked from a snapshot",
-		Long: `offshoot shows the library at work (demo), manages the agent definitions a
-main agent delegates to, and reads what runs leave behind: the transcripts of
-their subagents and the session snapshots they save.
+		Long: `offshoot shows the library at work (demo), runs a main agent on your model —
+a task (run) or a conversation (chat) — manages the agent definitions a main
+agent delegates to, and reads what runs leave behind: the transcripts of their
+subagents and the session snapshots they save.
 
 Start with 'offshoot demo': a planner dispatching plan-step subagents,
-offline, checked for snapshot parity and isolation.
+offline, checked for snapshot parity and isolation. Then, with a model
+configured (LLM_MODEL_ID, LLM_API_KEY, LLM_BASE_URL, or "models" in
+.offshoot/config.json): offshoot run "Summarize this project".
 
 Exit codes: 0 success, 1 the operation failed, 2 a usage or configuration
 error.`,
@@ -66,6 +71,6 @@ error.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return cli.Usagef("%v; see '%s --help'", err, cmd.CommandPath())
 	})
-	root.AddCommand(democmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env))
+	root.AddCommand(democmd.Command(env), runcmd.Command(env), chatcmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env))
 	return root
 }

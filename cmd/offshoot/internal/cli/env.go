@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Env is the environment of one invocation of offshoot. The root command
@@ -30,6 +31,10 @@ type Env struct {
 
 	homeGiven bool
 	started   bool
+
+	mu          sync.Mutex
+	onInterrupt func()        // see OnInterrupt
+	out, err    *lockedWriter // see Out and Err
 }
 
 // SetHomeGiven records that HomeDir came from the --home flag, so Resolve
@@ -120,5 +125,5 @@ func within(dir, p string) (string, bool) {
 
 // Warn writes a warning line to standard error.
 func (e *Env) Warn(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, "warning: "+format+"\n", args...)
+	fmt.Fprintf(e.Err(), "warning: "+format+"\n", args...)
 }

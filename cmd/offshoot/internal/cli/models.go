@@ -28,8 +28,10 @@ func (e *Env) ModelConfig() (model.Config, error) {
 
 // Models returns the router of the models a command runs on: the scripted
 // model of ScriptEnv when it is set, otherwise the configured models
-// through the OpenAI-compatible adapter. With no model configured the
-// error, a usage error, says which variables or keys to set.
+// through the OpenAI-compatible adapter, which retries what a provider
+// may answer better later (openai.DefaultConfig). With no model
+// configured the error, a usage error, says which variables or keys to
+// set.
 func (e *Env) Models() (*model.Router, error) {
 	if path := e.Getenv(ScriptEnv); path != "" {
 		return e.scriptedModels(path)
@@ -38,7 +40,7 @@ func (e *Env) Models() (*model.Router, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := model.NewRouter(cfg, openai.Factory(openai.Config{}))
+	r, err := model.NewRouter(cfg, openai.Factory(openai.DefaultConfig()))
 	if errors.Is(err, model.ErrNotConfigured) {
 		return nil, Usagef("%w", err)
 	}

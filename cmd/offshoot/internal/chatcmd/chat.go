@@ -1,0 +1,222 @@
+// Package chatcmd is offshoot's chat command: an interactive session with
+// a main agent that keeps its conversation in its session — each line a
+// turn — with the project's agents a mention away (@name), background
+// tasks that report when they end, and the session saved on request.
+package chatcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offshoot-dev/offshoot"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// Command returns the chat command.
+func Command(env *cli.Env) *cobra.Command {
+	c := &chat{env: env}
+	cmd := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "Talk with a main agent, turn by turn, with the project's agents a mention away",
+		Long: `chat is a conversation with a main agent on the configured model, as run
+has it: a copy of the directory (--dir, default: the project) read-only, the
+file and planning tools, Task, TaskOutput and TaskStop over the agents,
+dispatch_subagent and the configured MCP servers. Each line you type is a
+turn; the agent remembers the whole conversation.
+
+  @NAME TEXT     ask the main agent to hand TEXT to the agent NAME (Task)
+  /agents        list the agents
+  /wait          wait for the background tasks to end
+  /save [FILE]   write the session's snapshot (to --save's FILE by default)
+  /help          list the commands
+  /exit          end the chat (so do Ctrl-D and, at the prompt, Ctrl-C)
+
+A background task says so when it ends; the main agent reads its report at
+your next message, and an empty line has it answer at once. Ctrl-C during a
+turn stops that turn and the agents it started; the chat goes on.
+
+Lines are edited with the usual keys on a terminal, with a history; from a
+pipe or a file they are read one by one, as typed.
+
+Exit codes: 0 the chat ended, 1 it was stopped from outside or the session
+could not be saved at the end, 2 a usage or configuration error.`,
+		Example: `  offshoot chat
+  offshoot chat --agent code-reviewer --dir ./billing --save review.json
+  printf 'What does main.go do?\n/save chat.json\n' | offshoot chat`,
+		Args: cli.Args(),
+		RunE: func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Context()) },
+	}
+	c.flags.Add(cmd)
+	cmd.Flags().BoolVar(&c.noColor, "no-color", false, "print without colours (they are used on a terminal only, and never with NO_COLOR set)")
+	return cmd
+}
+
+// chat is one invocation of the command.
+type chat struct {
+	env     *cli.Env
+	flags   cli.AgentFlags
+	noColor bool
+	// opts, when set, are options of the client's own: tests give their
+	// models.
+	opts []offshoot.Option
+
+	client  *offshoot.Client
+	in      input
+	inTurn  atomic.Bool          // a turn runs: its query reads what tasks report
+	cancels []context.CancelFunc // of the turns, which their background tasks run under
+	outMu   sync.Mutex
+}
+
+func (c *chat) run(ctx context.Context) error {
+	client, err := c.env.NewClient(c.flags, append([]offshoot.Option{offshoot.WithTaskNotificationHandler(c.notified)}, c.opts...)...)
+	if err != nil {
+		return err
+	}
+	c.client = client
+	defer client.Close()
+	c.in = newInput(c.env)
+	defer c.in.Close()
+	stop := progress.Tree(client.Session().Bus(), c.in, progress.Options{Color: c.env.UseColor(c.noColor)})
+	defer stop()
+	defer func() {
+		for _, cancel := range c.cancels {
+			cancel()
+		}
+	}()
+
+	who := "the main agent"
+	if c.flags.Agent != "" {
+		who = "the " + cli.Printable(c.flags.Agent) + " agent"
+	}
+	dir := c.flags.Dir
+	if dir == "" {
+		dir = c.env.ProjectDir
+	}
+	c.say("offshoot chat: %s, with %s of %s copied in read-only", who, files(vfs.Files(client.Session()).Len()), dir)
+	c.say("type a message; @NAME TEXT hands TEXT to an agent; /help lists the commands; /exit or Ctrl-D ends")
+
+	for {
+		text, err := c.read(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				c.end()
+				return cli.Failf("the chat was stopped from outside; the session ends with it")
+			}
+			return cli.Failf("%v", err)
+		}
+		if c.in.Echoes() {
+			c.say("%s%s", prompt, cli.Printable(text))
+		}
+		if done := c.handle(ctx, text); done {
+			break
+		}
+	}
+	return c.end()
+}
+
+// read waits for the next line; Ctrl-C meanwhile ends the chat, as at a
+// terminal's prompt.
+func (c *chat) read(ctx context.Context) (string, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var interrupted atomic.Bool
+	restore := c.env.OnInterrupt(func() { interrupted.Store(true); cancel() })
+	defer restore()
+	text, err := c.in.ReadLine(rctx)
+	if err != nil && interrupted.Load() && ctx.Err() == nil {
+		return "", io.EOF
+	}
+	return text, err
+}
+
+// end stops the background tasks still running, saves the session when
+// --save says so, and says what it did.
+func (c *chat) end() error {
+	if running := c.client.Tasks().Running(); len(running) > 0 {
+		c.say("stopping %s still running in the background", tasks(len(running)))
+		c.client.Tasks().StopAll()
+	}
+	if c.flags.Save != "" {
+		if err := c.save(c.flags.Save); err != nil {
+			return cli.Failf("%v", err)
+		}
+	}
+	return nil
+}
+
+// turn runs one query. Ctrl-C stops it and the agents it started; the
+// background tasks it starts otherwise run on after it, until the chat
+// ends.
+func (c *chat) turn(ctx context.Context, prompt string) {
+	tctx, cancel := context.WithCancel(ctx)
+	c.cancels = append(c.cancels, cancel)
+	var interrupted atomic.Bool
+	restore := c.env.OnInterrupt(func() { interrupted.Store(true); cancel() })
+	c.inTurn.Store(true)
+	var res offshoot.ResultMessage
+	for msg := range c.client.Query(tctx, prompt) {
+		if m, ok := msg.(offshoot.ResultMessage); ok {
+			res = m
+		}
+	}
+	c.inTurn.Store(false)
+	restore()
+	switch {
+	case res.Err == nil:
+	case errors.Is(res.Err, offshoot.ErrNothingToContinue):
+		if prompt == "" {
+			return // an empty line with nothing new to read
+		}
+		c.fail("%v", res.Err)
+	case interrupted.Load():
+		c.say("stopped the turn (Ctrl-C), with the agents it started; say what to do next")
+	case ctx.Err() != nil:
+	default:
+		c.fail("the turn failed: %v; say it again, or /exit", res.Err)
+	}
+}
+
+// notified tells, between turns, that a background task ended; the tree
+// has printed its line. During a turn the main agent reads it at once.
+func (c *chat) notified(_ context.Context, n offshoot.TaskNotificationMessage) {
+	if !c.inTurn.Load() {
+		c.say("  the main agent reads what task %s reported at your next message; an empty line has it answer now", cli.Printable(n.TaskID))
+	}
+}
+
+// say prints a line for the user.
+func (c *chat) say(format string, args ...any) {
+	c.outMu.Lock()
+	defer c.outMu.Unlock()
+	fmt.Fprintf(c.in, format+"\n", args...)
+}
+
+// fail prints an error line; the chat goes on.
+func (c *chat) fail(format string, args ...any) {
+	fmt.Fprintf(c.env.Err(), "offshoot: "+format+"\n", args...)
+}
+
+func files(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
+func tasks(n int) string {
+	if n == 1 {
+		return "1 task"
+	}
+	return fmt.Sprintf("%d tasks", n)
+}

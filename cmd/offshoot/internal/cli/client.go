@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offshoot-dev/offshoot"
+	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// maxTurns bounds --max-turns, as the Task tool bounds max_turns.
+const maxTurns = 10000
+
+// AgentFlags are the flags of the commands that run a main agent (run and
+// chat): which agent it plays, on which model, over which directory, and
+// where its session is saved.
+type AgentFlags struct {
+	// Agent is the agent the main agent plays (--agent); empty for
+	// offshoot's own main agent.
+	Agent string
+	// Model names the main agent's model (--model): main, light or a
+	// configured name; empty for main, or the played agent's model.
+	Model string
+	// Dir is the directory copied into the agents' files (--dir); empty
+	// for the project directory.
+	Dir string
+	// Save is the file the session's snapshot is written to (--save).
+	Save string
+	// MaxTurns bounds the main agent's model calls for each task or
+	// message (--max-turns); 0 for the runner's default.
+	MaxTurns int
+}
+
+// Add registers the flags on cmd.
+func (f *AgentFlags) Add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.Agent, "agent", "", "run this agent as the main agent: its prompt, tools and model (see 'offshoot agents list')")
+	fl.StringVar(&f.Model, "model", "", "the main agent's model: main, light or a configured name (default: main, or the agent's model)")
+	fl.StringVar(&f.Dir, "dir", "", "the directory the agents read, copied in read-only (default: the project directory)")
+	fl.StringVar(&f.Save, "save", "", "write the session's snapshot to this file at the end (read it with 'offshoot snapshot show')")
+	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
+}
+
+// NewClient returns the client of a command that runs a main agent, as
+// flags say: on the configured models (or the scripted model of
+// ScriptEnv); with the directory copied in read-only; with the Task,
+// TaskOutput and TaskStop tools over the project's, the user's and the
+// built-in agents; with dispatch_subagent over offshoot's worker prompt;
+// with the tools of the configured MCP servers; keeping the agents'
+// transcripts in TranscriptsDir; warnings to standard error. A flag or a
+// configuration that is wrong is a usage error that says what to do; so is
+// no model configured. Agent definitions that did not load are counted on
+// standard error. Close the client when done.
+func (e *Env) NewClient(f AgentFlags, opts ...offshoot.Option) (*offshoot.Client, error) {
+	dir := f.Dir
+	if dir == "" {
+		dir = e.ProjectDir
+	}
+	if err := isDir(dir); err != nil {
+		return nil, Usagef("--dir %s: %v; give the directory the agents should read", dir, err)
+	}
+	if f.MaxTurns < 0 || f.MaxTurns > maxTurns {
+		return nil, Usagef("--max-turns %d: give a number from 1 to %d, or leave it out for %d", f.MaxTurns, maxTurns, runner.DefaultMaxTurns)
+	}
+	if f.Save != "" {
+		if info, err := os.Stat(f.Save); err == nil && info.IsDir() {
+			return nil, Usagef("--save %s is a directory; give a file to write the snapshot to", f.Save)
+		}
+		if err := isDir(filepath.Dir(f.Save)); err != nil {
+			return nil, Usagef("--save %s: its directory: %v; give a file in an existing directory", f.Save, err)
+		}
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, Usagef("--dir %s: %v", f.Dir, err)
+	}
+	router, err := e.Models()
+	if err != nil {
+		return nil, err
+	}
+	prompts, err := workerPrompts()
+	if err != nil {
+		return nil, Failf("offshoot's worker prompt: %v; this is a bug, please report it", err)
+	}
+	base := []offshoot.Option{
+		offshoot.WithRouter(router),
+		offshoot.WithModelName(f.Model),
+		offshoot.WithAgentOptions(agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir}),
+		offshoot.WithDirectory(dir, ""),
+		offshoot.WithMCPServers(e.Servers()),
+		offshoot.WithTranscripts(e.TranscriptsDir()),
+		offshoot.WithDispatchSubagent(prompts),
+		offshoot.WithLogger(e.Logger()),
+		offshoot.WithMaxTurns(f.MaxTurns),
+	}
+	if f.Agent != "" {
+		base = append(base, offshoot.WithMainAgent(f.Agent))
+	}
+	c, err := offshoot.NewClient(append(base, opts...)...)
+	if err != nil {
+		return nil, e.clientError(f, dir, router, err)
+	}
+	e.countAgentProblems(c.Agents())
+	return c, nil
+}
+
+// clientError says what to change when NewClient failed.
+func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err error) error {
+	var nf *agents.NotFoundError
+	var diag *agents.Diagnostic
+	switch {
+	case errors.As(err, &nf):
+		return Usagef("--agent %s: no agent is called so (the agents are %s); see them with 'offshoot agents list'", f.Agent, strings.Join(nf.Available, ", "))
+	case errors.Is(err, agents.ErrNoAgents):
+		return Usagef("--agent %s: there are no agents; create one with 'offshoot agents new %s'", f.Agent, f.Agent)
+	case errors.As(err, &diag):
+		return Usagef("--agent %s did not load: %s; fix it and check with 'offshoot agents validate'", f.Agent, Printable(diag.Error()))
+	case errors.Is(err, model.ErrUnknownModel):
+		return Usagef("--model %s: no model is called so here; use one of %s (configure more in %s)", f.Model, strings.Join(router.Names(), ", "), model.ConfigPath)
+	default:
+		return Usagef("cannot set up the main agent with the files of %s: %v; give a smaller directory with --dir (at most %d MiB of text files are copied), or check --agent and the configuration",
+			dir, err, vfs.DefaultMountMaxBytes>>20)
+	}
+}
+
+// countAgentProblems tells, on standard error, how many agent definitions
+// were left out because of errors, and how to see why.
+func (e *Env) countAgentProblems(reg *agents.Registry) {
+	switch n := len(reg.Errors()); n {
+	case 0:
+	case 1:
+		e.Warn("1 agent definition has an error and is left out; see it with 'offshoot agents validate'")
+	default:
+		e.Warn("%d agent definitions have errors and are left out; see them with 'offshoot agents validate'", n)
+	}
+}
+
+// The worker is the prompt dispatch_subagent runs for offshoot's main
+// agent.
+const (
+	workerNS  = "offshoot"
+	workerKey = "worker"
+)
+
+// workerPrompts returns a registry holding the worker prompt.
+func workerPrompts() (*prompt.Registry, error) {
+	worker, err := prompt.New(workerNS, workerKey, prompt.Markdown[prompt.NoParams]("Worker", `
+		You carry out one block of work handed to you by the agent that planned it: a step
+		of its plan, or a self-contained task. You start from a copy of its files and its
+		plan, with the tools it has. Do the work, write the files you are asked to deliver,
+		and end with a short, self-contained report of what you found or did: the agent
+		that handed you the work reads only that report and the files you wrote.`))
+	if err != nil {
+		return nil, err
+	}
+	reg := prompt.NewRegistry()
+	if err := reg.Register(worker); err != nil {
+		return nil, err
+	}
+	return reg, nil
+}

@@ -1,0 +1,221 @@
+// Package runcmd is offshoot's run command: one task for a main agent on
+// the configured model, over a directory copied in read-only, with the
+// project's agents (Task, TaskOutput, TaskStop), dispatch_subagent and the
+// configured MCP servers — printed as a tree while it happens, or as JSON
+// lines. It waits for the background tasks the run starts and has the
+// main agent read what they report before it ends.
+package runcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offshoot-dev/offshoot"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// maxRounds bounds the queries that read background tasks' notifications
+// after the task's own: each may start more tasks, and a model must not
+// keep the run going forever.
+const maxRounds = 10
+
+// Command returns the run command.
+func Command(env *cli.Env) *cobra.Command {
+	r := &run{env: env}
+	cmd := &cobra.Command{
+		Use:   "run [flags] TASK",
+		Short: "Run a task with a main agent on the configured model",
+		Long: `run hands TASK to a main agent on the configured model (LLM_MODEL_ID,
+LLM_API_KEY and LLM_BASE_URL, LIGHT_LLM_* for the light model, or "models" in
+.offshoot/config.json) and prints what happens as it happens.
+
+The agent works on a copy of the directory (--dir, default: the project),
+read-only: what it writes stays in its session, never on disk. It has the
+file and planning tools, Task, TaskOutput and TaskStop over the project's,
+the user's and the built-in agents, dispatch_subagent, and the tools of the
+configured MCP servers. The background tasks it starts are waited for, and it
+reads what they report before the run ends.
+
+Ctrl-C stops the run and every agent it started, and says so.
+
+Exit codes: 0 the task is done, 1 the run failed or was interrupted (with what
+to do next), 2 a usage or configuration error, such as no model configured.`,
+		Example: `  offshoot run "Summarize what the billing module does"
+  offshoot run --agent code-reviewer --dir ./billing "Review the tax rules"
+  offshoot run --json --save run.json "List the TODOs" > events.jsonl`,
+		Args: cli.Args("TASK"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r.task = args[0]
+			return r.run(cmd.Context())
+		},
+	}
+	r.flags.Add(cmd)
+	cmd.Flags().BoolVar(&r.json, "json", false, "print every event as a JSON line instead of the tree, and nothing else on standard output")
+	cmd.Flags().BoolVar(&r.noColor, "no-color", false, "print without colours (they are used on a terminal only, and never with NO_COLOR set)")
+	return cmd
+}
+
+// run is one invocation of the command.
+type run struct {
+	env     *cli.Env
+	flags   cli.AgentFlags
+	json    bool
+	noColor bool
+	task    string
+
+	// opts, when set, are options of the client's own: tests give their
+	// models.
+	opts []offshoot.Option
+}
+
+func (r *run) run(ctx context.Context) error {
+	if strings.TrimSpace(r.task) == "" {
+		return cli.Usagef("the task is empty; say what the agent should do, such as offshoot run \"Summarize the README\"")
+	}
+	client, err := r.env.NewClient(r.flags, r.opts...)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	out := r.env.Out()
+	var stop func()
+	if r.json {
+		stop = progress.JSON(client.Session().Bus(), out)
+	} else {
+		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor)})
+		fmt.Fprintf(out, "offshoot run: %s, with %s of %s copied in read-only\n\n", r.who(), filesOf(client), r.dir())
+	}
+	err = r.work(ctx, client)
+	// The tasks still running when the run failed or was interrupted end
+	// with it, and the tree shows them end.
+	client.Tasks().StopAll()
+	stop()
+	if r.flags.Save != "" {
+		if serr := cli.SaveSnapshot(r.flags.Save, client.Session()); serr != nil {
+			return cli.Failf("%v", serr)
+		}
+		r.say("saved the session to %s; read it with 'offshoot snapshot show %s'", r.flags.Save, r.flags.Save)
+	}
+	if err != nil && ctx.Err() != nil {
+		return cli.Failf("the run was interrupted: it stopped, with every agent it started; run it again to start over")
+	}
+	return err
+}
+
+// work runs the task, then lets the background tasks it started finish and
+// has the main agent read what they report, as often as they start more,
+// up to maxRounds times.
+func (r *run) work(ctx context.Context, client *offshoot.Client) error {
+	if err := failed(query(ctx, client, r.task)); err != nil {
+		return err
+	}
+	for round := 0; ; round++ {
+		running := client.Tasks().Running()
+		if round == maxRounds {
+			if len(running) > 0 {
+				r.say("stopping %s still running: the main agent has read what its background tasks reported %d times", tasks(len(running)), maxRounds)
+				client.Tasks().StopAll()
+			}
+			return nil
+		}
+		if len(running) > 0 {
+			r.say("waiting for %s the main agent started in the background (Ctrl-C stops them)", tasks(len(running)))
+			if err := client.Tasks().Wait(ctx); err != nil {
+				return err
+			}
+		}
+		res := query(ctx, client, "")
+		if errors.Is(res.Err, offshoot.ErrNothingToContinue) {
+			return nil
+		}
+		if err := failed(res); err != nil {
+			return err
+		}
+	}
+}
+
+// query runs one query to its end and returns its result. The messages
+// themselves are printed from the session's bus.
+func query(ctx context.Context, client *offshoot.Client, prompt string) offshoot.ResultMessage {
+	var res offshoot.ResultMessage
+	for msg := range client.Query(ctx, prompt) {
+		if m, ok := msg.(offshoot.ResultMessage); ok {
+			res = m
+		}
+	}
+	return res
+}
+
+// failed returns the error of a query that failed, saying what to do.
+func failed(res offshoot.ResultMessage) error {
+	if res.Err == nil {
+		return nil
+	}
+	return cli.Failf("the run failed: %v; %s", res.Err, advice(res.Err))
+}
+
+// advice says what to do after a run failed with err.
+func advice(err error) string {
+	switch {
+	case errors.Is(err, runner.ErrMaxTurns):
+		return "give it more model calls with --max-turns, or a narrower task"
+	case errors.Is(err, runner.ErrBudgetExceeded):
+		return "give it a narrower task"
+	case errors.Is(err, model.ErrAuth):
+		return "check the key (LLM_API_KEY, or \"api_key\" in .offshoot/config.json)"
+	case errors.Is(err, model.ErrRateLimited):
+		return "wait a moment and run it again"
+	case errors.Is(err, model.ErrContextLength):
+		return "give it a narrower task or a smaller --dir"
+	default:
+		return "fix the cause above and run it again"
+	}
+}
+
+// say prints a line about the run: on standard output with the tree, on
+// standard error with --json, whose standard output holds events only.
+func (r *run) say(format string, args ...any) {
+	w := r.env.Out()
+	if r.json {
+		w = r.env.Err()
+	}
+	fmt.Fprintf(w, "offshoot run: "+format+"\n", args...)
+}
+
+// who names the main agent.
+func (r *run) who() string {
+	if r.flags.Agent != "" {
+		return "the " + cli.Printable(r.flags.Agent) + " agent"
+	}
+	return "the main agent"
+}
+
+// dir is the directory copied in, as a person reads it.
+func (r *run) dir() string {
+	if r.flags.Dir == "" {
+		return r.env.ProjectDir
+	}
+	return r.flags.Dir
+}
+
+func filesOf(client *offshoot.Client) string {
+	if n := vfs.Files(client.Session()).Len(); n != 1 {
+		return fmt.Sprintf("%d files", n)
+	}
+	return "1 file"
+}
+
+func tasks(n int) string {
+	if n == 1 {
+		return "1 task"
+	}
+	return fmt.Sprintf("%d tasks", n)
+}
