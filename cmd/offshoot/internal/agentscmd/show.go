@@ -15,6 +15,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/mcp"
+	"github.com/offshoot-dev/offshoot/tools/task"
 )
 
 func showCommand(env *cli.Env) *cobra.Command {
@@ -66,7 +67,9 @@ func (s *setup) show(ctx context.Context, d agents.Definition) error {
 	if ctx.Err() != nil {
 		return cli.Failf("interrupted while the MCP servers started; their tools are not listed")
 	}
-	resolved, err := d.ResolveTools(parent, false)
+	// Started by the main agent with Task at the default depth, the agent
+	// is at the depth limit: it gets no Task, TaskOutput or TaskStop.
+	resolved, err := d.ResolveTools(parent, task.DefaultMaxDepth <= 1)
 	var missing *agents.MissingToolsError
 	switch {
 	case errors.As(err, &missing):

@@ -3,11 +3,13 @@ package cli
 import (
 	"fmt"
 
+	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/planning"
 	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+	"github.com/offshoot-dev/offshoot/tools/task"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -21,7 +23,8 @@ type Toolbox struct {
 }
 
 // MainTools returns the tools offshoot gives a main agent, in the order
-// it offers them: the VFS tools, the planning tools and dispatch_subagent.
+// it offers them: the VFS tools, the planning tools, dispatch_subagent and
+// Task with TaskOutput and TaskStop (the client's set).
 // Agent definitions are checked against these names, and a subagent's
 // tools are chosen from them (with the tools of the MCP servers).
 func (tb Toolbox) MainTools() (tools.Toolset, error) {
@@ -44,5 +47,9 @@ func (tb Toolbox) MainTools() (tools.Toolset, error) {
 	if err != nil {
 		return tools.Toolset{}, fmt.Errorf("the dispatch_subagent tool: %w", err)
 	}
-	return files.With(append(plan.Tools(), dispatch)...)
+	delegation, err := task.Tools(agents.Load(agents.Options{NoBuiltins: true}), engine, nil)
+	if err != nil {
+		return tools.Toolset{}, fmt.Errorf("the Task tools: %w", err)
+	}
+	return files.With(append(append(plan.Tools(), dispatch), delegation.Tools()...)...)
 }
