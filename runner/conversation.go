@@ -24,8 +24,18 @@ type ConversationMessage struct {
 // recorded in snap, in order, or nil when snap holds none. It costs one
 // pass over the recorded messages.
 func Conversation(snap session.Snapshot, evaluation string) []model.Message {
-	var out []model.Message
-	for m := range session.SliceOfSnapshot[ConversationMessage](snap).All() {
+	recorded := session.SliceOfSnapshot[ConversationMessage](snap)
+	n := 0
+	for m := range recorded.All() {
+		if m.Evaluation == evaluation {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]model.Message, 0, n)
+	for m := range recorded.All() {
 		if m.Evaluation == evaluation {
 			out = append(out, m.Message)
 		}
@@ -57,7 +67,9 @@ func continued(s *session.Session, id string) ([]model.Message, error) {
 }
 
 // repairToolCalls drops the tool calls that no tool message answers, and
-// an assistant message left with neither text nor calls.
+// an assistant message left with neither text nor calls. It filters msgs
+// in place (the caller owns the slice, not the tool calls it shares with
+// the session) and returns it unchanged when every call has its answer.
 func repairToolCalls(msgs []model.Message) []model.Message {
 	answered := map[string]bool{}
 	for _, m := range msgs {
@@ -65,7 +77,10 @@ func repairToolCalls(msgs []model.Message) []model.Message {
 			answered[m.ToolCallID] = true
 		}
 	}
-	out := msgs[:0:0]
+	if allAnswered(msgs, answered) {
+		return msgs
+	}
+	out := msgs[:0]
 	for _, m := range msgs {
 		if m.Role == model.RoleAssistant && len(m.ToolCalls) > 0 {
 			calls := m.ToolCalls[:0:0]
@@ -84,4 +99,16 @@ func repairToolCalls(msgs []model.Message) []model.Message {
 		out = append(out, m)
 	}
 	return out
+}
+
+// allAnswered reports whether every tool call in msgs has its answer.
+func allAnswered(msgs []model.Message, answered map[string]bool) bool {
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				return false
+			}
+		}
+	}
+	return true
 }

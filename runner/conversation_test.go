@@ -98,6 +98,7 @@ func TestContinuingDropsToolCallsWithoutResults(t *testing.T) {
 	require.NoError(t, s.Dispatch(ctx, runner.ConversationMessage{Evaluation: resp.Evaluation,
 		Message: model.AssistantMessage("", model.ToolCall{ID: "orphan", Name: "echo", Arguments: `{}`})}))
 
+	recorded := runner.Conversation(s.Snapshot(), resp.Evaluation)
 	var seen []model.Message
 	next := scripted.New(scripted.Func(func(_ context.Context, req *model.Request) (*model.Response, error) {
 		seen = req.Messages
@@ -117,6 +118,9 @@ func TestContinuingDropsToolCallsWithoutResults(t *testing.T) {
 	}
 	assert.Equal(t, []model.Role{model.RoleSystem, model.RoleUser, model.RoleAssistant, model.RoleTool, model.RoleUser}, roles,
 		"the answered call stays; the empty orphan message is gone")
+	after := runner.Conversation(s.Snapshot(), resp.Evaluation)
+	require.Greater(t, len(after), len(recorded))
+	assert.Equal(t, recorded, after[:len(recorded)], "the repair leaves the recorded conversation as it was")
 }
 
 func TestContinuingAnUnknownEvaluationFails(t *testing.T) {
