@@ -269,14 +269,23 @@ func TestTheNotificationReachesTheParentsNextModelCall(t *testing.T) {
 	require.NoError(t, err)
 	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("t")),
 		subagent.WithTaskNotificationHandler(func(_ context.Context, n subagent.TaskNotification) { settled <- n }))
+	working := make(chan struct{}) // closed when the main agent's second call has begun
 	child := scripted.New(
 		scripted.ToolCall("write", `{"text":"SECRET-TOOL-OUTPUT"}`).WithUsage(model.Usage{InputTokens: 5, OutputTokens: 5, TotalTokens: 10}),
-		scripted.Reply(&model.Response{Message: model.AssistantMessage("Two findings: parse.go and lex.go."), Usage: model.Usage{InputTokens: 20, OutputTokens: 10, TotalTokens: 30}}),
+		scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			select { // the child answers only once the main agent works on
+			case <-working:
+			case <-time.After(watchdog):
+				return nil, errors.New("the main agent never made its second call")
+			}
+			return &model.Response{Message: model.AssistantMessage("Two findings: parse.go and lex.go."), Usage: model.Usage{InputTokens: 20, OutputTokens: 10, TotalTokens: 30}}, nil
+		}),
 	)
 	tasks := make(chan *subagent.Task, 1)
 	main := scripted.New(
 		scripted.ToolCall("launch", `{"task":"find the bugs"}`),
 		scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			close(working)
 			select { // the task ends while the main agent works on
 			case <-settled:
 			case <-time.After(watchdog):

@@ -133,8 +133,14 @@ func ExampleTools() {
 	for call := range session.All[runner.ToolInvoked](s) {
 		fmt.Printf("%s: %s\n", call.Name, strings.SplitN(call.Result, "\n", 2)[0])
 	}
-	last := mainModel.Calls()[2].Request.Messages
-	fmt.Println(strings.SplitN(last[len(last)-1].Content, "\n", 3)[1])
+	// The notification is the last message of the first request made after
+	// the task ended: the second or the third, depending on how soon it did.
+	for _, call := range mainModel.Calls() {
+		msgs := call.Request.Messages
+		if last := msgs[len(msgs)-1].Content; strings.HasPrefix(last, "<task-notification>") {
+			fmt.Println(strings.SplitN(last, "\n", 3)[1])
+		}
+	}
 	fmt.Println(resp.Text)
 	// Output:
 	// [Task TaskOutput TaskStop]
