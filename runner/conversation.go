@@ -21,8 +21,8 @@ type ConversationMessage struct {
 }
 
 // Conversation returns the messages of the evaluation with the given id
-// recorded in snap, in order, or nil when snap holds none. It costs one
-// pass over the recorded messages.
+// recorded in snap, in order, or nil when snap holds none. It reads the
+// recorded messages twice (to count, then to copy) and allocates once.
 func Conversation(snap session.Snapshot, evaluation string) []model.Message {
 	recorded := session.SliceOfSnapshot[ConversationMessage](snap)
 	n := 0
