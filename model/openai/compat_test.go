@@ -148,7 +148,7 @@ func TestToolCallWithoutIDGetsOne(t *testing.T) {
 	require.NoError(t, err, "the next request is valid")
 	assert.JSONEq(t, `[
 		{"role": "user", "content": "Weather in Paris?"},
-		{"role": "assistant", "tool_calls": [
+		{"role": "assistant", "content": null, "tool_calls": [
 			{"id": "call_1_0", "type": "function", "function": {"name": "noop", "arguments": "{}"}},
 			{"id": "call_1_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}
 		]},

@@ -23,11 +23,26 @@ type outputMapping struct {
 
 // chatBody is the JSON body of a request: go-openai's request type, with
 // the sampling parameters sent as given (its float32 fields are omitted
-// when zero, so an explicit 0 would not be sent).
+// when zero, so an explicit 0 would not be sent) and the messages as
+// wireMessage sends them.
 type chatBody struct {
 	gopenai.ChatCompletionRequest
-	Temperature *float64 `json:"temperature,omitempty"`
-	TopP        *float64 `json:"top_p,omitempty"`
+	Messages    []wireMessage `json:"messages"`
+	Temperature *float64      `json:"temperature,omitempty"`
+	TopP        *float64      `json:"top_p,omitempty"`
+}
+
+// wireMessage is a message as sent. Unlike go-openai's message type, which
+// leaves out an empty content, it always carries "content": OpenAI refuses
+// a tool or user message without it, and a tool's result may be empty. An
+// assistant message that only makes tool calls sends null, as OpenAI's own
+// answers do.
+type wireMessage struct {
+	Role       string             `json:"role"`
+	Content    *string            `json:"content"`
+	Name       string             `json:"name,omitempty"`
+	ToolCalls  []gopenai.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string             `json:"tool_call_id,omitempty"`
 }
 
 // chatRequest builds the JSON body for req.
@@ -42,13 +57,13 @@ func (m *Model) chatRequest(req *model.Request, stream bool) ([]byte, *outputMap
 	if stream {
 		creq.StreamOptions = &gopenai.StreamOptions{IncludeUsage: true}
 	}
-	creq.Messages = make([]gopenai.ChatCompletionMessage, 0, len(req.Messages))
+	messages := make([]wireMessage, 0, len(req.Messages))
 	for i, msg := range req.Messages {
-		cm, err := chatMessage(msg)
+		wm, err := chatMessage(msg)
 		if err != nil {
 			return nil, nil, fmt.Errorf("openai: message %d: %w", i, err)
 		}
-		creq.Messages = append(creq.Messages, cm)
+		messages = append(messages, wm)
 	}
 	for _, t := range req.Tools {
 		params := t.Parameters
@@ -82,15 +97,15 @@ func (m *Model) chatRequest(req *model.Request, stream bool) ([]byte, *outputMap
 		}
 		creq.ResponseFormat, out = format, mapping
 	}
-	body, err := json.Marshal(chatBody{ChatCompletionRequest: creq, Temperature: req.Temperature, TopP: req.TopP})
+	body, err := json.Marshal(chatBody{ChatCompletionRequest: creq, Messages: messages, Temperature: req.Temperature, TopP: req.TopP})
 	if err != nil {
 		return nil, nil, fmt.Errorf("openai: encode the request: %w", err)
 	}
 	return body, out, nil
 }
 
-func chatMessage(msg model.Message) (gopenai.ChatCompletionMessage, error) {
-	cm := gopenai.ChatCompletionMessage{Content: msg.Content}
+func chatMessage(msg model.Message) (wireMessage, error) {
+	cm := wireMessage{Content: &msg.Content}
 	switch msg.Role {
 	case model.RoleSystem:
 		cm.Role = gopenai.ChatMessageRoleSystem
@@ -111,6 +126,9 @@ func chatMessage(msg model.Message) (gopenai.ChatCompletionMessage, error) {
 				Type:     gopenai.ToolTypeFunction,
 				Function: gopenai.FunctionCall{Name: tc.Name, Arguments: args},
 			})
+		}
+		if msg.Content == "" && len(cm.ToolCalls) > 0 {
+			cm.Content = nil
 		}
 	case model.RoleTool:
 		if msg.ToolCallID == "" {

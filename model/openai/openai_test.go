@@ -145,7 +145,7 @@ func TestToolCallRoundThenFinalAnswer(t *testing.T) {
 	assert.JSONEq(t, `[
 		{"role": "system", "content": "You are a weather bot."},
 		{"role": "user", "content": "Weather in Paris?"},
-		{"role": "assistant", "tool_calls": [
+		{"role": "assistant", "content": null, "tool_calls": [
 			{"id": "call_weather_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}
 		]},
 		{"role": "tool", "tool_call_id": "call_weather_1", "content": "{\"sky\":\"sunny\"}"}
