@@ -197,8 +197,10 @@ func TestStrictModeKeywordsMoveToDescriptions(t *testing.T) {
 		"site":{"type":"string","format":"uri","pattern":"^https://"},
 		"when":{"type":"string","format":"date-time"},
 		"score":{"type":"integer","minimum":1,"maximum":5},
-		"meta":{"type":"object","minProperties":1,"additionalProperties":{"type":"string"}}},
-		"required":["title","tags","site","when","score","meta"]}`
+		"meta":{"type":"object","minProperties":1,"additionalProperties":{"type":"string"}},
+		"status":{"type":"string","enum":["draft","done"],"default":"draft","not":{"const":"done"}}},
+		"required":["title","tags","site","when","score","meta","status"],
+		"if":{"properties":{"score":{"const":5}}},"then":{"required":["meta"]}}`
 	ws := newWireServer(t, reply{status: 200, body: finalReply})
 	m := newTestModel(t, ws, newFakeClock())
 	_, err := m.Generate(context.Background(), &model.Request{
@@ -215,9 +217,10 @@ func TestStrictModeKeywordsMoveToDescriptions(t *testing.T) {
 			"site": {"type": "string", "pattern": "^https://", "description": "in uri format"},
 			"when": {"type": "string", "format": "date-time"},
 			"score": {"type": "integer", "minimum": 1, "maximum": 5},
-			"meta": {"type": "object", "additionalProperties": {"type": "string"}, "description": "at least 1 key"}
+			"meta": {"type": "object", "additionalProperties": {"type": "string"}, "description": "at least 1 key"},
+			"status": {"type": "string", "enum": ["draft", "done"], "description": "default: \"draft\"; not \"done\""}
 		},
-		"required": ["title", "tags", "site", "when", "score", "meta"],
+		"required": ["title", "tags", "site", "when", "score", "meta", "status"],
 		"additionalProperties": false
 	}`, jsonOf(t, ws.received()[0].body["response_format"].(map[string]any)["json_schema"].(map[string]any)["schema"]))
 }

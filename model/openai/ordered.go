@@ -46,6 +46,22 @@ func (o *object) del(key string) {
 	}
 }
 
+// rename renames key old to key, keeping its place; o must not have key.
+func (o *object) rename(old, key string) {
+	v, ok := o.vals[old]
+	if !ok {
+		return
+	}
+	delete(o.vals, old)
+	o.vals[key] = v
+	for i, k := range o.keys {
+		if k == old {
+			o.keys[i] = key
+			return
+		}
+	}
+}
+
 // maxDepth bounds the nesting parseOrdered accepts.
 const maxDepth = 512
 

@@ -86,23 +86,43 @@ func wrapItems(arr *object) *object {
 // ["string", "null"] (an enum gains null too), and a schema without a type
 // (a $ref, an anyOf, a const) is wrapped in {"anyOf": [schema, {"type":
 // "null"}]}. Objects that do not say otherwise get "additionalProperties":
-// false. Keywords strict mode refuses are moved into the description (see
-// relax). The rewrite recurses through properties, items, prefixItems,
-// anyOf/oneOf/allOf, not, $defs and definitions. Key order is preserved.
+// false. An allOf is merged into its parent (see mergeAllOf) and a oneOf is
+// sent as anyOf, the only composition strict mode accepts; the other
+// keywords strict mode refuses are moved into the description (see relax).
+// The rewrite recurses through properties, items, prefixItems, anyOf, $defs
+// and definitions. Key order is preserved.
 //
 // The answer the model gives for the rewritten schema is mapped back with
 // stripNulls using the original schema.
-func makeStrict(node any) {
+func makeStrict(root any) {
+	pristine, _ := cloneValue(root).(*object)
+	strictNode(root, pristine, map[string]bool{})
+}
+
+// strictNode rewrites node as makeStrict says; pristine is the whole schema
+// as given and inlining holds the references mergeAllOf is merging around
+// node.
+func strictNode(node any, pristine *object, inlining map[string]bool) {
 	o, ok := node.(*object)
 	if !ok {
 		return
+	}
+	for _, ref := range mergeAllOf(o, pristine, inlining) {
+		defer delete(inlining, ref)
+	}
+	if o.has("oneOf") { // exactly one branch or at least one: the same to a model choosing one
+		if o.has("anyOf") {
+			o.del("oneOf") // both would need an allOf, which strict mode refuses too
+		} else {
+			o.rename("oneOf", "anyOf")
+		}
 	}
 	relax(o)
 	if props, ok := o.get("properties").(*object); ok {
 		required := stringSet(o.get("required"))
 		all := make([]any, 0, len(props.keys))
 		for _, k := range props.keys {
-			makeStrict(props.vals[k])
+			strictNode(props.vals[k], pristine, inlining)
 			if !required[k] {
 				props.vals[k] = nullable(props.vals[k])
 			}
@@ -115,20 +135,20 @@ func makeStrict(node any) {
 	} else if o.get("type") == "object" && !o.has("additionalProperties") {
 		o.set("additionalProperties", false)
 	}
-	for _, key := range []string{"items", "not", "additionalProperties"} {
-		makeStrict(o.get(key))
+	for _, key := range []string{"items", "additionalProperties"} {
+		strictNode(o.get(key), pristine, inlining)
 	}
-	for _, key := range []string{"anyOf", "oneOf", "allOf", "prefixItems"} {
+	for _, key := range []string{"anyOf", "prefixItems"} {
 		if arr, ok := o.get(key).([]any); ok {
 			for _, sub := range arr {
-				makeStrict(sub)
+				strictNode(sub, pristine, inlining)
 			}
 		}
 	}
 	for _, key := range []string{"$defs", "definitions"} {
 		if defs, ok := o.get(key).(*object); ok {
 			for _, k := range defs.keys {
-				makeStrict(defs.vals[k])
+				strictNode(defs.vals[k], pristine, inlining)
 			}
 		}
 	}

@@ -23,7 +23,7 @@ func TestStrictSchema(t *testing.T) {
 			want: `{"type":"object","properties":{"z":{"type":["string","null"]},"a":{"type":"integer"}},"required":["z","a"],"additionalProperties":false}`,
 		},
 		{
-			name: "type list, enum, const, anyOf, ref, already nullable, boolean schema",
+			name: "type list, enum, const, anyOf, ref, already nullable, oneOf as anyOf, boolean schema",
 			in: `{"type":"object","properties":{
 				"l":{"type":["string","integer"]},
 				"e":{"type":"string","enum":["x"]},
@@ -40,7 +40,7 @@ func TestStrictSchema(t *testing.T) {
 				"u":{"anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]},
 				"r":{"anyOf":[{"$ref":"#/$defs/d","description":"see d"},{"type":"null"}]},
 				"n":{"type":["string","null"]},
-				"o":{"oneOf":[{"type":"null"},{"type":"string"}]},
+				"o":{"anyOf":[{"type":"null"},{"type":"string"}]},
 				"b":true},
 				"required":["l","e","c","u","r","n","o","b"],"additionalProperties":false}`,
 		},
