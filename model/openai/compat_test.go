@@ -52,16 +52,28 @@ func TestMaxRetriesZeroMeansNone(t *testing.T) {
 		{name: "two retries", cfg: func(c *openai.Config) { c.MaxRetries = 2 }, attempts: 3},
 		{name: "DefaultConfig retries", cfg: func(c *openai.Config) { c.MaxRetries = openai.DefaultConfig().MaxRetries }, attempts: openai.DefaultMaxRetries + 1},
 	}
+	calls := map[string]func(*openai.Model, *model.Request) error{
+		"Generate": func(m *openai.Model, req *model.Request) error {
+			_, err := m.Generate(context.Background(), req)
+			return err
+		},
+		"Stream": func(m *openai.Model, req *model.Request) error {
+			_, err := m.Stream(context.Background(), req, nil)
+			return err
+		},
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ws := newWireServer(t, overloaded(), overloaded(), overloaded(), overloaded(), overloaded(), overloaded(), overloaded())
-			m := newTestModel(t, ws, newFakeClock(), tt.cfg)
-			_, err := m.Generate(context.Background(), &model.Request{Messages: []model.Message{model.UserMessage("hi")}})
-			var apiErr *model.APIError
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, 503, apiErr.StatusCode)
-			assert.Len(t, ws.received(), tt.attempts)
-		})
+		for name, call := range calls {
+			t.Run(name+"/"+tt.name, func(t *testing.T) {
+				ws := newWireServer(t, overloaded(), overloaded(), overloaded(), overloaded(), overloaded(), overloaded(), overloaded())
+				m := newTestModel(t, ws, newFakeClock(), tt.cfg)
+				err := call(m, &model.Request{Messages: []model.Message{model.UserMessage("hi")}})
+				var apiErr *model.APIError
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, 503, apiErr.StatusCode)
+				assert.Len(t, ws.received(), tt.attempts)
+			})
+		}
 	}
 	assert.Equal(t, 4, openai.DefaultMaxRetries)
 

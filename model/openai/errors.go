@@ -14,6 +14,7 @@ import (
 	"time"
 
 	gopenai "github.com/sashabaranov/go-openai"
+	"github.com/tidwall/gjson"
 
 	"github.com/offshoot-dev/offshoot/model"
 )
@@ -111,7 +112,25 @@ func readCompletion(resp *http.Response) (gopenai.ChatCompletionResponse, error)
 	case err != nil:
 		return cr, invalidBody(resp.StatusCode, fmt.Sprintf("the body is not a chat completion (%v): %q", err, truncate(string(data), 200)), err)
 	}
+	if len(cr.Choices) > 0 {
+		msg := cr.Choices[0].Message
+		content := gjson.GetBytes(data, "choices.0.message.content")
+		if len(msg.ToolCalls) == 0 && msg.Refusal == "" && (!content.Exists() || content.Type == gjson.Null) {
+			return cr, noAnswer(resp.StatusCode, string(cr.Choices[0].FinishReason))
+		}
+	}
 	return cr, nil
+}
+
+// noAnswer is the error for an answer whose message has no content (absent
+// or null), no tool calls and no refusal: nothing a caller could take as
+// the model's answer. An empty string is an answer: the model said nothing.
+func noAnswer(status int, finish string) error {
+	detail := fmt.Sprintf("the answer has neither content nor tool calls (finish reason %q)", finish)
+	if finish == string(gopenai.FinishReasonLength) {
+		detail += ": the model ran out of tokens before writing any; raise MaxTokens"
+	}
+	return invalidBody(status, detail, nil)
 }
 
 // isContextLength recognizes OpenAI's code and the messages of common

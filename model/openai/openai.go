@@ -184,9 +184,10 @@ func Factory(base Config) model.Factory {
 // before an answer are retried (see Config); the error returned matches
 // model.ErrRateLimited, model.ErrAuth, model.ErrContextLength or
 // *model.APIError with errors.Is/As, or the context's error. An answer
-// whose body is empty, cut short or not a chat completion is an
-// *model.APIError saying "response body invalid", never retried: the
-// server may have finished, and billed, the generation.
+// whose body is empty, cut short or not a chat completion, or whose message
+// has neither content nor tool calls, is an *model.APIError saying
+// "response body invalid", never retried: the server may have finished,
+// and billed, the generation.
 func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
 	if req == nil {
 		return nil, errors.New("openai: Generate needs a request")

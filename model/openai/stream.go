@@ -31,8 +31,9 @@ const maxToolCalls = 1024
 // server has answered, nothing is. When the stream breaks, fn fails or ctx
 // is done after pieces were delivered, Stream returns what was received
 // (with an empty FinishReason) and the error — ctx's error, promptly, when
-// ctx ended it. A stream that ends without a finish reason or [DONE] is a
-// "response body invalid" *model.APIError. A server that answers with a
+// ctx ended it. A stream that ends without a finish reason or [DONE], or
+// whose answer has neither content nor tool calls, is a "response body
+// invalid" *model.APIError. A server that answers with a
 // whole chat completion instead of a stream is accepted: its answer is
 // delivered as one text delta and one fragment per tool call.
 func (m *Model) Stream(ctx context.Context, req *model.Request, fn func(model.Delta) error) (*model.Response, error) {
@@ -91,6 +92,7 @@ type streamState struct {
 	now    func() time.Time
 
 	text, refusal []byte
+	content       bool // a delta had a content that is not null
 	calls         []streamCall
 	idPrefix      string // of the ids given to calls without one
 	size          int    // bytes of text and arguments so far
@@ -120,7 +122,7 @@ func (s *streamState) read(r *eventReader) error {
 			if s.finish == "" {
 				return invalidBody(s.status, "the stream ended before the answer was complete (no finish reason, no [DONE])", io.ErrUnexpectedEOF)
 			}
-			return nil
+			break
 		}
 		if err != nil {
 			return invalidBody(s.status, fmt.Sprintf("reading the stream failed after %d events: %v", s.events, err), err)
@@ -129,6 +131,9 @@ func (s *streamState) read(r *eventReader) error {
 		if err := s.event(data); err != nil {
 			return err
 		}
+	}
+	if !s.content && len(s.calls) == 0 && len(s.refusal) == 0 {
+		return noAnswer(s.status, s.finish)
 	}
 	return nil
 }
@@ -196,6 +201,7 @@ func (s *streamState) choice(choice gjson.Result) error {
 	delta.ForEach(func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "content":
+			s.content = s.content || v.Type != gjson.Null
 			err = s.addText(&s.text, v.String())
 		case "refusal":
 			err = s.addText(&s.refusal, v.String())
