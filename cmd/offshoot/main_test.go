@@ -47,12 +47,18 @@ func (l leakChecked) Run() int {
 // each in a temporary project directory ($WORK) with a temporary home
 // ($HOME), offline.
 func TestScripts(t *testing.T) {
+	// A watchdog: commands still running at the deadline are killed,
+	// half a minute before the test binary's own timeout would end the
+	// run without saying which command hung.
+	deadline := time.Now().Add(8 * time.Minute)
+	if d, ok := t.Deadline(); ok {
+		deadline = d.Add(-30 * time.Second)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		// A watchdog: commands still running then are killed.
-		Deadline: time.Now().Add(4 * time.Minute),
+		Deadline:            deadline,
 		Setup: func(env *testscript.Env) error {
 			home, err := os.MkdirTemp("", "offshoot-home-")
 			if err != nil {

@@ -200,10 +200,12 @@ func (s *server) watch(c *conn) {
 	}
 	c.err = cause
 	s.mu.Unlock()
-	close(c.done)
+	// Warn before releasing the calls that wait on done, so a caller told
+	// the server stopped finds the warning already recorded.
 	if cause != nil {
 		s.m.warn(cause)
 	}
+	close(c.done)
 }
 
 // stop closes a connection nobody else knows of.
