@@ -27,10 +27,10 @@ type (
 	BadJSON struct{}
 )
 
-func (b BadText) MarshalText() ([]byte, error)       { return b.B, nil }
-func (b *BadText) UnmarshalText(t []byte) error      { b.B = append([]byte(nil), t...); return nil }
-func (BadJSON) MarshalJSON() ([]byte, error)         { return []byte("\"\xff\""), nil }
-func (*BadJSON) UnmarshalJSON([]byte) error            { return nil }
+func (b BadText) MarshalText() ([]byte, error)  { return b.B, nil }
+func (b *BadText) UnmarshalText(t []byte) error { b.B = append([]byte(nil), t...); return nil }
+func (BadJSON) MarshalJSON() ([]byte, error)    { return []byte("\"\xff\""), nil }
+func (*BadJSON) UnmarshalJSON([]byte) error     { return nil }
 
 // marshalTwice marshals a session holding items, unmarshals the result
 // and marshals it again.
