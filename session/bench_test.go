@@ -9,7 +9,6 @@ import (
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/sessiontest"
 )
 
 // Event is a ~100-byte event, like the ones performance.md measures.
@@ -35,7 +34,7 @@ func benchSession(b *testing.B, n int) *session.Session {
 	for i := range events {
 		events[i] = Event{ID: i, Kind: "observation", Body: "a line of tool output that is about eighty characters long......"}
 	}
-	if err := sessiontest.Seed(s, events...); err != nil {
+	if err := session.Seed(s, events...); err != nil {
 		b.Fatal(err)
 	}
 	return s

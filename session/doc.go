@@ -11,6 +11,9 @@
 //   - Read with Get, All, Latest, Where and Len: one atomic load, never
 //     blocked by writers.
 //
+// Seed, Clear and Reset set slices directly, without events, for tests and
+// for programs that load state from elsewhere.
+//
 // Snapshot, Rollback and Fork are O(1) in the number of items: the slices
 // are persistent vectors shared between versions, so a subagent can start
 // from exactly its parent's state for the price of a pointer. Snapshots

@@ -18,8 +18,13 @@ import (
 // serde.Registry.Name), struct fields as encoding/json writes them. It fails,
 // naming the slice and the item, when an item cannot be encoded (a channel,
 // a func), when it holds a string that is not valid UTF-8 (JSON would
-// replace its bytes, so it could not be restored as it was), or when two
-// slice types share one name.
+// replace its bytes, so it could not be restored as it was), when it would
+// not restore to the same bytes (a struct held in an interface field comes
+// back as a map with sorted keys; a MarshalText or MarshalJSON method writes
+// invalid UTF-8), or when two slice types share one name. What it writes,
+// UnmarshalSnapshot restores so that it encodes to the same bytes again:
+// items of types that can hold interface values are checked by decoding and
+// encoding them again; items of other types need no check.
 func MarshalSnapshot(snap Snapshot, reg *serde.Registry) ([]byte, error) {
 	if reg == nil {
 		reg = serde.DefaultRegistry
@@ -80,6 +85,7 @@ func MarshalSnapshot(snap Snapshot, reg *serde.Registry) ([]byte, error) {
 		writeJSON(&buf, n.name)
 		buf.WriteString(`,"items":[`)
 		j := 0
+		var shape *jsonShape // worked out at the first item
 		for x := range st.get(n.t).All() {
 			if j > 0 {
 				buf.WriteByte(',')
@@ -88,9 +94,20 @@ func MarshalSnapshot(snap Snapshot, reg *serde.Registry) ([]byte, error) {
 			if err != nil {
 				return nil, fmt.Errorf("session: cannot encode item %d of slice %q (%s): %w", j, n.name, n.t, err)
 			}
+			if shape == nil {
+				sh := shapeOf(n.t)
+				shape = &sh
+			}
+			check := shape.iface || (shape.marshaler && !utf8.Valid(b))
 			if replacedInvalidUTF8(b) {
 				if path, bad := invalidUTF8(reflect.ValueOf(x), ""); bad {
 					return nil, fmt.Errorf("session: cannot encode item %d of slice %q (%s): %s holds text that is not valid UTF-8, which JSON would change; store bytes as []byte", j, n.name, n.t, describePath(path))
+				}
+				check = true // text from a MarshalText or MarshalJSON method
+			}
+			if check {
+				if err := checkRestores(b, n.t); err != nil {
+					return nil, fmt.Errorf("session: cannot encode item %d of slice %q (%s): %w; %s", j, n.name, n.t, err, restoreAdvice(*shape, b))
 				}
 			}
 			buf.Write(b)
@@ -100,6 +117,18 @@ func MarshalSnapshot(snap Snapshot, reg *serde.Registry) ([]byte, error) {
 	}
 	buf.WriteString("]}")
 	return buf.Bytes(), nil
+}
+
+// restoreAdvice says what to change in an item type whose item would not
+// restore as written.
+func restoreAdvice(sh jsonShape, b []byte) string {
+	if replacedInvalidUTF8(b) || !utf8.Valid(b) {
+		return "text in snapshot JSON must be valid UTF-8: make the method write valid UTF-8, or store bytes as []byte"
+	}
+	if sh.iface {
+		return "a value in an interface field (any) restores as a map, list, string, number or bool, so a struct there comes back as a map with its keys sorted: use a concrete type for the field, or a map with sorted keys"
+	}
+	return "make the type's JSON or text methods write what they read"
 }
 
 // writeJSON writes a value that always encodes (strings, string slices and

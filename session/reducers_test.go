@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/sessiontest"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -51,7 +50,7 @@ func TestUpsertByIdentityDropsLaterDuplicates(t *testing.T) {
 	// replaced in place and the later 1 dropped.
 	s := newSession(t)
 	require.NoError(t, session.Register(s, session.UpsertBy(id)))
-	require.NoError(t, sessiontest.Seed(s, 1, 1, 2))
+	require.NoError(t, session.Seed(s, 1, 1, 2))
 	require.NoError(t, s.Dispatch(ctx, 1))
 	assert.Equal(t, []int{1, 2}, session.Get[int](s).Values())
 

@@ -104,6 +104,13 @@ func TestCallbacksThatCallSessionMethodsNeverDeadlock(t *testing.T) {
 			})
 			return inner, outer
 		}},
+		{"install function, on the sessions it captured", func(t *testing.T, owner, target *session.Session, f func(*session.Session) error) (inner, outer error) {
+			outer = owner.Install("outer", func(*session.Session) error {
+				inner = f(target)
+				return nil
+			})
+			return inner, outer
+		}},
 	}
 	for _, cb := range callbacks {
 		for _, c := range calls {
@@ -205,4 +212,79 @@ func TestConcurrentInstallsOfOneKeyRegisterOnce(t *testing.T) {
 	tally, _ := session.Latest[Tally](s)
 	assert.Equal(t, Tally{1}, tally)
 	assert.Equal(t, 16, session.Len[Note](s))
+}
+
+// An install function that writes to the session it captured, not the one
+// it is given, returns at once: its write is an ordinary write to that
+// session, made once — the install function does not run again because of
+// it, so no reducer is registered twice.
+func TestAnInstallWritingToTheCapturedSessionReturns(t *testing.T) {
+	cases := []struct {
+		name    string
+		install func(outer, given *session.Session) error
+	}{
+		{"Register on the captured session", func(outer, _ *session.Session) error {
+			return session.Register(outer, session.AppendAll[Note])
+		}},
+		{"Record on the captured session", func(outer, _ *session.Session) error {
+			return session.Record[Note](outer)
+		}},
+		{"Install of another key on the captured session", func(outer, _ *session.Session) error {
+			return outer.Install("notes", func(c *session.Session) error { return session.Register(c, session.AppendAll[Note]) })
+		}},
+		{"the same nested Install on both", func(outer, given *session.Session) error {
+			notes := func(c *session.Session) error { return session.Register(c, session.AppendAll[Note]) }
+			if err := outer.Install("notes", notes); err != nil {
+				return err
+			}
+			return given.Install("notes", notes)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSession(t)
+			runs := 0
+			var err error
+			withinASecond(t, func() {
+				err = s.Install("tool", func(given *session.Session) error {
+					runs++
+					if err := c.install(s, given); err != nil {
+						return err
+					}
+					return session.Register(given, sumTally)
+				})
+			})
+			require.NoError(t, err)
+			assert.LessOrEqual(t, runs, 2, "the install function ran %d times", runs)
+			assert.True(t, s.Installed("tool"))
+			require.NoError(t, s.Dispatch(ctx, Note{"once"}, Added{3}))
+			assert.Equal(t, 1, session.Len[Note](s), "one reducer (or record) for Note, not one per run")
+			tally, _ := session.Latest[Tally](s)
+			assert.Equal(t, Tally{3}, tally, "the given session's registration is committed once")
+		})
+	}
+}
+
+// An install function that installs a new key on the captured session each
+// time it runs would make Install start over forever; it gets a clear error
+// after a bounded number of runs, and its own registrations are not kept.
+func TestAnInstallThatNeverSettlesFails(t *testing.T) {
+	s := newSession(t)
+	runs := 0
+	var err error
+	withinASecond(t, func() {
+		err = s.Install("restless", func(given *session.Session) error {
+			runs++
+			if err := s.Install(fmt.Sprintf("fresh-%d", runs), func(*session.Session) error { return nil }); err != nil {
+				return err
+			}
+			return session.Register(given, sumTally)
+		})
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `installing "restless"`)
+	assert.Contains(t, err.Error(), "on the session it is given")
+	assert.False(t, s.Installed("restless"))
+	require.NoError(t, s.Dispatch(ctx, Added{1}))
+	assert.Zero(t, session.Len[Tally](s), "nothing of the install function's own registrations was kept")
 }

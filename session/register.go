@@ -64,19 +64,26 @@ func (s *Session) register(e reducerEntry) error {
 // its table) do nothing. Tools use it to register their reducers
 // idempotently.
 //
-// install works on a private copy of the session, and what it registers is
-// committed at once when it returns nil, or not at all when it fails. So
-// concurrent Installs of one key register once, and install may call
-// Register, Record, Install (of this key or another: a tool's install may
-// call vfs.Install), Installed and any read; Dispatch, Rollback, Fork and
-// Close are refused inside it (dispatch after Install returns). install may
-// run more than once when the session's reducers change meanwhile, so it
-// must do nothing but register.
+// install works on a private copy of the session, and what it registers
+// there is committed at once when it returns nil, or not at all when it
+// fails. So concurrent Installs of one key register once, and install may
+// call Register, Record, Install (of this key or another: a tool's install
+// may call vfs.Install), Installed and any read; Dispatch, Rollback, Fork,
+// Seed, Clear, Reset and Close are refused inside it (do them after Install
+// returns). Registrations made meanwhile by others are kept beside install's.
+// When another Install commits a key meanwhile, install runs again on the
+// new table (what it saw of Installed may have changed), so it must do
+// nothing but register; after maxInstallRuns runs Install gives up with an
+// error and commits nothing.
+//
+// Register with the session install is given. A write install makes to
+// another session — the one it captured, say — is an ordinary write to that
+// session: it is made at once and is not undone when install fails.
 func (s *Session) Install(key string, install func(*Session) error) error {
 	if install == nil {
 		return fmt.Errorf("session: Install(%q) needs an install function", key)
 	}
-	for {
+	for run := 1; ; run++ {
 		base := s.state.Load()
 		if base.table.installed[key] {
 			return nil
@@ -88,25 +95,78 @@ func (s *Session) Install(key string, install func(*Session) error) error {
 		if err := install(copy); err != nil {
 			return fmt.Errorf("session: installing %q: %w", key, err)
 		}
-		staged := copy.state.Load()
-		var added []reflect.Type
+		staged := copy.state.Load().table
 		_, err := s.write(func(cur *state) (*state, error) {
-			if cur.table != base.table {
+			next, slices, ok := rebase(base.table, staged, cur.table)
+			if !ok {
 				return cur, errRestage
 			}
-			added = base.newTypes(staged)
-			return cur.withTable(staged.table, added...), nil
+			return cur.withTable(next, slices...), nil
 		})
-		if errors.Is(err, errRestage) {
-			continue
+		if !errors.Is(err, errRestage) {
+			return err
 		}
-		return err
+		if run == maxInstallRuns {
+			return fmt.Errorf("session: installing %q: other installs changed the session each of the %d times the install function ran; an install function must only register, on the session it is given", key, run)
+		}
 	}
 }
 
-// errRestage says that the reducer table changed while an install function
-// ran, so it must run again on the new one.
-var errRestage = errors.New("session: the reducer table changed during Install")
+// maxInstallRuns bounds how often Install runs an install function whose
+// work other installs keep overtaking. It is only reached by an install
+// function that installs new keys on a session other than the one it is
+// given, every time it runs.
+const maxInstallRuns = 64
+
+// errRestage says that another Install committed while an install function
+// ran, so it must run again on the new table.
+var errRestage = errors.New("session: the installed keys changed during Install")
+
+// rebase returns cur plus what an install function added to base (staged
+// is base plus those additions), and the slice types of the added
+// reducers. ok is false when cur's installed keys differ from base's: the
+// install function answered Installed from base, so it must run again. A
+// record (see Record) cur already keeps is not added twice.
+func rebase(base, staged, cur *table) (next *table, slices []reflect.Type, ok bool) {
+	if cur != base && !sameKeys(base.installed, cur.installed) {
+		return nil, nil, false
+	}
+	if cur == base { // the usual case: nothing else changed the table
+		for et, list := range staged.byEvent {
+			for _, e := range list[len(base.byEvent[et]):] {
+				slices = append(slices, e.slice)
+			}
+		}
+		return staged, slices, true
+	}
+	next = cur
+	for et, list := range staged.byEvent {
+		for _, e := range list[len(base.byEvent[et]):] {
+			if e.apply == nil && next.recording(e.event) {
+				continue
+			}
+			next = next.with(e)
+			slices = append(slices, e.slice)
+		}
+	}
+	for k := range staged.installed {
+		next = next.withInstalled(k)
+	}
+	return next, slices, true
+}
+
+// sameKeys reports whether a and b hold the same keys.
+func sameKeys(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
 
 // Installed reports whether Install ran for key on this session's table.
 func (s *Session) Installed(key string) bool { return s.state.Load().table.installed[key] }

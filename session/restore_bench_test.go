@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/sessiontest"
 )
 
 // BenchmarkUnmarshalSnapshotLarge decodes snapshots of about 10 MB and
@@ -25,7 +24,7 @@ func BenchmarkUnmarshalSnapshotLarge(b *testing.B) {
 			for i := range events {
 				events[i] = Event{ID: i, Kind: "observation", Body: "a line of tool output that is about eighty characters long......"}
 			}
-			if err := sessiontest.Seed(s, events...); err != nil {
+			if err := session.Seed(s, events...); err != nil {
 				b.Fatal(err)
 			}
 			data, err := session.MarshalSnapshot(s.Snapshot(), s.Registry())

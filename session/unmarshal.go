@@ -53,7 +53,9 @@ func restoreErr(path, reason string, err error) error {
 // says what is wrong. Items of any type that encoding/json round-trips are
 // restored: structs, maps, and values that encode as strings, numbers or
 // lists (time.Time, netip.Addr, encoding.TextMarshaler types, named string
-// types). Decoding streams: a snapshot of S bytes needs about its decoded
+// types). A number held in an interface value (any) restores as a
+// json.Number, its exact text, so large integers keep every digit; typed
+// fields decode as usual. Decoding streams: a snapshot of S bytes needs about its decoded
 // items' size in memory, not copies of S. Restore the result into a session
 // with Rollback or New(WithSnapshot(snap)).
 func UnmarshalSnapshot(data []byte, reg *serde.Registry) (Snapshot, error) {
@@ -70,6 +72,7 @@ func UnmarshalSnapshot(data []byte, reg *serde.Registry) (Snapshot, error) {
 	}
 	r := &reader{dec: json.NewDecoder(bytes.NewReader(data)), src: data, reg: reg}
 	r.dec.DisallowUnknownFields()
+	r.dec.UseNumber() // a number in an interface value keeps its exact text
 	snap, err := r.snapshot()
 	if err == nil {
 		if _, end := r.dec.Token(); end != io.EOF {
@@ -287,6 +290,7 @@ func (r *reader) slice(path string) (reflect.Type, pvec.Vector, error) {
 	if pendingItems != nil {
 		dec := json.NewDecoder(bytes.NewReader(pendingItems))
 		dec.DisallowUnknownFields()
+		dec.UseNumber()
 		var err error
 		if vec, err = r.items(dec, pendingItems, t, path+".items", &r.err); err != nil {
 			return nil, pvec.Vector{}, err

@@ -51,11 +51,59 @@ func CaptureSnapshot(snap session.Snapshot) Captured {
 // items differ, see unchanged).
 func canonical(x any) []byte {
 	var buf bytes.Buffer
-	encode(&buf, reflect.ValueOf(x), map[uintptr]bool{})
+	(&encoder{}).encode(&buf, reflect.ValueOf(x))
 	return buf.Bytes()
 }
 
-func encode(buf *bytes.Buffer, v reflect.Value, seen map[uintptr]bool) {
+// canonicalUpTo is canonical cut short ("…") after limit values: for
+// showing a value, however large or shared.
+func canonicalUpTo(x any, limit int) []byte {
+	var buf bytes.Buffer
+	(&encoder{limit: limit}).encode(&buf, reflect.ValueOf(x))
+	return buf.Bytes()
+}
+
+// encoder writes canonical encodings. It tracks the pointers, maps and
+// slices it is inside, so a value that reaches itself is written once,
+// with "<cycle>" where it recurs.
+type encoder struct {
+	inside map[ref]bool
+	limit  int // values to encode at most; 0: no limit
+	used   int // values encoded
+}
+
+// ref identifies a pointer, map or slice by what it points to. A slice's
+// length is part of it: s and s[:1] share their first element's address.
+type ref struct {
+	p uintptr
+	t reflect.Type
+	n int
+}
+
+// enter marks r as being encoded; it reports false when r is already being
+// encoded further up, a cycle.
+func (e *encoder) enter(r ref) bool {
+	if e.inside[r] {
+		return false
+	}
+	if e.inside == nil {
+		e.inside = map[ref]bool{}
+	}
+	e.inside[r] = true
+	return true
+}
+
+func (e *encoder) leave(r ref) { delete(e.inside, r) }
+
+// full reports whether the limit is reached.
+func (e *encoder) full() bool { return e.limit > 0 && e.used >= e.limit }
+
+func (e *encoder) encode(buf *bytes.Buffer, v reflect.Value) {
+	if e.full() {
+		buf.WriteString("…")
+		return
+	}
+	e.used++
 	if !v.IsValid() {
 		buf.WriteString("nil")
 		return
@@ -83,14 +131,14 @@ func encode(buf *bytes.Buffer, v reflect.Value, seen map[uintptr]bool) {
 			buf.WriteString("nil")
 			return
 		}
-		if seen[v.Pointer()] {
+		r := ref{p: v.Pointer(), t: v.Type()}
+		if !e.enter(r) {
 			buf.WriteString("<cycle>")
 			return
 		}
-		seen[v.Pointer()] = true
+		defer e.leave(r)
 		buf.WriteByte('&')
-		encode(buf, v.Elem(), seen)
-		delete(seen, v.Pointer())
+		e.encode(buf, v.Elem())
 	case reflect.Interface:
 		if v.IsNil() {
 			buf.WriteString("nil")
@@ -98,7 +146,7 @@ func encode(buf *bytes.Buffer, v reflect.Value, seen map[uintptr]bool) {
 		}
 		buf.WriteString(v.Elem().Type().String())
 		buf.WriteByte('(')
-		encode(buf, v.Elem(), seen)
+		e.encode(buf, v.Elem())
 		buf.WriteByte(')')
 	case reflect.Struct:
 		buf.WriteByte('{')
@@ -108,36 +156,61 @@ func encode(buf *bytes.Buffer, v reflect.Value, seen map[uintptr]bool) {
 			}
 			buf.WriteString(v.Type().Field(i).Name)
 			buf.WriteByte(':')
-			encode(buf, v.Field(i), seen)
+			e.encode(buf, v.Field(i))
 		}
 		buf.WriteByte('}')
 	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Len() > 0 {
+			r := ref{p: v.Pointer(), t: v.Type(), n: v.Len()}
+			if !e.enter(r) {
+				buf.WriteString("<cycle>")
+				return
+			}
+			defer e.leave(r)
+		}
 		buf.WriteByte('[')
 		for i := range v.Len() {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			encode(buf, v.Index(i), seen)
+			if e.full() {
+				buf.WriteString("…")
+				break
+			}
+			e.encode(buf, v.Index(i))
 		}
 		buf.WriteByte(']')
 	case reflect.Map:
+		if v.IsNil() {
+			buf.WriteString("map[]")
+			return
+		}
+		r := ref{p: v.Pointer(), t: v.Type()}
+		if !e.enter(r) {
+			buf.WriteString("<cycle>")
+			return
+		}
+		defer e.leave(r)
 		type entry struct{ k, v []byte }
 		entries := make([]entry, 0, v.Len())
-		for it := v.MapRange(); it.Next(); {
-			var k, e bytes.Buffer
-			encode(&k, it.Key(), seen)
-			encode(&e, it.Value(), seen)
-			entries = append(entries, entry{k.Bytes(), e.Bytes()})
+		for it := v.MapRange(); it.Next() && !e.full(); {
+			var k, ev bytes.Buffer
+			e.encode(&k, it.Key())
+			e.encode(&ev, it.Value())
+			entries = append(entries, entry{k.Bytes(), ev.Bytes()})
 		}
 		slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.k, b.k) })
 		buf.WriteString("map[")
-		for i, e := range entries {
+		for i, en := range entries {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			buf.Write(e.k)
+			buf.Write(en.k)
 			buf.WriteByte(':')
-			buf.Write(e.v)
+			buf.Write(en.v)
+		}
+		if len(entries) < v.Len() {
+			buf.WriteString(",…")
 		}
 		buf.WriteByte(']')
 	case reflect.Func, reflect.Chan, reflect.UnsafePointer:

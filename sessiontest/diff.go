@@ -124,8 +124,9 @@ func at(xs []any, i int) any {
 	return nil
 }
 
-// show renders an item for a diff: its JSON, or Go syntax when JSON cannot
-// encode it. It never panics.
+// show renders an item for a diff: its JSON, or, when JSON cannot encode
+// it (a func, a channel, a cycle), the canonical encoding cut short. It
+// never panics and always ends.
 func show(x any) (s string) {
 	defer func() {
 		if recover() != nil {
@@ -135,8 +136,11 @@ func show(x any) (s string) {
 	if b, err := json.Marshal(x); err == nil {
 		return string(b)
 	}
-	return fmt.Sprintf("%#v", x)
+	return showCanonical(canonicalUpTo(x, maxShownValues))
 }
+
+// maxShownValues caps how many values show encodes when JSON cannot.
+const maxShownValues = 200
 
 // showCanonical renders a captured item whose value is gone.
 func showCanonical(b []byte) string {

@@ -1,9 +1,9 @@
 // Package sessiontest holds helpers for testing code built on sessions, as
 // httptest does for handlers: snapshot parity after a fork, "nothing
 // changed" checks that prove isolation, JSON round trips for your own slice
-// types, and Seed, Clear and Reset for setting up state directly. Every
-// assertion fails with a readable diff and none of them panics, whatever the
-// values hold.
+// types, and Seed, Clear and Reset (the same as session's) for setting up
+// state directly. Every assertion fails with a readable diff and none of
+// them panics, whatever the values hold.
 //
 // The helpers cannot be fooled by shared memory. Capture records a
 // session's state deeply when it is taken, so a child that mutates a map, a

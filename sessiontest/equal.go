@@ -14,10 +14,22 @@ func Equal(x, y any) bool {
 	return deepEqual(reflect.ValueOf(x), reflect.ValueOf(y), map[visit]bool{})
 }
 
-// visit is a pair of pointers being compared, to stop on cycles.
+// visit is a pair of pointers, maps or slices being compared, to stop on
+// cycles: a pair met again is taken as equal, as reflect.DeepEqual does. A
+// slice's length is part of it (s and s[:1] share an address).
 type visit struct {
 	a, b uintptr
 	t    reflect.Type
+	n    int
+}
+
+// seenBefore records v and reports whether it was recorded already.
+func seenBefore(seen map[visit]bool, v visit) bool {
+	if seen[v] {
+		return true
+	}
+	seen[v] = true
+	return false
 }
 
 var boolType = reflect.TypeFor[bool]()
@@ -78,11 +90,9 @@ func deepEqual(x, y reflect.Value, seen map[visit]bool) bool {
 		if x.Pointer() == y.Pointer() {
 			return true
 		}
-		v := visit{x.Pointer(), y.Pointer(), x.Type()}
-		if seen[v] {
+		if seenBefore(seen, visit{x.Pointer(), y.Pointer(), x.Type(), 0}) {
 			return true
 		}
-		seen[v] = true
 		return deepEqual(x.Elem(), y.Elem(), seen)
 	case reflect.Interface:
 		if x.IsNil() || y.IsNil() {
@@ -100,8 +110,10 @@ func deepEqual(x, y reflect.Value, seen map[visit]bool) bool {
 		if x.Len() != y.Len() {
 			return false
 		}
-		if x.Kind() == reflect.Slice && x.Len() > 0 && x.Pointer() == y.Pointer() {
-			return true
+		if x.Kind() == reflect.Slice && x.Len() > 0 {
+			if x.Pointer() == y.Pointer() || seenBefore(seen, visit{x.Pointer(), y.Pointer(), x.Type(), x.Len()}) {
+				return true
+			}
 		}
 		for i := range x.Len() {
 			if !deepEqual(x.Index(i), y.Index(i), seen) {
@@ -112,6 +124,9 @@ func deepEqual(x, y reflect.Value, seen map[visit]bool) bool {
 	case reflect.Map:
 		if x.Len() != y.Len() {
 			return false
+		}
+		if x.Len() > 0 && (x.Pointer() == y.Pointer() || seenBefore(seen, visit{x.Pointer(), y.Pointer(), x.Type(), 0})) {
+			return true
 		}
 		for it := x.MapRange(); it.Next(); {
 			yv := y.MapIndex(it.Key())

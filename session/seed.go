@@ -1,0 +1,98 @@
+package session
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/internal/pvec"
+)
+
+// Seed appends values to the session's slice of type S directly, without
+// events or reducers: for setting up state in tests and programs. It is one
+// write: it bumps the revision once, emits no events and tells no observer.
+// The slice is created when the session has none of type S. Like every
+// write it returns ErrClosed after Close, and an install function may not
+// call it.
+func Seed[S any](s *Session, values ...S) error {
+	t := reflect.TypeFor[S]()
+	if t.Kind() == reflect.Interface {
+		return fmt.Errorf("session: Seed[%s]: the slice type must be concrete; slices are keyed by exact Go type", t)
+	}
+	if s.stage != nil {
+		return errInInstall("seed")
+	}
+	_, err := s.write(func(cur *state) (*state, error) {
+		v := cur.get(t)
+		for _, x := range values {
+			v = v.Append(x)
+		}
+		return cur.withSlice(t, v), nil
+	})
+	return err
+}
+
+// Clear removes from the session's slice of type S every value for which
+// pred reports true; a nil pred removes them all. It is one write (the
+// revision is bumped once) and emits no events. pred runs while the write
+// is held, so it must not write to the session (such a write gets
+// ErrReentrant); a panic in pred is returned as a *bus.PanicError and
+// changes nothing.
+func Clear[S any](s *Session, pred func(S) bool) error {
+	t := reflect.TypeFor[S]()
+	if s.stage != nil {
+		return errInInstall("clear a slice")
+	}
+	_, err := s.write(func(cur *state) (*state, error) {
+		if _, ok := cur.layout.index[t]; !ok {
+			return cur, nil // nothing to clear
+		}
+		if pred == nil {
+			return cur.withSlice(t, pvec.Vector{}), nil
+		}
+		var kept pvec.Vector
+		err := s.slot.user.run(func() {
+			kept = cur.get(t).Filter(func(x any) bool { return !pred(x.(S)) })
+		})
+		if err != nil {
+			return nil, fmt.Errorf("session: Clear[%s]: the predicate failed: %w", t, err)
+		}
+		return cur.withSlice(t, kept), nil
+	})
+	return err
+}
+
+// Reset empties every slice of the session (they stay, empty) and keeps its
+// reducers, installs, subscriptions, children and identity. It is one write
+// (the revision is bumped once) and emits no events.
+func (s *Session) Reset() error {
+	if s.stage != nil {
+		return errInInstall("reset the session")
+	}
+	_, err := s.write(func(cur *state) (*state, error) {
+		return &state{table: cur.table, layout: cur.layout, vecs: make([]pvec.Vector, len(cur.layout.types)), revision: cur.revision + 1}, nil
+	})
+	return err
+}
+
+// withSlice returns st with its slice of type t replaced by (or, when st has
+// none, added as) v, and the next revision.
+func (st *state) withSlice(t reflect.Type, v pvec.Vector) *state {
+	d := draft{layout: st.layout, vecs: st.vecs}
+	d.set(t, v)
+	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1}
+}
+
+// run calls f, the caller's code, counted like a reducer call (see
+// writeSlot) and with a panic turned into a *bus.PanicError.
+func (u *userCode) run(f func()) (err error) {
+	u.calls.Add(1)
+	defer func() {
+		u.calls.Add(1)
+		if p := recover(); p != nil {
+			err = &bus.PanicError{Value: p}
+		}
+	}()
+	f()
+	return nil
+}
