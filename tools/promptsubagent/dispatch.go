@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -196,12 +197,12 @@ func (d *Dispatcher) failure(in DispatchSubagent, out *subagent.Outcome, err err
 func (d *Dispatcher) validate(s *session.Session, in *DispatchSubagent) (*prompt.Prompt, Delegation, planning.Plan, error) {
 	var deleg Delegation
 	in.Instructions = strings.TrimSpace(in.Instructions)
-	if n := len(in.Instructions); n == 0 || n > MaxInstructions || !isASCII(in.Instructions) {
-		return nil, deleg, planning.Plan{}, &serde.ValidationError{Path: "instructions", Reason: fmt.Sprintf("must be 1 to %d ASCII characters after trimming, got %d characters", MaxInstructions, n)}
+	if err := checkText("instructions", in.Instructions, 1, MaxInstructions, "after trimming"); err != nil {
+		return nil, deleg, planning.Plan{}, err
 	}
 	for i, a := range in.ExpectedArtifacts {
-		if len(a) > MaxArtifactName || !isASCII(a) {
-			return nil, deleg, planning.Plan{}, &serde.ValidationError{Path: fmt.Sprintf("expected_artifacts[%d]", i), Reason: fmt.Sprintf("must be ASCII of at most %d characters", MaxArtifactName)}
+		if err := checkText(fmt.Sprintf("expected_artifacts[%d]", i), a, 0, MaxArtifactName, ""); err != nil {
+			return nil, deleg, planning.Plan{}, err
 		}
 	}
 	plan, hasPlan := planning.CurrentPlan(s)
@@ -329,6 +330,25 @@ func stepIDs(p planning.Plan) string {
 		return "none"
 	}
 	return strings.Join(ids, ", ")
+}
+
+// checkText checks that s, the input at path, is ASCII of lo to hi
+// characters.
+func checkText(path, s string, lo, hi int, after string) error {
+	if !isASCII(s) {
+		return &serde.ValidationError{Path: path, Reason: "must be ASCII"}
+	}
+	if n := utf8.RuneCountInString(s); n < lo || n > hi {
+		size := fmt.Sprintf("at most %d", hi)
+		if lo > 0 {
+			size = fmt.Sprintf("%d to %d", lo, hi)
+		}
+		if after != "" {
+			after = " " + after
+		}
+		return &serde.ValidationError{Path: path, Reason: fmt.Sprintf("must be %s ASCII characters%s, got %d", size, after, n)}
+	}
+	return nil
 }
 
 func isASCII(s string) bool {

@@ -182,12 +182,19 @@ func TestValidation(t *testing.T) {
 	}{
 		{"empty instructions", adHoc("   "), "instructions", "must be 1 to 2000 ASCII characters after trimming, got 0"},
 		{"long instructions", adHoc(string(long)), "instructions", "got 2001"},
-		{"non-ASCII instructions", adHoc("prüfen"), "instructions", "ASCII"},
+		{"non-ASCII instructions", adHoc("prüfen"), "instructions", "instructions: must be ASCII"},
+		{"long non-ASCII instructions", adHoc(strings.Repeat("ü", 1500)), "instructions", "instructions: must be ASCII"},
+		{"long instructions after trimming", adHoc("  " + string(long) + "\n"), "instructions", "must be 1 to 2000 ASCII characters after trimming, got 2001"},
 		{"bad artifact", func() promptsubagent.DispatchSubagent {
 			d := adHoc("x")
 			d.ExpectedArtifacts = []string{"ok", "née"}
 			return d
-		}(), "expected_artifacts[1]", "ASCII"},
+		}(), "expected_artifacts[1]", "expected_artifacts[1]: must be ASCII"},
+		{"long artifact", func() promptsubagent.DispatchSubagent {
+			d := adHoc("x")
+			d.ExpectedArtifacts = []string{strings.Repeat("a", 161)}
+			return d
+		}(), "expected_artifacts[0]", "expected_artifacts[0]: must be at most 160 characters"},
 		{"bad mode", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.Mode = "solo"; return d }(), "mode", "must be one of"},
 		{"plan_step without id", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.Mode = "plan_step"; return d }(), "plan_step_id", "is required when mode is plan_step"},
 		{"plan_step unknown id", func() promptsubagent.DispatchSubagent {
