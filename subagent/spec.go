@@ -119,9 +119,14 @@ type Outcome struct {
 	// finished, before teardown. Events the child recorded are those Final
 	// holds beyond Start.
 	Start, Final session.Snapshot
-	Usage        Usage
-	ModelName    string
-	Duration     time.Duration
+	// States are the distinct states (tools.State) of the child's whole
+	// toolset — the tools it inherited (Spec.Tools) and its prompt's own —
+	// in that order: what a front end asks for the artifacts the child
+	// produced between Start and Final.
+	States    []tools.State
+	Usage     Usage
+	ModelName string
+	Duration  time.Duration
 	// Transcript is the path of the child's transcript, "" when the
 	// engine keeps none.
 	Transcript string

@@ -60,8 +60,9 @@ func WithoutPlanReconciliation() Option { return func(c *config) { c.noReconcile
 
 // WithoutArtifactCopy leaves the artifacts a child produced in the child:
 // by default, when a dispatch completes, each file the child wrote (any
-// artifact of a tools.State of the parent's toolset) is copied into the
-// parent's session, atomically with the tool's result.
+// artifact of a tools.State of its toolset that the parent's toolset keeps
+// too, such as the VFS) is copied into the parent's session, atomically
+// with the tool's result. The result lists the artifacts either way.
 func WithoutArtifactCopy() Option { return func(c *config) { c.noCopy = true } }
 
 // WithChildSetup runs setup on each child after hydration, for derived
@@ -285,14 +286,17 @@ func (d *Dispatcher) reconcile(plan planning.Plan, in DispatchSubagent, ok bool,
 }
 
 // artifacts returns what the child produced: the artifacts of the states
-// of the parent's toolset (the files it wrote, for the VFS), with the events
-// that copy them into the parent unless copying is off, then the artifacts
-// the child's structured output declares. Names are sorted and distinct.
-func (d *Dispatcher) artifacts(states []tools.State, out *subagent.Outcome) ([]string, []any) {
+// of its whole toolset (the files it wrote, for the VFS — through the
+// tools it inherited or its prompt's own), then the artifacts its
+// structured output declares; names sorted and distinct. Unless copying
+// is off, it also returns the events that copy them into the parent — for
+// the states of the parent's own toolset only (parent): a parent whose
+// tools keep no files is told the paths, and gets no files.
+func (d *Dispatcher) artifacts(parent []tools.State, out *subagent.Outcome) ([]string, []any) {
 	seen := map[string]bool{}
 	var names []string
 	var events []any
-	for _, st := range states {
+	for _, st := range out.States {
 		ns, evs := st.Artifacts(out.Start, out.Final)
 		for _, n := range ns {
 			if !seen[n] {
@@ -300,7 +304,7 @@ func (d *Dispatcher) artifacts(states []tools.State, out *subagent.Outcome) ([]s
 				names = append(names, n)
 			}
 		}
-		if !d.cfg.noCopy {
+		if !d.cfg.noCopy && slices.Contains(parent, st) {
 			events = append(events, evs...)
 		}
 	}
