@@ -131,3 +131,13 @@ type Outcome struct {
 	// engine keeps none.
 	Transcript string
 }
+
+// ChildUsage returns the record of what the child spent, its own children
+// included, for its parent's session: a front end adds it to the events
+// of the delegating tool's result, so the parent keeps one record per
+// finished child, atomically with the result, and never while the child
+// runs. It is marked Charged: the parent's run counted the spending as it
+// happened, through its Scope, and does not count the record again.
+func (o *Outcome) ChildUsage() runner.ChildUsage {
+	return runner.ChildUsage{AgentID: o.AgentID, Usage: o.Usage.Total, Charged: true}
+}

@@ -92,10 +92,11 @@ var delegationType = reflect.TypeFor[Delegation]()
 
 // Dispatch runs one dispatch for the tool call inv, from the session
 // inv.Session with the toolset inv.Tools. It returns the result and the
-// events to dispatch to the parent — the artifacts copied back and the plan
-// reconciliation; the tool returns them with its result, so the parent
-// changes only when the result is recorded, never while the child runs —
-// or:
+// events to dispatch to the parent — the record of what the child spent
+// (runner.ChildUsage, marked as charged), the artifacts copied back and
+// the plan reconciliation; the tool returns them with its result, so the
+// parent changes only when the result is recorded, never while the child
+// runs — or:
 //   - a *tools.ValidationError for invalid input — no child was created
 //     (or, for a failed child setup, it was closed at once);
 //   - a *DispatchSubagentError when the child's evaluation failed;
@@ -103,7 +104,8 @@ var delegationType = reflect.TypeFor[Delegation]()
 //     prompt could not be rendered or the engine refused the run (cycle,
 //     depth, budget).
 //
-// Events may accompany an error: a plan step marked blocked.
+// Events may accompany an error: the child's usage when it ran, a plan
+// step marked blocked.
 func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in DispatchSubagent) (DispatchSubagentResult, []any, error) {
 	res := DispatchSubagentResult{PromptNS: in.PromptNS, PromptKey: in.PromptKey}
 	if inv == nil || inv.Session == nil {
@@ -150,20 +152,24 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 		MaxTurns:    d.cfg.maxTurns,
 		Setup:       d.cfg.setup,
 	})
+	var events []any
+	if out != nil {
+		events = append(events, out.ChildUsage())
+	}
 	if err != nil {
 		err = d.failure(in, out, err)
 		var ve *tools.ValidationError
 		if errors.As(err, &ve) {
 			return res, nil, err
 		}
-		return res, d.reconcile(plan, in, false, err.Error()), err
+		return res, append(events, d.reconcile(plan, in, false, err.Error())...), err
 	}
 	res.MessageSummary = strings.TrimSpace(out.Text)
 	if res.MessageSummary == "" {
 		res.MessageSummary = "(the subagent finished without a summary)"
 	}
-	var events []any
-	res.Artifacts, events = d.artifacts(states, out)
+	names, copies := d.artifacts(states, out)
+	res.Artifacts, events = names, append(events, copies...)
 	res.ToolsUsed = []string{}
 	if out.Response != nil && out.Response.ToolsUsed != nil {
 		res.ToolsUsed = slices.Clone(out.Response.ToolsUsed)

@@ -263,7 +263,11 @@ func TestFailureReporting(t *testing.T) {
 		assert.Contains(t, ti.Result, "Topic")
 		assert.Empty(t, ti.Value, "no payload")
 		sessiontest.AssertUnchanged(t, before, w.s, sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.ModelCalled](),
-			sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ConversationMessage]())
+			sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ConversationMessage](),
+			sessiontest.Ignore[runner.ChildUsage]())
+		cu, ok := session.Latest[runner.ChildUsage](w.s)
+		require.True(t, ok, "the child was started: its (empty) usage is recorded with the result")
+		assert.Zero(t, cu.Usage)
 	})
 	t.Run("model error", func(t *testing.T) {
 		w := newWorld(t)
@@ -278,8 +282,9 @@ func TestFailureReporting(t *testing.T) {
 		assert.Contains(t, err.Error(), "Subagent run aborted: ")
 		sessiontest.AssertUnchanged(t, before, w.s)
 		assert.Empty(t, w.s.ChildIDs())
-		require.Len(t, events, 1, "the step is marked blocked")
-		mark := events[0].(planning.StepMarked)
+		require.Len(t, events, 2, "the child's usage, and the step marked blocked")
+		assert.Equal(t, runner.ChildUsage{AgentID: "agent-1", Charged: true}, events[0])
+		mark := events[1].(planning.StepMarked)
 		assert.Equal(t, planning.StepBlocked, mark.Status)
 		assert.Contains(t, mark.Note, "Subagent failed: Subagent run aborted:")
 
