@@ -302,7 +302,7 @@ func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Respo
 	if c.resumed != nil {
 		req.Messages = c.resumed
 	}
-	c.rec.skip(1 + len(c.resumed)) // the system message and the resumed conversation are on disk already
+	c.rec.start(c.spec.TaskInPrompt && c.spec.Resume == "", len(c.resumed))
 	resp, err := runner.Evaluate(ctx, req)
 	c.add(resp)
 	maxTurns := req.MaxTurns

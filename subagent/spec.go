@@ -54,6 +54,11 @@ type Spec struct {
 	Messages []model.Message
 	// UserMessage is the child's first user message, if any.
 	UserMessage string
+	// TaskInPrompt says that the task is in the child's prompt (rendered
+	// with Params), not in UserMessage — as dispatch_subagent's
+	// instructions are. The child's transcript then starts with its system
+	// message, which holds the task, instead of its first user message.
+	TaskInPrompt bool
 	// Model answers the child; ModelName is what records call it.
 	Model     model.Model
 	ModelName string

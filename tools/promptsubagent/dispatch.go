@@ -137,20 +137,22 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 		chain = []string{inv.PromptNS + "/" + inv.PromptKey}
 	}
 	out, err := d.engine.Run(ctx, subagent.Spec{
-		Name:        in.PromptNS + "/" + in.PromptKey,
-		Parent:      inv.Session,
-		Mode:        subagent.Forked,
-		Snapshot:    &snap,
-		Prompt:      p,
-		Params:      []any{deleg},
-		UserMessage: kickoff,
-		Model:       m,
-		ModelName:   name,
-		Tools:       inv.Tools,
-		Withhold:    []string{ToolName},
-		Delegation:  chain,
-		MaxTurns:    d.cfg.maxTurns,
-		Setup:       d.cfg.setup,
+		Name:         in.PromptNS + "/" + in.PromptKey,
+		Description:  describe(in.Instructions),
+		Parent:       inv.Session,
+		Mode:         subagent.Forked,
+		Snapshot:     &snap,
+		Prompt:       p,
+		Params:       []any{deleg},
+		UserMessage:  kickoff,
+		TaskInPrompt: true,
+		Model:        m,
+		ModelName:    name,
+		Tools:        inv.Tools,
+		Withhold:     []string{ToolName},
+		Delegation:   chain,
+		MaxTurns:     d.cfg.maxTurns,
+		Setup:        d.cfg.setup,
 	})
 	var events []any
 	if out != nil {
@@ -368,6 +370,25 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// maxDescription bounds the description of a dispatch in the engine's
+// records (transcripts, task notifications).
+const maxDescription = 100
+
+// describe returns the short description of a task given by instructions
+// (trimmed ASCII): their first line, cut at a word to at most
+// maxDescription characters.
+func describe(instructions string) string {
+	s := firstLine(instructions)
+	if len(s) <= maxDescription {
+		return s
+	}
+	cut := s[:maxDescription-3]
+	if i := strings.LastIndexByte(cut, ' '); i > maxDescription/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ") + "..."
 }
 
 func firstLine(s string) string {
