@@ -92,16 +92,23 @@ type Inbound struct {
 	Text string `json:"text"`
 }
 
-// ChildUsage reports tokens spent on the session's behalf by work it
-// delegated outside the evaluation's run. Dispatched to a session while an
-// evaluation runs on it, it counts against the evaluation's Budget and in
-// its Response.ChildUsage. (Evaluations started from the run's own tool
-// calls — subagents — are counted as they spend, through the run's Scope;
-// they need no ChildUsage.)
+// ChildUsage records tokens spent on the session's behalf by work it
+// delegated. Dispatched to a session while an evaluation runs on it, an
+// unmarked one counts against the evaluation's Budget and in its
+// Response.ChildUsage: that is how work outside the evaluation's run
+// reports what it spent. Evaluations started from the run's own tool calls
+// — subagents — are counted as they spend, through the run's Scope; their
+// front ends still record one ChildUsage per finished child, with its tool
+// result, marked Charged, so the session keeps what each child cost and
+// the runner does not count it twice.
 type ChildUsage struct {
 	// AgentID identifies the child run.
-	AgentID string      `json:"agent_id"`
-	Usage   model.Usage `json:"usage"`
+	AgentID string `json:"agent_id"`
+	// Usage is what the child spent, its own children included.
+	Usage model.Usage `json:"usage"`
+	// Charged marks usage already counted as it was spent (through the
+	// run's Scope); the runner does not count it again.
+	Charged bool `json:"charged,omitempty"`
 }
 
 // InboundRead records how many of the session's Inbound messages have been

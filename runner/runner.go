@@ -499,11 +499,14 @@ func (r *run) drainInbound() {
 }
 
 // collectChildUsage charges the ChildUsage events dispatched to the
-// session since the last look to the evaluation's scope.
+// session since the last look to the evaluation's scope, but for those
+// charged already as they were spent.
 func (r *run) collectChildUsage() {
 	cu := session.Get[ChildUsage](r.req.Session)
 	for ; r.childSeen < cu.Len(); r.childSeen++ {
-		r.scope.charge(cu.At(r.childSeen).Usage)
+		if u := cu.At(r.childSeen); !u.Charged {
+			r.scope.charge(u.Usage)
+		}
 	}
 }
 

@@ -286,6 +286,39 @@ func TestBudgetCountsChildUsage(t *testing.T) {
 	assert.Equal(t, 140, resp.ChildUsage.TotalTokens)
 }
 
+// A ChildUsage marked Charged records usage the run counted as it was
+// spent (a subagent's, through the run's scope): the runner keeps it in the
+// session but does not count it again. An unmarked one, from a program's
+// own tool, counts as before.
+func TestChargedChildUsageIsNotCountedTwice(t *testing.T) {
+	tests := []struct {
+		name      string
+		charged   bool
+		wantChild int
+	}{
+		{"reported by a program's own tool", false, 70},
+		{"already charged live", true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSession(t)
+			m := scripted.New(
+				scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+					require.NoError(t, s.Dispatch(ctx, runner.ChildUsage{AgentID: "child", Usage: model.Usage{TotalTokens: 70}, Charged: tt.charged}))
+					return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text":"x"}`})}, nil
+				}),
+				scripted.Text("done"),
+			)
+			resp, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantChild, resp.ChildUsage.TotalTokens)
+			require.Equal(t, 1, session.Len[runner.ChildUsage](s), "the record is kept either way")
+			cu, _ := session.Latest[runner.ChildUsage](s)
+			assert.Equal(t, tt.charged, cu.Charged)
+		})
+	}
+}
+
 func TestInboundMessagesReachTheNextRequest(t *testing.T) {
 	s := newSession(t)
 	require.NoError(t, s.Dispatch(ctx, runner.Inbound{Text: "pending before the run"}))

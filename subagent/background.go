@@ -84,7 +84,8 @@ func WithTaskNotificationHandler(h func(ctx context.Context, n TaskNotification)
 // When it ends, a TaskNotification is published and handled, and a
 // runner.Inbound message with a <task-notification> block telling the
 // model which task ended, how, and its result is dispatched to the parent
-// session: the parent's runner adds it to its next model call (the next
+// session, with the task's runner.ChildUsage record (Outcome.ChildUsage):
+// the parent's runner adds the message to its next model call (the next
 // evaluation's, if the current one is over).
 func (e *Engine) Start(ctx context.Context, spec Spec) (task *Task, err error) {
 	defer func() {
@@ -145,8 +146,11 @@ func (e *Engine) settle(c *child, t *Task, out *Outcome, status TaskStatus, err 
 		n.Error = plainError(err)
 	}
 	ctx := context.Background()
-	in := runner.Inbound{Source: "task", Text: notificationText(c.spec, n)}
-	if derr := c.spec.Parent.Dispatch(ctx, in); derr != nil {
+	events := []any{runner.Inbound{Source: "task", Text: notificationText(c.spec, n)}}
+	if out != nil {
+		events = append(events, out.ChildUsage())
+	}
+	if derr := c.spec.Parent.Dispatch(ctx, events...); derr != nil {
 		e.log().Warn("subagent: a task notification could not reach its session", "task_id", t.id, "session", t.parentID, "error", derr)
 	}
 	t.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -128,6 +129,10 @@ func TestBackgroundStartReturnsAtOnce(t *testing.T) {
 		Usage: subagent.Usage{Own: model.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, Total: model.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5},
 			ModelCalls: 1, ToolCalls: map[string]int{}},
 	}, n)
+	// With its notification, the parent session keeps one record of what
+	// the task spent, marked as charged live.
+	assert.Equal(t, []runner.ChildUsage{{AgentID: "bg-1", Usage: model.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, Charged: true}},
+		slices.Collect(session.All[runner.ChildUsage](parent)))
 	e.Tasks().StopAll()
 }
 

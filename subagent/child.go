@@ -12,6 +12,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 // child is one child run from its preparation to its teardown: what Run
@@ -243,6 +244,7 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	out.Final = c.session.Snapshot()
 	out.Duration = e.clock().Sub(started)
 	out.Response = resp
+	out.States = statesOf(spec.Tools, resp)
 	c.account(out)
 	out.Text = c.text
 	if resp != nil {
@@ -252,6 +254,22 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 		return out, "", e.classify(ctx, cctx, rerr, timeout, spec)
 	}
 	return out, "", nil
+}
+
+// statesOf returns the distinct states of a child's whole toolset: those
+// of the tools it inherited, then those its prompt's own tools add (the
+// rendered toolset of resp, nil when the child never rendered).
+func statesOf(inherited tools.Toolset, resp *runner.Response) []tools.State {
+	out := inherited.States()
+	if resp == nil || resp.Rendered == nil {
+		return out
+	}
+	for _, st := range resp.Rendered.Tools.States() {
+		if !slices.Contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // mode is how the child's session started.
@@ -284,7 +302,7 @@ func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Respo
 	if c.resumed != nil {
 		req.Messages = c.resumed
 	}
-	c.rec.skip(1 + len(c.resumed)) // the system message and the resumed conversation are on disk already
+	c.rec.start(c.spec.TaskInPrompt && c.spec.Resume == "", len(c.resumed))
 	resp, err := runner.Evaluate(ctx, req)
 	c.add(resp)
 	maxTurns := req.MaxTurns

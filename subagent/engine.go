@@ -5,8 +5,10 @@
 // and cycles, concurrency per parent evaluation, a spawn budget per root
 // run, a timeout and max turns. Whatever happens, the child session is
 // closed afterwards, and the parent's session is not written to while the
-// child runs (a background child, when it ends, adds one runner.Inbound
-// message telling the parent how it went).
+// child runs: the front end records what the child spent
+// (Outcome.ChildUsage) with its tool's result, and a background child,
+// when it ends, adds one runner.Inbound message telling the parent how it
+// went, with that record.
 //
 // Run runs a child to completion; Start runs it in the background and
 // returns a Task at once (Tasks finds it again by id). Options extend

@@ -3,6 +3,7 @@ package subagent
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/session"
@@ -76,7 +77,9 @@ func (c *child) loadResumed() error {
 	case m.Type != c.spec.Name:
 		return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s is a %s agent, not %s; resume it as its own type", clip(id), m.Type, c.spec.Name)}
 	}
-	c.resumed = repairConversation(tr.Messages)
+	// A transcript whose task was in the prompt starts with the system
+	// message; the prompt is rendered again, so it is not sent twice.
+	c.resumed = repairConversation(slices.DeleteFunc(tr.Messages, func(m model.Message) bool { return m.Role == model.RoleSystem }))
 	c.depth = max(m.Depth, 1)
 	c.prior, c.tail = &m, tail
 	return nil

@@ -54,6 +54,11 @@ type Spec struct {
 	Messages []model.Message
 	// UserMessage is the child's first user message, if any.
 	UserMessage string
+	// TaskInPrompt says that the task is in the child's prompt (rendered
+	// with Params), not in UserMessage — as dispatch_subagent's
+	// instructions are. The child's transcript then starts with its system
+	// message, which holds the task, instead of its first user message.
+	TaskInPrompt bool
 	// Model answers the child; ModelName is what records call it.
 	Model     model.Model
 	ModelName string
@@ -119,10 +124,25 @@ type Outcome struct {
 	// finished, before teardown. Events the child recorded are those Final
 	// holds beyond Start.
 	Start, Final session.Snapshot
-	Usage        Usage
-	ModelName    string
-	Duration     time.Duration
+	// States are the distinct states (tools.State) of the child's whole
+	// toolset — the tools it inherited (Spec.Tools) and its prompt's own —
+	// in that order: what a front end asks for the artifacts the child
+	// produced between Start and Final.
+	States    []tools.State
+	Usage     Usage
+	ModelName string
+	Duration  time.Duration
 	// Transcript is the path of the child's transcript, "" when the
 	// engine keeps none.
 	Transcript string
+}
+
+// ChildUsage returns the record of what the child spent, its own children
+// included, for its parent's session: a front end adds it to the events
+// of the delegating tool's result, so the parent keeps one record per
+// finished child, atomically with the result, and never while the child
+// runs. It is marked Charged: the parent's run counted the spending as it
+// happened, through its Scope, and does not count the record again.
+func (o *Outcome) ChildUsage() runner.ChildUsage {
+	return runner.ChildUsage{AgentID: o.AgentID, Usage: o.Usage.Total, Charged: true}
 }

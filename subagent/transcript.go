@@ -16,8 +16,9 @@ import (
 // WithTranscripts makes the engine keep a transcript of every child under
 // dir (off by default): <dir>/<root session id>/subagents/agent-<id>.jsonl
 // holds the child's conversation, one JSON message per line — the task
-// prompt first, the system message left out — appended as the child
-// goes; agent-<id>.meta.json says what the agent is and how it ended
+// prompt first: the first user message, or the system message when the
+// task is in the prompt (Spec.TaskInPrompt), otherwise left out —
+// appended as the child goes; agent-<id>.meta.json says what the agent is and how it ended
 // (TranscriptMeta); a background task's output goes to agent-<id>.output.
 // Ids are written in a form safe for file names. Resuming an agent needs
 // its transcript. Writing happens beside the child, never in its way: a
@@ -38,12 +39,15 @@ type recorder struct {
 	meta    TranscriptMeta // as the run started
 	unsub   func()
 
-	mu     sync.Mutex
-	skipN  int
-	jobs   []func()
-	closed bool
-	wake   chan struct{}
-	done   chan struct{}
+	mu    sync.Mutex
+	skipN int
+	// keepSystem keeps the next system message: the task prompt of a
+	// child whose task is in its prompt.
+	keepSystem bool
+	jobs       []func()
+	closed     bool
+	wake       chan struct{}
+	done       chan struct{}
 
 	f *os.File // the writer goroutine's
 }
@@ -101,15 +105,20 @@ func (r *recorder) outputPath() string {
 	return r.base + extOutput
 }
 
-// skip leaves out the next n messages of the child's conversation: those
-// an evaluation records at its start that are not new (the system
-// message, the conversation a resumed agent continues).
-func (r *recorder) skip(n int) {
+// start prepares for the messages an evaluation records at its start:
+// the system message, kept when it is the task prompt of a new agent
+// (keepSystem), then the conversation a resumed agent continues (resumed
+// messages), which is on disk already and left out.
+func (r *recorder) start(keepSystem bool, resumed int) {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
-	r.skipN = n
+	r.keepSystem = keepSystem && resumed == 0
+	r.skipN = resumed
+	if !r.keepSystem {
+		r.skipN++
+	}
 	r.mu.Unlock()
 }
 
@@ -129,7 +138,10 @@ func (r *recorder) observe(_ context.Context, env bus.Envelope, m runner.Convers
 		return nil
 	}
 	if m.Role == model.RoleSystem {
-		return nil
+		if !r.keepSystem {
+			return nil
+		}
+		r.keepSystem = false
 	}
 	msg := m.Message
 	r.pushLocked(func() {

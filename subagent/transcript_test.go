@@ -286,3 +286,38 @@ func TestTranscriptLinesAreMessages(t *testing.T) {
 	want := runner.Conversation(out.Final, out.Response.Evaluation)[1:] // all but the system message
 	assert.Equal(t, want, got)
 }
+
+// A child whose task is in its prompt (Spec.TaskInPrompt, as
+// dispatch_subagent's) has its system message, which holds the task, as
+// the transcript's first line; resuming it renders the prompt again
+// instead of sending the old one as well.
+func TestATaskInThePromptIsTheTranscriptsFirstLine(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("p")))
+	sp := spec(t, parent, scripted.New(scripted.Text("done")))
+	sp.TaskInPrompt, sp.UserMessage = true, "Start."
+	out, err := e.Run(ctx, sp)
+	require.NoError(t, err)
+
+	tr, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	require.NoError(t, err)
+	require.Len(t, tr.Messages, 3)
+	assert.Equal(t, model.RoleSystem, tr.Messages[0].Role)
+	assert.Contains(t, tr.Messages[0].Content, "You are worker.", "the prompt that holds the task")
+	assert.Equal(t, []model.Message{model.UserMessage("Start."), model.AssistantMessage("done")}, tr.Messages[1:])
+
+	m := scripted.New(scripted.Text("more done"))
+	again := spec(t, parent, m)
+	again.TaskInPrompt, again.Resume, again.UserMessage = true, out.AgentID, "Go on."
+	_, err = e.Run(ctx, again)
+	require.NoError(t, err)
+	req := m.Calls()[0].Request
+	assert.Equal(t, tr.Messages[0], req.Messages[0], "the prompt rendered again, once")
+	assert.Equal(t, []model.Message{model.UserMessage("Start."), model.AssistantMessage("done"), model.UserMessage("Go on.")}, req.Messages[1:])
+
+	after, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	require.NoError(t, err)
+	assert.Equal(t, append(tr.Messages, model.UserMessage("Go on."), model.AssistantMessage("more done")), after.Messages,
+		"the transcript grows on, its first line kept")
+}

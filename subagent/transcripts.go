@@ -56,7 +56,9 @@ type Transcript struct {
 	Meta TranscriptMeta
 	// Path is the transcript's .jsonl file.
 	Path string
-	// Messages is the conversation, the task prompt first.
+	// Messages is the conversation, the task prompt first: the first user
+	// message, or the system message of an agent whose task was in its
+	// prompt (Spec.TaskInPrompt).
 	Messages []model.Message
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
@@ -59,8 +60,9 @@ func WithoutPlanReconciliation() Option { return func(c *config) { c.noReconcile
 
 // WithoutArtifactCopy leaves the artifacts a child produced in the child:
 // by default, when a dispatch completes, each file the child wrote (any
-// artifact of a tools.State of the parent's toolset) is copied into the
-// parent's session, atomically with the tool's result.
+// artifact of a tools.State of its toolset that the parent's toolset keeps
+// too, such as the VFS) is copied into the parent's session, atomically
+// with the tool's result. The result lists the artifacts either way.
 func WithoutArtifactCopy() Option { return func(c *config) { c.noCopy = true } }
 
 // WithChildSetup runs setup on each child after hydration, for derived
@@ -90,10 +92,11 @@ var delegationType = reflect.TypeFor[Delegation]()
 
 // Dispatch runs one dispatch for the tool call inv, from the session
 // inv.Session with the toolset inv.Tools. It returns the result and the
-// events to dispatch to the parent — the artifacts copied back and the plan
-// reconciliation; the tool returns them with its result, so the parent
-// changes only when the result is recorded, never while the child runs —
-// or:
+// events to dispatch to the parent — the record of what the child spent
+// (runner.ChildUsage, marked as charged), the artifacts copied back and
+// the plan reconciliation; the tool returns them with its result, so the
+// parent changes only when the result is recorded, never while the child
+// runs — or:
 //   - a *tools.ValidationError for invalid input — no child was created
 //     (or, for a failed child setup, it was closed at once);
 //   - a *DispatchSubagentError when the child's evaluation failed;
@@ -101,7 +104,8 @@ var delegationType = reflect.TypeFor[Delegation]()
 //     prompt could not be rendered or the engine refused the run (cycle,
 //     depth, budget).
 //
-// Events may accompany an error: a plan step marked blocked.
+// Events may accompany an error: the child's usage when it ran, a plan
+// step marked blocked.
 func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in DispatchSubagent) (DispatchSubagentResult, []any, error) {
 	res := DispatchSubagentResult{PromptNS: in.PromptNS, PromptKey: in.PromptKey}
 	if inv == nil || inv.Session == nil {
@@ -133,35 +137,41 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 		chain = []string{inv.PromptNS + "/" + inv.PromptKey}
 	}
 	out, err := d.engine.Run(ctx, subagent.Spec{
-		Name:        in.PromptNS + "/" + in.PromptKey,
-		Parent:      inv.Session,
-		Mode:        subagent.Forked,
-		Snapshot:    &snap,
-		Prompt:      p,
-		Params:      []any{deleg},
-		UserMessage: kickoff,
-		Model:       m,
-		ModelName:   name,
-		Tools:       inv.Tools,
-		Withhold:    []string{ToolName},
-		Delegation:  chain,
-		MaxTurns:    d.cfg.maxTurns,
-		Setup:       d.cfg.setup,
+		Name:         in.PromptNS + "/" + in.PromptKey,
+		Description:  describe(in.Instructions),
+		Parent:       inv.Session,
+		Mode:         subagent.Forked,
+		Snapshot:     &snap,
+		Prompt:       p,
+		Params:       []any{deleg},
+		UserMessage:  kickoff,
+		TaskInPrompt: true,
+		Model:        m,
+		ModelName:    name,
+		Tools:        inv.Tools,
+		Withhold:     []string{ToolName},
+		Delegation:   chain,
+		MaxTurns:     d.cfg.maxTurns,
+		Setup:        d.cfg.setup,
 	})
+	var events []any
+	if out != nil {
+		events = append(events, out.ChildUsage())
+	}
 	if err != nil {
 		err = d.failure(in, out, err)
 		var ve *tools.ValidationError
 		if errors.As(err, &ve) {
 			return res, nil, err
 		}
-		return res, d.reconcile(plan, in, false, err.Error()), err
+		return res, append(events, d.reconcile(plan, in, false, err.Error())...), err
 	}
 	res.MessageSummary = strings.TrimSpace(out.Text)
 	if res.MessageSummary == "" {
 		res.MessageSummary = "(the subagent finished without a summary)"
 	}
-	var events []any
-	res.Artifacts, events = d.artifacts(states, out)
+	names, copies := d.artifacts(states, out)
+	res.Artifacts, events = names, append(events, copies...)
 	res.ToolsUsed = []string{}
 	if out.Response != nil && out.Response.ToolsUsed != nil {
 		res.ToolsUsed = slices.Clone(out.Response.ToolsUsed)
@@ -196,12 +206,12 @@ func (d *Dispatcher) failure(in DispatchSubagent, out *subagent.Outcome, err err
 func (d *Dispatcher) validate(s *session.Session, in *DispatchSubagent) (*prompt.Prompt, Delegation, planning.Plan, error) {
 	var deleg Delegation
 	in.Instructions = strings.TrimSpace(in.Instructions)
-	if n := len(in.Instructions); n == 0 || n > MaxInstructions || !isASCII(in.Instructions) {
-		return nil, deleg, planning.Plan{}, &serde.ValidationError{Path: "instructions", Reason: fmt.Sprintf("must be 1 to %d ASCII characters after trimming, got %d characters", MaxInstructions, n)}
+	if err := checkText("instructions", in.Instructions, 1, MaxInstructions, "after trimming"); err != nil {
+		return nil, deleg, planning.Plan{}, err
 	}
 	for i, a := range in.ExpectedArtifacts {
-		if len(a) > MaxArtifactName || !isASCII(a) {
-			return nil, deleg, planning.Plan{}, &serde.ValidationError{Path: fmt.Sprintf("expected_artifacts[%d]", i), Reason: fmt.Sprintf("must be ASCII of at most %d characters", MaxArtifactName)}
+		if err := checkText(fmt.Sprintf("expected_artifacts[%d]", i), a, 0, MaxArtifactName, ""); err != nil {
+			return nil, deleg, planning.Plan{}, err
 		}
 	}
 	plan, hasPlan := planning.CurrentPlan(s)
@@ -284,14 +294,17 @@ func (d *Dispatcher) reconcile(plan planning.Plan, in DispatchSubagent, ok bool,
 }
 
 // artifacts returns what the child produced: the artifacts of the states
-// of the parent's toolset (the files it wrote, for the VFS), with the events
-// that copy them into the parent unless copying is off, then the artifacts
-// the child's structured output declares. Names are sorted and distinct.
-func (d *Dispatcher) artifacts(states []tools.State, out *subagent.Outcome) ([]string, []any) {
+// of its whole toolset (the files it wrote, for the VFS — through the
+// tools it inherited or its prompt's own), then the artifacts its
+// structured output declares; names sorted and distinct. Unless copying
+// is off, it also returns the events that copy them into the parent — for
+// the states of the parent's own toolset only (parent): a parent whose
+// tools keep no files is told the paths, and gets no files.
+func (d *Dispatcher) artifacts(parent []tools.State, out *subagent.Outcome) ([]string, []any) {
 	seen := map[string]bool{}
 	var names []string
 	var events []any
-	for _, st := range states {
+	for _, st := range out.States {
 		ns, evs := st.Artifacts(out.Start, out.Final)
 		for _, n := range ns {
 			if !seen[n] {
@@ -299,7 +312,7 @@ func (d *Dispatcher) artifacts(states []tools.State, out *subagent.Outcome) ([]s
 				names = append(names, n)
 			}
 		}
-		if !d.cfg.noCopy {
+		if !d.cfg.noCopy && slices.Contains(parent, st) {
 			events = append(events, evs...)
 		}
 	}
@@ -331,6 +344,25 @@ func stepIDs(p planning.Plan) string {
 	return strings.Join(ids, ", ")
 }
 
+// checkText checks that s, the input at path, is ASCII of lo to hi
+// characters.
+func checkText(path, s string, lo, hi int, after string) error {
+	if !isASCII(s) {
+		return &serde.ValidationError{Path: path, Reason: "must be ASCII"}
+	}
+	if n := utf8.RuneCountInString(s); n < lo || n > hi {
+		size := fmt.Sprintf("at most %d", hi)
+		if lo > 0 {
+			size = fmt.Sprintf("%d to %d", lo, hi)
+		}
+		if after != "" {
+			after = " " + after
+		}
+		return &serde.ValidationError{Path: path, Reason: fmt.Sprintf("must be %s ASCII characters%s, got %d", size, after, n)}
+	}
+	return nil
+}
+
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] > 0x7f {
@@ -338,6 +370,25 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// maxDescription bounds the description of a dispatch in the engine's
+// records (transcripts, task notifications).
+const maxDescription = 100
+
+// describe returns the short description of a task given by instructions
+// (trimmed ASCII): their first line, cut at a word to at most
+// maxDescription characters.
+func describe(instructions string) string {
+	s := firstLine(instructions)
+	if len(s) <= maxDescription {
+		return s
+	}
+	cut := s[:maxDescription-3]
+	if i := strings.LastIndexByte(cut, ' '); i > maxDescription/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ") + "..."
 }
 
 func firstLine(s string) string {

@@ -182,12 +182,19 @@ func TestValidation(t *testing.T) {
 	}{
 		{"empty instructions", adHoc("   "), "instructions", "must be 1 to 2000 ASCII characters after trimming, got 0"},
 		{"long instructions", adHoc(string(long)), "instructions", "got 2001"},
-		{"non-ASCII instructions", adHoc("prüfen"), "instructions", "ASCII"},
+		{"non-ASCII instructions", adHoc("prüfen"), "instructions", "instructions: must be ASCII"},
+		{"long non-ASCII instructions", adHoc(strings.Repeat("ü", 1500)), "instructions", "instructions: must be ASCII"},
+		{"long instructions after trimming", adHoc("  " + string(long) + "\n"), "instructions", "must be 1 to 2000 ASCII characters after trimming, got 2001"},
 		{"bad artifact", func() promptsubagent.DispatchSubagent {
 			d := adHoc("x")
 			d.ExpectedArtifacts = []string{"ok", "née"}
 			return d
-		}(), "expected_artifacts[1]", "ASCII"},
+		}(), "expected_artifacts[1]", "expected_artifacts[1]: must be ASCII"},
+		{"long artifact", func() promptsubagent.DispatchSubagent {
+			d := adHoc("x")
+			d.ExpectedArtifacts = []string{strings.Repeat("a", 161)}
+			return d
+		}(), "expected_artifacts[0]", "expected_artifacts[0]: must be at most 160 characters"},
 		{"bad mode", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.Mode = "solo"; return d }(), "mode", "must be one of"},
 		{"plan_step without id", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.Mode = "plan_step"; return d }(), "plan_step_id", "is required when mode is plan_step"},
 		{"plan_step unknown id", func() promptsubagent.DispatchSubagent {
@@ -256,7 +263,11 @@ func TestFailureReporting(t *testing.T) {
 		assert.Contains(t, ti.Result, "Topic")
 		assert.Empty(t, ti.Value, "no payload")
 		sessiontest.AssertUnchanged(t, before, w.s, sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.ModelCalled](),
-			sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ConversationMessage]())
+			sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ConversationMessage](),
+			sessiontest.Ignore[runner.ChildUsage]())
+		cu, ok := session.Latest[runner.ChildUsage](w.s)
+		require.True(t, ok, "the child was started: its (empty) usage is recorded with the result")
+		assert.Zero(t, cu.Usage)
 	})
 	t.Run("model error", func(t *testing.T) {
 		w := newWorld(t)
@@ -271,8 +282,9 @@ func TestFailureReporting(t *testing.T) {
 		assert.Contains(t, err.Error(), "Subagent run aborted: ")
 		sessiontest.AssertUnchanged(t, before, w.s)
 		assert.Empty(t, w.s.ChildIDs())
-		require.Len(t, events, 1, "the step is marked blocked")
-		mark := events[0].(planning.StepMarked)
+		require.Len(t, events, 2, "the child's usage, and the step marked blocked")
+		assert.Equal(t, runner.ChildUsage{AgentID: "agent-1", Charged: true}, events[0])
+		mark := events[1].(planning.StepMarked)
 		assert.Equal(t, planning.StepBlocked, mark.Status)
 		assert.Contains(t, mark.Note, "Subagent failed: Subagent run aborted:")
 

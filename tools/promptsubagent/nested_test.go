@@ -2,7 +2,9 @@ package promptsubagent_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,7 +25,9 @@ import (
 // total, helper included, counted as they spent it.
 func TestNestedDispatchWithholdsTheToolAtTheDepthLimitAndTotalsUsage(t *testing.T) {
 	w := newWorld(t)
-	engine := subagent.New(subagent.WithMaxDepth(2), subagent.WithMaxConcurrent(1))
+	var ids atomic.Int64
+	engine := subagent.New(subagent.WithMaxDepth(2), subagent.WithMaxConcurrent(1),
+		subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", ids.Add(1)) }))
 	reg := w.reg
 	helper, err := prompt.New("agents", "helper", prompt.Markdown[prompt.NoParams]("Helper", "You help the worker."))
 	require.NoError(t, err)
@@ -70,7 +74,15 @@ func TestNestedDispatchWithholdsTheToolAtTheDepthLimitAndTotalsUsage(t *testing.
 	// The root saw the worker's total: its two calls plus the helper's one.
 	assert.Equal(t, 2*usage.TotalTokens, resp.Usage.TotalTokens)
 	assert.Equal(t, 3*usage.TotalTokens, resp.ChildUsage.TotalTokens)
-	assert.Zero(t, session.Len[runner.ChildUsage](w.s), "children's spending is counted as it happens, not reported into the parent")
+	// One record per finished child reaches the parent with the tool's
+	// result: the worker's total, the helper included, marked as counted
+	// already, so the root's ChildUsage is not doubled. The helper's own
+	// record went into the worker's session, which is gone.
+	records := slices.Collect(session.All[runner.ChildUsage](w.s))
+	require.Len(t, records, 1)
+	assert.Equal(t, "agent-1", records[0].AgentID, "the worker's id")
+	assert.Equal(t, model.Usage{InputTokens: 300, OutputTokens: 30, TotalTokens: 330}, records[0].Usage)
+	assert.True(t, records[0].Charged)
 
 	// A budget that the children's usage exceeds stops the root.
 	m2 := scripted.New(

@@ -169,7 +169,7 @@ func (d *delegator) handle(ctx context.Context, inv *tools.Invocation, in Input)
 		return tools.Result[Result]{}, err
 	case errors.As(err, &f):
 		res.failed(f.msg, f.partial)
-		return tools.Result[Result]{Message: res.Text, Value: res}, nil
+		return tools.Result[Result]{Message: res.Text, Value: res}.WithEvents(events...), nil
 	case err != nil:
 		res.failed(err.Error(), "")
 		return tools.Result[Result]{Message: res.Text, Value: res}, nil
@@ -179,8 +179,8 @@ func (d *delegator) handle(ctx context.Context, inv *tools.Invocation, in Input)
 
 // delegate runs one call: it finds the agent, prepares its run, runs it
 // and fills res. It returns the events for the caller's session (the
-// artifacts copied back), or a *failure, or a *tools.ValidationError for
-// an argument only the handler can check.
+// agent's usage record, the artifacts copied back), and a *failure, or a
+// *tools.ValidationError for an argument only the handler can check.
 func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in Input, res *Result) ([]any, error) {
 	if d.reg == nil {
 		return nil, fail("%v", agents.ErrNoAgents)
@@ -217,22 +217,27 @@ func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in Inpu
 	return d.foreground(ctx, run, res)
 }
 
-// foreground runs the agent and waits for its answer.
+// foreground runs the agent and waits for its answer. The events it
+// returns, also with a *failure, start with the record of what the agent
+// spent.
 func (d *delegator) foreground(ctx context.Context, run *childRun, res *Result) ([]any, error) {
 	out, err := d.engine.Run(ctx, run.spec)
 	res.account(out)
+	var events []any
+	if out != nil {
+		events = append(events, out.ChildUsage())
+	}
 	if err != nil {
 		f := &failure{msg: d.failureText(run, err)}
 		if out != nil {
 			f.partial = out.Text
 		}
-		return nil, f
+		return events, f
 	}
 	res.completed(run.def.Name, run.spec.ModelName, out)
 	if d.cfg.noCopy {
-		return nil, nil
+		return events, nil
 	}
-	var events []any
 	for _, st := range run.spec.Tools.States() {
 		names, evs := st.Artifacts(out.Start, out.Final)
 		res.Data.Artifacts = append(res.Data.Artifacts, names...)

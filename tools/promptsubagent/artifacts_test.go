@@ -1,0 +1,90 @@
+package promptsubagent_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+// The files a child writes through its own prompt's VFS tools are its
+// artifacts as much as those it writes through tools it inherited. They
+// are copied back only into state the parent's own tools keep: a parent
+// without the VFS is told the paths, and its session gets no files.
+func TestArtifactsOfTheChildPromptsOwnTools(t *testing.T) {
+	const writerText = "You write reports."
+	tests := []struct {
+		name      string
+		parentVFS bool
+		wantFiles []string
+	}{
+		{"the parent has no VFS", false, nil},
+		{"the parent has the VFS too", true, []string{"report.md"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := prompt.NewRegistry()
+			writer, err := prompt.New("agents", "writer",
+				prompt.Markdown[prompt.NoParams]("Writer", writerText), vfs.Section(vfs.Options{}))
+			require.NoError(t, err)
+			require.NoError(t, reg.Register(writer))
+			var n atomic.Int64
+			engine := subagent.New(subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }))
+			sections := []prompt.Part{prompt.Markdown[prompt.NoParams]("Lead", "You delegate.")}
+			if tt.parentVFS {
+				sections = append(sections, vfs.Section(vfs.Options{}))
+			}
+			sections = append(sections, promptsubagent.Section(reg, engine))
+			parent, err := prompt.New("root", "lead", sections...)
+			require.NoError(t, err)
+			s, err := session.New()
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = s.Close() })
+
+			call := promptsubagent.DispatchSubagent{Mode: "ad_hoc", PromptNS: "agents", PromptKey: "writer", Instructions: "Write the report."}
+			m := scripted.New(
+				scripted.When(scripted.SystemContains(writerText),
+					scripted.ToolCall("write_file", `{"file_path":"report.md","content":"# Report\n"}`),
+					scripted.Text("wrote report.md")),
+				scripted.ToolCall("dispatch_subagent", args(t, call)),
+				scripted.Text("done"),
+			)
+			before := sessiontest.Capture(s)
+			_, err = runner.Evaluate(ctx, runner.Request{Prompt: parent, Session: s, Model: m, ModelName: "scripted", UserMessage: "go"})
+			require.NoError(t, err)
+
+			ti, ok := session.Latest[runner.ToolInvoked](s)
+			require.True(t, ok)
+			require.True(t, ti.Success, ti.Result)
+			var res promptsubagent.DispatchSubagentResult
+			require.NoError(t, json.Unmarshal(ti.Value, &res))
+			assert.Equal(t, []string{"report.md"}, res.Artifacts, "the file the child wrote with its own prompt's tools")
+
+			var files []string
+			for f := range vfs.Files(s).All() {
+				files = append(files, f.Path)
+			}
+			assert.Equal(t, tt.wantFiles, files)
+			if !tt.parentVFS {
+				// Nothing but the parent's own records: no file events in a
+				// session whose tools keep no files.
+				sessiontest.AssertUnchanged(t, before, s,
+					sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.ConversationMessage](),
+					sessiontest.Ignore[runner.ModelCalled](), sessiontest.Ignore[runner.ToolInvoked](),
+					sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ChildUsage]())
+			}
+		})
+	}
+}
