@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
 )
@@ -102,9 +103,13 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 		res.outcome = tools.Outcome{Text: fmt.Sprintf("Unknown tool '%s'. Available tools: %s", clipName(c.Name), strings.Join(r.toolset.Names(), ", "))}
 		return
 	}
-	args := strings.TrimSpace(c.Arguments)
-	if args == "" {
-		args = "{}"
+	args := json.RawMessage(strings.TrimSpace(c.Arguments))
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := checkArguments(t.Name(), args); err != nil {
+		res.outcome = tools.Outcome{Text: err.Error(), Err: err}
+		return
 	}
 	inv := &tools.Invocation{
 		Session: r.req.Session, Bus: r.req.Session.Bus(), CallID: c.ID,
@@ -136,8 +141,52 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 			return
 		}
 	}
-	res.outcome = t.Call(r.toolCtx, inv, json.RawMessage(args))
+	res.outcome = t.Call(r.toolCtx, inv, args)
 	returned = true
+}
+
+// checkArguments checks that args, trimmed and not empty, are one JSON
+// object, so that no tool — a hand-written one included — runs on
+// malformed or non-object arguments. Otherwise the call fails as a typed
+// tool's would: "Tool validation failed: NAME: must be a JSON object, got
+// an array" or "…: the arguments are not valid JSON: REASON". Arguments
+// that pass cost one json.Valid scan.
+func checkArguments(name string, args json.RawMessage) error {
+	if args[0] == '{' && json.Valid(args) {
+		return nil
+	}
+	var reason string
+	if err := json.Unmarshal(args, new(json.RawMessage)); err != nil {
+		reason = "the arguments are not valid JSON: " + syntaxReason(err) + "; send one JSON object"
+	} else {
+		reason = "must be a JSON object, got " + jsonKind(args[0])
+	}
+	return &tools.ValidationError{Tool: name, Err: &serde.ValidationError{Reason: reason}}
+}
+
+// syntaxReason words a JSON syntax error briefly, with its offset when
+// it has one inside the input.
+func syntaxReason(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) && se.Error() != "unexpected end of JSON input" {
+		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	}
+	return err.Error()
+}
+
+// jsonKind names the kind of JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 // approve asks Request.Approve whether call c of the tool name may run,

@@ -16,9 +16,12 @@ import (
 // and validates it with Validate.
 //
 // Strict means: unknown object members, data after the value, a JSON null
-// where T is a struct, and values of the wrong JSON type are errors. Wrong
-// values are reported as *ValidationError with the JSON path (an unknown
-// member: Path is the member, Reason lists the allowed ones); malformed
+// where T is a struct, and values of the wrong JSON type are errors. A
+// struct's members are matched by their exact JSON names ("PATH" is not
+// "path", unlike encoding/json), and an object may give a key only once.
+// Wrong values are reported as *ValidationError with the JSON path (an
+// unknown member: Path is the member, Reason lists the allowed ones; a
+// repeated key: Reason "appears twice"); malformed
 // JSON is a plain error giving the byte offset. When T (or *T) has a
 // method Validate() error, it is called last and its error returned as is
 // (see the package documentation). On error the zero T is returned.
@@ -71,6 +74,17 @@ func decode(data []byte, ptr any, info *typeInfo) error {
 		return &ValidationError{Reason: "must be a JSON object, not null"}
 	}
 	if err := decodeStrict(data, ptr, info.typ); err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) {
+			// A key problem comes first: a value under a misspelled key
+			// is the key's fault.
+			if kerr := checkKeys(data, info.keys); kerr != nil {
+				return kerr
+			}
+		}
+		return err
+	}
+	if err := checkKeys(data, info.keys); err != nil {
 		return err
 	}
 	if info.mode != validateNone {

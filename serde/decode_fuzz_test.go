@@ -3,6 +3,7 @@ package serde
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -31,6 +32,7 @@ func FuzzDecode(f *testing.F) {
 		`{"name":""}`, `{"name":"a","bogus":1}`, `{"name":"a"} x`, `{"name":1}`, `null`, ``, `{`,
 		`{"name":"a","items":[{"x":2},{"x":"y"}]}`, `{"name":"a","meta":{"k":300}}`, `[]`, `"s"`,
 		`{"name":"a","inner":null,"tags":null}`, `{"NAME":"a"}`, `{"name":"\u00e9"}`,
+		`{"name":"a","name":"b"}`, `{"name":"a","meta":{"k":1,"k":2}}`, `{"name":"a","items":[{"X":1}]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -70,4 +72,33 @@ func checkDecodeError(t *testing.T, err error) {
 	if !strings.HasPrefix(err.Error(), "serde: ") {
 		t.Fatalf("plain error without the serde prefix: %v", err)
 	}
+}
+
+// FuzzCheckKeys checks that the key check ends without panicking on any
+// bytes, valid JSON or not, and never refuses an object whose keys are
+// exact and distinct.
+func FuzzCheckKeys(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"a"}`, `{"name":"a","name":"b"}`, `{"NAME":"a"}`, `{"name":"a","meta":{"k":1,"k":2}}`,
+		`{"name":"\"}`, `{"na\u006de":"a"}`, `{"items":[{"x":1},{"X":1}]}`, `{"inner":{"x":[[[{}]]]}}`,
+		`{"name":`, `{"name" "a"}`, `[[[[`, `"\`, `{"tags":["a",{"b":1,"b":2}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	plan := infoOf(reflect.TypeFor[fuzzParams]()).keys
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := checkKeys(data, plan)
+		if err == nil {
+			return
+		}
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Reason == "" {
+			t.Fatalf("want a *ValidationError with a reason, got %#v", err)
+		}
+		// What the check refuses, a generic decode sees as a repeated key
+		// or a key that is not an exact member name.
+		if ve.Reason != "appears twice" && !strings.HasPrefix(ve.Reason, "unknown field") {
+			t.Fatalf("unexpected reason %q", ve.Reason)
+		}
+	})
 }

@@ -46,7 +46,7 @@ func TestDecode(t *testing.T) {
 		{"minimal", `{"goal":"g"}`, dPlan{Goal: "g"}},
 		{"white space around", " \n\t{\"goal\":\"g\"}\r\n ", dPlan{Goal: "g"}},
 		{"embedded field", `{"goal":"g","id":"x"}`, dPlan{dBase: dBase{ID: "x"}, Goal: "g"}},
-		{"case-insensitive member", `{"Goal":"g"}`, dPlan{Goal: "g"}},
+		{"escaped key", `{"go\u0061l":"g"}`, dPlan{Goal: "g"}},
 		{"nested", `{"goal":"g","steps":[{"title":"a","done":true}],"labels":{"k":{"title":"b"}}}`,
 			dPlan{Goal: "g", Steps: []dStep{{"a", true}}, Labels: map[string]dStep{"k": {Title: "b"}}}},
 		{"any values are not checked", `{"goal":"g","extra":{"whatever":{"x":[1]}}}`,

@@ -5,7 +5,10 @@
 // Decoding is strict because its input usually comes from a model: Decode,
 // DecodeInto and DecodeValue reject unknown members, trailing data and
 // values of the wrong JSON type, then run the `validate` struct tags of
-// github.com/go-playground/validator/v10. Every problem with a value is a
+// github.com/go-playground/validator/v10. Unlike encoding/json, a struct's
+// members are matched by their exact JSON names ("PATH" is an unknown
+// field, not "path"), and a key given twice in one object is an error
+// ("path: appears twice"), at every level, in maps too. Every problem with a value is a
 // *ValidationError carrying the JSON path of the value and a reason a model
 // can act on ("steps[2].title: must be at most 160 characters"); several
 // are joined with errors.Join, and errors.As finds the first. Packages

@@ -165,16 +165,11 @@ func computeFields(t reflect.Type) *structFields {
 	return res
 }
 
-// lookup finds the member that encoding/json would decode the object key
-// into: an exact match first, else a case-insensitive one.
+// lookup finds the member whose exact JSON name is key. Unlike
+// encoding/json, serde does not match names ignoring case (see checkKeys).
 func (s *structFields) lookup(key string) (jsonField, bool) {
 	if i, ok := s.byName[key]; ok {
 		return s.list[i], true
-	}
-	for _, f := range s.list {
-		if strings.EqualFold(f.name, key) {
-			return f, true
-		}
 	}
 	return jsonField{}, false
 }

@@ -103,8 +103,8 @@ func TestFieldLookup(t *testing.T) {
 		ok   bool
 	}{
 		{"c", "c", true},
-		{"C", "c", true},
-		{"PLAIN", "Plain", true},
+		{"C", "", false},
+		{"PLAIN", "", false},
 		{"a", "", false},
 		{"Skip", "", false},
 	}

@@ -25,6 +25,7 @@ type typeInfo struct {
 	nsPrefix   string       // "Name." that validator puts in front of namespaces, if any
 	// selfValidating: a pointer to the type implements selfValidator.
 	selfValidating bool
+	keys           *keyNode // the plan of the key check; nil: nothing to check
 }
 
 var typeInfoCache sync.Map // reflect.Type -> *typeInfo
@@ -44,7 +45,7 @@ var timeType = reflect.TypeFor[time.Time]()
 var selfValidatorType = reflect.TypeFor[selfValidator]()
 
 func computeInfo(t reflect.Type) *typeInfo {
-	info := &typeInfo{typ: t, selfValidating: reflect.PointerTo(t).Implements(selfValidatorType)}
+	info := &typeInfo{typ: t, selfValidating: reflect.PointerTo(t).Implements(selfValidatorType), keys: keyPlan(t)}
 	base, depth := t, 0
 	for base.Kind() == reflect.Pointer {
 		base, depth = base.Elem(), depth+1

@@ -13,7 +13,9 @@
 // parent.
 //
 // Text is trimmed ASCII: an objective has 1 to 240 characters, a title 1
-// to 160, details and notes at most 512. Step ids are never reused within
+// to 160, details and notes at most 512; a tool given other text fails the
+// call as invalid arguments ("Tool validation failed: planning_add_step:
+// steps[1].title: must be ASCII"). Step ids are never reused within
 // a plan: a new step gets one more than the highest id. Plan.Validate
 // checks those rules on a whole plan; serde calls it on every Plan it
 // decodes, so a plan restored from snapshot JSON holds to them too.

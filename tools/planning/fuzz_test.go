@@ -57,6 +57,7 @@ func FuzzPlanningCalls(f *testing.F) {
 	f.Add([]byte("\x00\x04Ship\x09Write,Tag\x03\x00\x04done\x03\x01\x04done"))
 	f.Add([]byte("\x00\x02Go\x03a,b\x01\x00\x03c,d\x02\x01\x05title\x04\x00\x00\x03\x00\x01x"))
 	f.Add([]byte("\x06\x0a{\"objecti\x0eve\":\"x\",\"q\":1}"))
+	f.Add([]byte("\x00\x02\xc3\xa9\x01a\x00\x02Go\x03a,\xc3\xa9\x01\x00\x01 "))
 	set, err := planning.Tools()
 	if err != nil {
 		f.Fatal(err)
@@ -88,6 +89,11 @@ func FuzzPlanningCalls(f *testing.F) {
 			if !out.Success {
 				if len(out.Events) > 0 || out.Text == "" {
 					t.Fatalf("%s %s: failed with events or without text: %q", name, args, out.Text)
+				}
+				// Text the plan refuses is invalid arguments, in their one format.
+				textProblem := strings.Contains(out.Text, "must be ASCII") || strings.Contains(out.Text, "once trimmed")
+				if textProblem && !strings.HasPrefix(out.Text, "Tool validation failed: "+name+": ") {
+					t.Fatalf("%s %s: a text problem outside the validation format: %q", name, args, out.Text)
 				}
 				continue
 			}

@@ -22,14 +22,14 @@ func cleanText(path, s string, minLen, maxLen int) (string, error) {
 	t := strings.TrimSpace(s)
 	for i := 0; i < len(t); i++ {
 		if t[i] >= 0x80 {
-			return "", &serde.ValidationError{Path: path, Reason: "must be ASCII text; replace accented letters, dashes and quotes with plain ones"}
+			return "", &serde.ValidationError{Path: path, Reason: "must be ASCII"}
 		}
 	}
 	switch {
 	case len(t) < minLen:
-		return "", &serde.ValidationError{Path: path, Reason: "is required (it is empty once trimmed)"}
+		return "", &serde.ValidationError{Path: path, Reason: "must not be empty once trimmed"}
 	case len(t) > maxLen:
-		return "", &serde.ValidationError{Path: path, Reason: fmt.Sprintf("must be at most %d characters once trimmed; it has %d", maxLen, len(t))}
+		return "", &serde.ValidationError{Path: path, Reason: fmt.Sprintf("must be at most %d characters once trimmed; shorten it (it has %d)", maxLen, len(t))}
 	}
 	return t, nil
 }

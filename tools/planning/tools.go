@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -111,6 +112,11 @@ func change[P any](event func(P) any) tools.Handler[P, Plan] {
 		ev := event(p)
 		next, err := Apply(cur, ev)
 		if err != nil {
+			if isTextError(err) {
+				// Text the plan cannot hold is the arguments' fault:
+				// the call fails as invalid arguments, naming the field.
+				return tools.Result[Plan]{}, &tools.ValidationError{Err: err}
+			}
 			return tools.Failed[Plan](words(err)), nil
 		}
 		ev = canonical(ev, cur, next)
@@ -190,6 +196,22 @@ func readPlan(_ context.Context, inv *tools.Invocation, _ ReadPlanParams) (tools
 }
 
 var errNoSession = errors.New("the call has no session; the planning tools read and change the plan of the session in their invocation")
+
+// isTextError reports whether err is Apply's refusal of the event's text:
+// *serde.ValidationError values only, alone or joined, whose paths are
+// those of the tools' fields.
+func isTextError(err error) bool {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			if !isTextError(e) {
+				return false
+			}
+		}
+		return true
+	}
+	_, ok := err.(*serde.ValidationError)
+	return ok
+}
 
 // words renders err on one line for the model: joined errors separated by
 // "; ".

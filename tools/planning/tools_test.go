@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/planning"
 )
 
@@ -45,14 +46,14 @@ func TestTextLimits(t *testing.T) {
 	}{
 		{"limits exactly", long(240), long(160), long(512), ""},
 		{"limits after trimming", "  " + long(240) + "\n", "\t" + long(160) + " ", " " + long(512) + " ", ""},
-		{"objective empty", "", "t", "", "objective: is required"},
-		{"objective blank", "   ", "t", "", "objective: is required (it is empty once trimmed)"},
-		{"objective too long", long(241), "t", "", "objective: must be at most 240 characters once trimmed; it has 241"},
-		{"objective not ASCII", "Ship the café", "t", "", "objective: must be ASCII text"},
-		{"title empty", "o", " ", "", "initial_steps[0].title: is required"},
-		{"title too long", "o", long(161), "", "initial_steps[0].title: must be at most 160 characters"},
+		{"objective empty", "", "t", "", "objective: must not be empty once trimmed"},
+		{"objective blank", "   ", "t", "", "objective: must not be empty once trimmed"},
+		{"objective too long", long(241), "t", "", "objective: must be at most 240 characters once trimmed; shorten it (it has 241)"},
+		{"objective not ASCII", "Ship the café", "t", "", "objective: must be ASCII"},
+		{"title empty", "o", " ", "", "initial_steps[0].title: must not be empty once trimmed"},
+		{"title too long", "o", long(161), "", "initial_steps[0].title: must be at most 160 characters once trimmed; shorten it (it has 161)"},
 		{"title not ASCII", "o", "naïve", "", "initial_steps[0].title: must be ASCII"},
-		{"details too long", "o", "t", long(513), "initial_steps[0].details: must be at most 512 characters"},
+		{"details too long", "o", "t", long(513), "initial_steps[0].details: must be at most 512 characters once trimmed; shorten it (it has 513)"},
 		{"details not ASCII", "o", "t", "“quoted”", "initial_steps[0].details: must be ASCII"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,16 +65,36 @@ func TestTextLimits(t *testing.T) {
 				assert.Equal(t, strings.TrimSpace(tc.title), p.Steps[0].Title)
 				return
 			}
-			assert.Contains(t, h.fail("planning_setup_plan", args), tc.want)
+			assert.Equal(t, "Tool validation failed: planning_setup_plan: "+tc.want, h.fail("planning_setup_plan", args))
 		})
 	}
 	h := newHarness(t)
 	h.setup("o", "t")
-	assert.Contains(t, h.fail("planning_mark_step", jsonArgs(t, planning.MarkStepParams{StepID: "S001", Status: planning.StepDone, Note: long(513)})), "note: must be at most 512 characters")
-	assert.Contains(t, h.fail("planning_mark_step", jsonArgs(t, planning.MarkStepParams{StepID: "S001", Status: planning.StepDone, Note: "déjà"})), "note: must be ASCII")
-	assert.Contains(t, h.fail("planning_update_step", `{"step_id": "S001", "title": ""}`), "title: is required")
-	assert.Contains(t, h.fail("planning_add_step", jsonArgs(t, planning.AddStepsParams{Steps: []planning.StepDraft{{Title: "ok"}, {Title: long(161)}}})), "steps[1].title: must be at most 160")
-	assert.Contains(t, h.fail("planning_setup_plan", `{"objective": "", "initial_steps": [{"title": ""}]}`), "objective: is required (it is empty once trimmed); initial_steps[0].title: is required", "every problem is reported")
+	for _, tc := range []struct{ tool, args, want string }{
+		{"planning_mark_step", jsonArgs(t, planning.MarkStepParams{StepID: "S001", Status: planning.StepDone, Note: long(513)}),
+			"planning_mark_step: note: must be at most 512 characters once trimmed; shorten it (it has 513)"},
+		{"planning_mark_step", jsonArgs(t, planning.MarkStepParams{StepID: "S001", Status: planning.StepDone, Note: "déjà"}),
+			"planning_mark_step: note: must be ASCII"},
+		{"planning_update_step", `{"step_id": "S001", "title": ""}`,
+			"planning_update_step: title: must not be empty once trimmed"},
+		{"planning_update_step", `{"step_id": "S001", "details": "é"}`,
+			"planning_update_step: details: must be ASCII"},
+		{"planning_add_step", jsonArgs(t, planning.AddStepsParams{Steps: []planning.StepDraft{{Title: "ok"}, {Title: long(161)}}}),
+			"planning_add_step: steps[1].title: must be at most 160 characters once trimmed; shorten it (it has 161)"},
+		{"planning_add_step", jsonArgs(t, planning.AddStepsParams{Steps: []planning.StepDraft{{Title: "ok"}, {Title: "é"}}}),
+			"planning_add_step: steps[1].title: must be ASCII"},
+		{"planning_setup_plan", `{"objective": "", "initial_steps": [{"title": ""}]}`, // every problem is reported
+			"planning_setup_plan: objective: must not be empty once trimmed; initial_steps[0].title: must not be empty once trimmed"},
+		{"planning_setup_plan", `{"objective":"é"}`, "planning_setup_plan: objective: must be ASCII"},
+	} {
+		out := h.call(tc.tool, tc.args)
+		assert.False(t, out.Success)
+		assert.Equal(t, "Tool validation failed: "+tc.want, out.Text)
+		var ve *tools.ValidationError
+		assert.ErrorAs(t, out.Err, &ve, "a validation failure, not a plain failed result")
+	}
+	cur, _ := planning.CurrentPlan(h.s)
+	assert.Len(t, cur.Steps, 1, "no refused change was applied")
 }
 
 func TestAddStep(t *testing.T) {

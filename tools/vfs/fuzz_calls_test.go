@@ -129,6 +129,7 @@ func fuzzSeeds() [][]byte {
 		encodeScript(fuzzOp{5, 2, "", "[a-z]{1000}[0-9]{1000}[A-Z]{1000}[a-f]{1000}[g-k]{1000}"}, fuzzOp{4, 2, "", strings.Repeat("**/a/", 15) + "b"}),
 		encodeScript(fuzzOp{7, 2, `{"file_path":`, `"q.md","content":"x"}`}, fuzzOp{7, 0, `{"path":"q.md","extra":1}`, ""}, fuzzOp{7, 4, `[]`, ``}),
 		encodeScript(fuzzOp{2, 2, "u.md", "é\u00e9\U0001F600"}, fuzzOp{3, 2 | 1 | 4 | 0x40, "u.md", "é"}),
+		encodeScript(fuzzOp{0, 2, "é", ""}, fuzzOp{2, 2, "a\x00b", "x"}, fuzzOp{4, 2, "", "[x"}, fuzzOp{5, 2, "d/" + strings.Repeat("s", 81), "x"}),
 	}
 }
 
@@ -172,6 +173,7 @@ func runScript(t *testing.T, set tools.Toolset, script []byte) {
 			if op.tool%8 != 7 && utf8.RuneCountInString(out.Text) > 1000 {
 				t.Fatalf("op %d %s: a failure of %d characters: %.300s", i, name, utf8.RuneCountInString(out.Text), out.Text)
 			}
+			checkArgumentFailure(t, name, args, out)
 			continue
 		}
 		if err := s.Dispatch(context.Background(), out.Events...); err != nil {
@@ -179,6 +181,23 @@ func runScript(t *testing.T, set tools.Toolset, script []byte) {
 		}
 	}
 	checkTable(t, s)
+}
+
+// checkArgumentFailure checks that a failure about the arguments' shape —
+// a bad path or glob among them — reads in the one format of invalid
+// arguments, and that no other failure names an invalid path.
+func checkArgumentFailure(t *testing.T, name, args string, out tools.Outcome) {
+	t.Helper()
+	var ve *tools.ValidationError
+	if errors.As(out.Err, &ve) {
+		if prefix := "Tool validation failed: " + name + ": "; !strings.HasPrefix(out.Text, prefix) {
+			t.Fatalf("%s %.200s: a validation failure reads %.300q", name, args, out.Text)
+		}
+		return
+	}
+	if strings.Contains(out.Text, "invalid path") || strings.Contains(out.Text, "invalid glob pattern") {
+		t.Fatalf("%s %.200s: an argument failure outside the validation format: %.300q", name, args, out.Text)
+	}
 }
 
 // callWithin calls a tool with a deadline of 100 ms (so that costly

@@ -16,15 +16,27 @@ const maxPatternSegments = 2 * MaxPathSegments
 // matches any number of whole segments, none included.
 type pattern []string
 
+// patternError says why a glob pattern was rejected.
+type patternError struct {
+	Pattern string // as given
+	Reason  string // what it must be, as PathError's Reason
+}
+
+// Error returns `invalid glob pattern "PATTERN": REASON`, the pattern
+// clipped to 200 characters.
+func (e *patternError) Error() string {
+	return fmt.Sprintf("invalid glob pattern %q: %s", clip(e.Pattern), e.Reason)
+}
+
 // compileGlob checks and splits a glob pattern. A leading "/" is ignored:
 // patterns are relative to the directory they are applied to.
 func compileGlob(p string) (pattern, error) {
 	if n := utf8.RuneCountInString(p); n > maxPatternChars {
-		return nil, fmt.Errorf("the glob pattern has %d characters; use at most %d", n, maxPatternChars)
+		return nil, &patternError{Pattern: p, Reason: fmt.Sprintf("must be at most %d characters; it has %d", maxPatternChars, n)}
 	}
 	trimmed := strings.Trim(p, "/")
 	if trimmed == "" {
-		return nil, fmt.Errorf("the glob pattern %q is empty; use a pattern such as **/*.md", clip(p))
+		return nil, &patternError{Pattern: p, Reason: "must not be empty; use a pattern such as **/*.md"}
 	}
 	var segs pattern
 	for seg := range strings.SplitSeq(trimmed, "/") {
@@ -35,12 +47,12 @@ func compileGlob(p string) (pattern, error) {
 			continue // "**/**" is "**"
 		}
 		if _, err := path.Match(seg, ""); err != nil {
-			return nil, fmt.Errorf("the glob pattern %q is malformed at %q (%v); use *, ?, ** and [abc] classes", clip(p), clip(seg), err)
+			return nil, &patternError{Pattern: p, Reason: fmt.Sprintf("must be a valid glob; it is malformed at %q (%v): use *, ?, ** and [abc] classes", clip(seg), err)}
 		}
 		segs = append(segs, seg)
 	}
 	if len(segs) > maxPatternSegments {
-		return nil, fmt.Errorf("the glob pattern %q has more than %d segments", clip(p), maxPatternSegments)
+		return nil, &patternError{Pattern: p, Reason: fmt.Sprintf("must have at most %d segments; use ** for any depth", maxPatternSegments)}
 	}
 	return segs, nil
 }

@@ -113,7 +113,7 @@ func TestGlob(t *testing.T) {
 		})
 	}
 	assert.Contains(t, fail(h, "glob", `{"pattern": "[a-"}`), "is malformed")
-	assert.Contains(t, fail(h, "glob", `{"pattern": "/"}`), "is empty")
+	assert.Equal(t, "Tool validation failed: glob: pattern: must not be empty; use a pattern such as **/*.md", fail(h, "glob", `{"pattern": "/"}`))
 	assert.Contains(t, fail(h, "glob", `{"pattern": ""}`), "Tool validation failed: glob: pattern: is required")
 }
 
@@ -197,7 +197,7 @@ func TestRm(t *testing.T) {
 	assert.Equal(t, []string{"a/one.md", "a/two/deep.md", "b.md", "src/lib/lib.go", "src/main.go"}, left, "a, a/… and other paths stay")
 
 	assert.Equal(t, "rm docs: no such file or directory; nothing is there; list the directory with ls", fail(h, "rm", `{"path": "docs"}`))
-	assert.Contains(t, fail(h, "rm", `{"path": "/"}`), "names the root")
+	assert.Equal(t, "Tool validation failed: rm: path: must name a file, not the root; give a path such as docs/notes.md", fail(h, "rm", `{"path": "/"}`))
 	assert.Equal(t, vfs.RemoveResult{Path: "a", FilesRemoved: 2}, ok[vfs.RemoveResult](h, "rm", `{"path": "a"}`))
 }
 

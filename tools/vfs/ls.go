@@ -44,7 +44,7 @@ func ls(_ context.Context, inv *tools.Invocation, p ListParams) (tools.Result[Li
 	}
 	dir, err := normalizeDir(p.Path)
 	if err != nil {
-		return tools.Failed[ListResult](err.Error()), nil
+		return tools.Result[ListResult]{}, invalidArg("path", err)
 	}
 	if _, ok := t.get(dir); ok {
 		return tools.Failed[ListResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotDirectory, Hint: "it is a file; read it with read_file"}).Error()), nil

@@ -18,15 +18,21 @@ const (
 	MaxContentChars = 48_000
 )
 
+// reasonNotASCII is the reason for any text that must be ASCII and is not.
+const reasonNotASCII = "must be ASCII"
+
 // ErrInvalidPath is matched (with errors.Is) by every *PathError.
 var ErrInvalidPath = errors.New("vfs: invalid path")
 
-// PathError says why a path was rejected. Its message is written for the
-// model: it names the path, what is wrong and what to give instead.
+// PathError says why a path was rejected. Its message names the path,
+// what is wrong and what to give instead. A tool that gets such a path
+// fails the call as invalid arguments instead: "Tool validation failed:
+// ls: path: must be ASCII" (the tool, its field, the Reason).
 type PathError struct {
 	// Path is the path as given.
 	Path string
-	// Reason says what is wrong with it.
+	// Reason says what the path must be, such as "must be ASCII" or
+	// "must have at most 16 segments; use a shallower path".
 	Reason string
 }
 
@@ -73,16 +79,16 @@ func (e *PathError) Is(target error) bool { return target == ErrInvalidPath }
 // or a ".." segment, and normalizing it again returns it unchanged.
 func NormalizePath(p string) (string, error) {
 	if p == "" {
-		return "", &PathError{Path: p, Reason: "the path is empty; give a path from the root such as docs/notes.md"}
+		return "", &PathError{Path: p, Reason: "must not be empty; give a path from the root such as docs/notes.md"}
 	}
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
 		case c == 0:
-			return "", &PathError{Path: p, Reason: "it contains a NUL byte; paths are plain ASCII text"}
+			return "", &PathError{Path: p, Reason: "must not contain a NUL byte; paths are plain ASCII text"}
 		case c >= 0x80:
-			return "", &PathError{Path: p, Reason: "it contains non-ASCII characters; use ASCII letters, digits and punctuation only"}
+			return "", &PathError{Path: p, Reason: reasonNotASCII}
 		case c < 0x20 || c == 0x7f:
-			return "", &PathError{Path: p, Reason: fmt.Sprintf("it contains the control character %#02x; paths are printable ASCII", c)}
+			return "", &PathError{Path: p, Reason: fmt.Sprintf("must be printable ASCII; it contains the control character %#02x", c)}
 		}
 	}
 	var b strings.Builder
@@ -92,15 +98,15 @@ func NormalizePath(p string) (string, error) {
 		case seg == "":
 			continue
 		case seg == ".":
-			return "", &PathError{Path: p, Reason: `"." segments are not allowed; give the path from the root such as docs/notes.md`}
+			return "", &PathError{Path: p, Reason: `must not have "." segments; give the path from the root such as docs/notes.md`}
 		case seg == "..":
-			return "", &PathError{Path: p, Reason: `".." segments are not allowed; give the path from the root such as docs/notes.md`}
+			return "", &PathError{Path: p, Reason: `must not have ".." segments; give the path from the root such as docs/notes.md`}
 		case len(seg) > MaxSegmentLength:
-			return "", &PathError{Path: p, Reason: fmt.Sprintf("the segment %.20q… is %d characters long; segments may have at most %d", seg, len(seg), MaxSegmentLength)}
+			return "", &PathError{Path: p, Reason: fmt.Sprintf("must have segments of at most %d characters; the segment %.20q… has %d", MaxSegmentLength, seg, len(seg))}
 		}
 		segments++
 		if segments > MaxPathSegments {
-			return "", &PathError{Path: p, Reason: fmt.Sprintf("it has more than %d segments; use a shallower path", MaxPathSegments)}
+			return "", &PathError{Path: p, Reason: fmt.Sprintf("must have at most %d segments; use a shallower path", MaxPathSegments)}
 		}
 		if b.Len() > 0 {
 			b.WriteByte('/')
@@ -108,7 +114,7 @@ func NormalizePath(p string) (string, error) {
 		b.WriteString(seg)
 	}
 	if segments == 0 {
-		return "", &PathError{Path: p, Reason: "it names the root, not a file; give a path such as docs/notes.md"}
+		return "", &PathError{Path: p, Reason: "must name a file, not the root; give a path such as docs/notes.md"}
 	}
 	if b.Len() == len(p) {
 		return p, nil // already canonical: no allocation kept

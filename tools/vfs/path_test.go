@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -46,22 +48,22 @@ func TestNormalizePathAccepts(t *testing.T) {
 
 func TestNormalizePathRejects(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
-		{"empty", "", "the path is empty"},
-		{"root", "/", "names the root"},
-		{"only slashes", "///", "names the root"},
-		{"dot", ".", `"." segments are not allowed`},
-		{"dot segment", "docs/./a.md", `"." segments are not allowed`},
-		{"dot dot", "..", `".." segments are not allowed`},
-		{"dot dot segment", "docs/../../etc/passwd", `".." segments are not allowed`},
-		{"leading dot dot", "/../a", `".." segments are not allowed`},
-		{"trailing dot dot", "a/..", `".." segments are not allowed`},
-		{"dot dot between slashes", "a//..//b", `".." segments are not allowed`},
-		{"17 segments", strings.Repeat("d/", 16) + "f", "more than 16 segments"},
-		{"81-character segment", "docs/" + strings.Repeat("x", 81), "is 81 characters long; segments may have at most 80"},
-		{"non-ASCII", "docs/résumé.md", "non-ASCII"},
-		{"emoji", "🙂.md", "non-ASCII"},
-		{"NUL", "docs/a\x00.md", "NUL byte"},
-		{"newline", "docs/a\n.md", "control character 0x0a"},
+		{"empty", "", "must not be empty; give a path from the root"},
+		{"root", "/", "must name a file, not the root"},
+		{"only slashes", "///", "must name a file, not the root"},
+		{"dot", ".", `must not have "." segments`},
+		{"dot segment", "docs/./a.md", `must not have "." segments`},
+		{"dot dot", "..", `must not have ".." segments`},
+		{"dot dot segment", "docs/../../etc/passwd", `must not have ".." segments`},
+		{"leading dot dot", "/../a", `must not have ".." segments`},
+		{"trailing dot dot", "a/..", `must not have ".." segments`},
+		{"dot dot between slashes", "a//..//b", `must not have ".." segments`},
+		{"17 segments", strings.Repeat("d/", 16) + "f", "must have at most 16 segments; use a shallower path"},
+		{"81-character segment", "docs/" + strings.Repeat("x", 81), `must have segments of at most 80 characters; the segment "xxxxxxxxxxxxxxxxxxxx"… has 81`},
+		{"non-ASCII", "docs/résumé.md", `invalid path "docs/résumé.md": must be ASCII`},
+		{"emoji", "🙂.md", "must be ASCII"},
+		{"NUL", "docs/a\x00.md", "must not contain a NUL byte"},
+		{"newline", "docs/a\n.md", "must be printable ASCII; it contains the control character 0x0a"},
 		{"DEL", "a\x7f", "control character 0x7f"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,30 +79,30 @@ func TestNormalizePathRejects(t *testing.T) {
 	}
 }
 
-// Every rejected path form reaches the model as a failed call with the
-// same clear error, whichever tool gets it.
+// Every rejected path form reaches the model as the call's validation
+// failure, in the one format of invalid arguments — the tool, the field,
+// what the path must be — whichever tool gets it.
 func TestToolsRejectPaths(t *testing.T) {
 	h := newHarness(t)
 	h.write(map[string]string{"ok.md": "fine"})
-	for _, tc := range []struct{ name, path, want string }{
-		{"empty", "", "the path is empty"},
-		{"dot", "./ok.md", `"." segments`},
-		{"dot dot", "../ok.md", `".." segments are not allowed`},
-		{"too deep", strings.Repeat("d/", 16) + "f", "more than 16 segments"},
-		{"long segment", strings.Repeat("s", 81), "at most 80"},
-		{"non-ASCII", "ø.md", "non-ASCII"},
-		{"NUL", "a\x00b", "NUL byte"},
+	for _, tc := range []struct{ name, path, reason string }{
+		{"empty", "", "must not be empty; give a path from the root such as docs/notes.md"},
+		{"dot", "./ok.md", `must not have "." segments; give the path from the root such as docs/notes.md`},
+		{"dot dot", "../ok.md", `must not have ".." segments; give the path from the root such as docs/notes.md`},
+		{"too deep", strings.Repeat("d/", 16) + "f", "must have at most 16 segments; use a shallower path"},
+		{"long segment", strings.Repeat("s", 81), `must have segments of at most 80 characters; the segment "ssssssssssssssssssss"… has 81`},
+		{"non-ASCII", "ø.md", "must be ASCII"},
+		{"NUL", "a\x00b", "must not contain a NUL byte; paths are plain ASCII text"},
+		{"control character", "a\tb", "must be printable ASCII; it contains the control character 0x09"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, call := range []struct{ tool, args string }{
-				{"write_file", jsonArgs(t, map[string]any{"file_path": tc.path, "content": "x"})},
-				{"read_file", jsonArgs(t, map[string]any{"file_path": tc.path})},
-				{"edit_file", jsonArgs(t, map[string]any{"file_path": tc.path, "old_string": "a", "new_string": "b"})},
-				{"rm", jsonArgs(t, map[string]any{"path": tc.path})},
+			for _, call := range []struct{ tool, field, args string }{
+				{"write_file", "file_path", jsonArgs(t, map[string]any{"file_path": tc.path, "content": "x"})},
+				{"read_file", "file_path", jsonArgs(t, map[string]any{"file_path": tc.path})},
+				{"edit_file", "file_path", jsonArgs(t, map[string]any{"file_path": tc.path, "old_string": "a", "new_string": "b"})},
+				{"rm", "path", jsonArgs(t, map[string]any{"path": tc.path})},
 			} {
-				text := fail(h, call.tool, call.args)
-				assert.Contains(t, text, "invalid path", call.tool)
-				assert.Contains(t, text, tc.want, call.tool)
+				assert.Equal(t, "Tool validation failed: "+call.tool+": "+call.field+": "+tc.reason, fail(h, call.tool, call.args))
 			}
 			if tc.path != "" { // "" is the root for ls, glob and grep
 				for _, call := range []struct{ tool, args string }{
@@ -108,12 +110,27 @@ func TestToolsRejectPaths(t *testing.T) {
 					{"glob", jsonArgs(t, map[string]any{"pattern": "*", "path": tc.path})},
 					{"grep", jsonArgs(t, map[string]any{"pattern": "x", "path": tc.path})},
 				} {
-					assert.Contains(t, fail(h, call.tool, call.args), tc.want, call.tool)
+					assert.Equal(t, "Tool validation failed: "+call.tool+": path: "+tc.reason, fail(h, call.tool, call.args))
 				}
 			}
 		})
 	}
 	assert.Equal(t, 1, vfs.Files(h.s).Len(), "nothing was written")
+}
+
+// The one example the tools' documentation gives, exactly; and a
+// validation failure is a *tools.ValidationError holding the field.
+func TestInvalidPathIsAValidationError(t *testing.T) {
+	h := newHarness(t)
+	out := h.call("ls", `{"path":"é"}`)
+	assert.False(t, out.Success)
+	assert.Equal(t, "Tool validation failed: ls: path: must be ASCII", out.Text)
+	var ve *tools.ValidationError
+	require.ErrorAs(t, out.Err, &ve)
+	assert.Equal(t, "ls", ve.Tool)
+	var se *serde.ValidationError
+	require.ErrorAs(t, out.Err, &se)
+	assert.Equal(t, "path", se.Path)
 }
 
 // Dots inside a name make an ordinary name for every tool, and for Export.
@@ -129,5 +146,5 @@ func TestDotsInsideANameAreOrdinary(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(dir, "docs", "notes...md"))
 	require.NoError(t, err)
 	assert.Equal(t, "dots\n", string(data))
-	assert.Contains(t, fail(h, "read_file", `{"file_path": "docs/../..hidden"}`), `".." segments are not allowed`)
+	assert.Contains(t, fail(h, "read_file", `{"file_path": "docs/../..hidden"}`), `must not have ".." segments`)
 }

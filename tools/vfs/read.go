@@ -57,7 +57,7 @@ func readFile(_ context.Context, inv *tools.Invocation, p ReadParams) (tools.Res
 	}
 	name, err := NormalizePath(p.FilePath)
 	if err != nil {
-		return tools.Failed[ReadResult](err.Error()), nil
+		return tools.Result[ReadResult]{}, invalidArg("file_path", err)
 	}
 	f, ok := t.get(name)
 	if !ok {

@@ -54,10 +54,10 @@ func TestRestoredFileTablesAreValidated(t *testing.T) {
 		files []string
 		want  string
 	}{
-		{"an escaping path", []string{fileJSON("../escape.md", "x", 1)}, `files[0]: invalid path "../escape.md": ".." segments are not allowed`},
+		{"an escaping path", []string{fileJSON("../escape.md", "x", 1)}, `files[0]: invalid path "../escape.md": must not have ".." segments`},
 		{"a non-canonical path", []string{fileJSON("docs//a.md", "x", 1)}, `files[0]: path "docs//a.md" is not canonical`},
-		{"a 1 MB path", []string{fileJSON(strings.Repeat("a", 1<<20), "x", 1)}, "segments may have at most 80"},
-		{"a 1 MB non-canonical path", []string{fileJSON("/"+strings.Repeat("a/", 1<<19), "x", 1)}, "more than 16 segments"},
+		{"a 1 MB path", []string{fileJSON(strings.Repeat("a", 1<<20), "x", 1)}, "must have segments of at most 80 characters"},
+		{"a 1 MB non-canonical path", []string{fileJSON("/"+strings.Repeat("a/", 1<<19), "x", 1)}, "must have at most 16 segments"},
 		{"a 1 MB path of slashes", []string{fileJSON(strings.Repeat("/", 1<<20)+"a", "x", 1)}, "is not canonical"},
 		{"oversized content", []string{fileJSON("big.txt", strings.Repeat("x", vfs.MaxContentChars+1), 1)}, "the content is 48001 characters long; a file holds at most 48000"},
 		{"a path twice", []string{fileJSON("a.md", "x", 1), fileJSON("a.md", "y", 1)}, "files[1]: a.md appears twice"},

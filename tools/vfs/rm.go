@@ -37,7 +37,7 @@ func rm(_ context.Context, inv *tools.Invocation, p RemoveParams) (tools.Result[
 	}
 	name, err := NormalizePath(p.Path)
 	if err != nil {
-		return tools.Failed[RemoveResult](err.Error()), nil
+		return tools.Result[RemoveResult]{}, invalidArg("path", err)
 	}
 	ev := FileDeleted{Path: name}
 	_, n, err := t.deleted(ev)

@@ -93,11 +93,11 @@ func glob(ctx context.Context, inv *tools.Invocation, p GlobParams) (tools.Resul
 	}
 	dir, err := normalizeDir(p.Path)
 	if err != nil {
-		return tools.Failed[GlobResult](err.Error()), nil
+		return tools.Result[GlobResult]{}, invalidArg("path", err)
 	}
 	g, err := compileGlob(p.Pattern)
 	if err != nil {
-		return tools.Failed[GlobResult](err.Error()), nil
+		return tools.Result[GlobResult]{}, invalidArg("pattern", err)
 	}
 	res := GlobResult{Matches: []string{}}
 	b := newBudget(ctx)
@@ -143,12 +143,12 @@ func grep(ctx context.Context, inv *tools.Invocation, p GrepParams) (tools.Resul
 	whole := wholeFileFilter(p.Pattern, m.size)
 	dir, err := normalizeDir(p.Path)
 	if err != nil {
-		return tools.Failed[GrepResult](err.Error()), nil
+		return tools.Result[GrepResult]{}, invalidArg("path", err)
 	}
 	var g pattern
 	if p.Glob != "" {
 		if g, err = compileGlob(p.Glob); err != nil {
-			return tools.Failed[GrepResult](err.Error()), nil
+			return tools.Result[GrepResult]{}, invalidArg("glob", err)
 		}
 	}
 	sr := &grepSearch{m: m, whole: whole, glob: g, globText: p.Glob, b: newBudget(ctx), res: GrepResult{Matches: []GrepMatch{}}}

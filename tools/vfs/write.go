@@ -66,7 +66,7 @@ func writeFile(_ context.Context, inv *tools.Invocation, p WriteParams) (tools.R
 	}
 	name, err := NormalizePath(p.FilePath)
 	if err != nil {
-		return tools.Failed[WriteResult](err.Error()), nil
+		return tools.Result[WriteResult]{}, invalidArg("file_path", err)
 	}
 	if _, ok := t.get(name); ok {
 		return tools.Failed[WriteResult]((&OpError{Op: "write", Path: name, Err: ErrExists, Hint: "use edit_file to change it, or rm it first to start over"}).Error()), nil
@@ -86,7 +86,7 @@ func editFile(_ context.Context, inv *tools.Invocation, p EditParams) (tools.Res
 	}
 	name, err := NormalizePath(p.FilePath)
 	if err != nil {
-		return tools.Failed[WriteResult](err.Error()), nil
+		return tools.Result[WriteResult]{}, invalidArg("file_path", err)
 	}
 	f, ok := t.get(name)
 	if !ok {
