@@ -37,8 +37,8 @@ func TestRun(t *testing.T) {
 		", model light, forked from s1)\n",
 		"  ┌ security-reviewer started (agent-",
 		", model sonnet, forked from s1)\n",
-		"  │ summarizer prompt task/agent: 1. Role, (# Task), 2. Starting State, 3. Subagent; tools: read_file, glob\n",
-		"  │ security-reviewer prompt task/agent: 1. Role, (# Task), 2. Starting State, 3. Subagent; tools: read_file, glob, grep\n",
+		"  │ summarizer prompt task/agent: (# Task), 1. Starting State, 2. Subagent; tools: read_file, glob\n",
+		"  │ security-reviewer prompt task/agent: (# Task), 1. Starting State, 2. Subagent; tools: read_file, glob, grep\n",
 		"  │ security-reviewer   ✓ read_file {\"file_path\":\"app/login.py\"} → app/login.py: lines 1-9 of 9\n",
 		// Their text, streamed line by line.
 		"  │ security-reviewer   ✎ app/login.py:7 builds its SQL with an f-string: injection. Use a parameter (WHERE name = ?).\n",
