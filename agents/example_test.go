@@ -153,9 +153,9 @@ func ExampleDefinition_ResolveModel() {
 	m, name, _ := agents.Definition{Model: "inherit"}.ResolveModel(router, "", caller, "caller")
 	fmt.Printf("inherit: %s (%s)\n", name, m)
 	// Output:
-	// call "": haiku (small)
+	// call "": light (small)
 	// call "main": main (big)
-	// call "inherit": haiku (small)
+	// call "inherit": light (small)
 	// inherit: caller (caller)
 }
 

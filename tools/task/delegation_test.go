@@ -135,19 +135,19 @@ func TestModelPrecedenceThroughTheTool(t *testing.T) {
 	}
 	tests := []struct {
 		agent, call string
-		want        string // model_used: the name resolved, alias or not
+		want        string // model_used: the router's name for the model an alias leads to
 		answeredBy  string // which model answered
 	}{
 		{"light-agent", "", "light", "light"},
 		{"light-agent", "main", "main", "main"},
 		{"light-agent", "inherit", "light", "light"},
-		{"light-agent", "sonnet", "sonnet", "main"},
+		{"light-agent", "sonnet", "main", "main"},
 		{"inherit-agent", "", "caller", "caller"},
 		{"inherit-agent", "light", "light", "light"},
 		{"plain-agent", "", "caller", "caller"},
-		{"plain-agent", "haiku", "haiku", "light"},
-		{"haiku-agent", "", "haiku", "light"},
-		{"haiku-agent", "opus", "opus", "main"},
+		{"plain-agent", "haiku", "light", "light"},
+		{"haiku-agent", "", "light", "light"},
+		{"haiku-agent", "opus", "main", "main"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.agent+" "+tt.call, func(t *testing.T) {
@@ -162,6 +162,7 @@ func TestModelPrecedenceThroughTheTool(t *testing.T) {
 			assert.Equal(t, tt.want, res.Data.ModelUsed)
 			assert.Equal(t, tt.want, res.Stats.Model)
 			assert.Equal(t, tt.answeredBy, res.Data.Result)
+			assert.True(t, strings.HasPrefix(res.Text, "Subagent ("+tt.agent+", "+tt.want+") completed.\n\n"), res.Text)
 		})
 	}
 }
