@@ -33,7 +33,11 @@ type Result struct {
 	// Data is what the agent did.
 	Data Data `json:"data"`
 	// Text is what the model reads: "Subagent (TYPE, MODEL) completed."
-	// and the agent's answer, or the failure and the agent's partial text.
+	// and the agent's answer — then, when the agent can be resumed (the
+	// engine keeps transcripts, and the agent started from its task
+	// alone), a line "agent_id: ID (to continue this agent's work later,
+	// call Task with resume set to this id)" — or the failure and the
+	// agent's partial text.
 	Text string `json:"text"`
 	// Stats are what the call cost.
 	Stats Stats `json:"stats"`
@@ -107,8 +111,10 @@ type CallContext struct {
 	ParamsInput Input `json:"params_input"`
 }
 
-// completed fills r for a child that finished.
-func (r *Result) completed(agentType, modelName string, out *subagent.Outcome) {
+// completed fills r for a child that finished. When the agent can be
+// resumed (the engine keeps its transcript, and it started from its task
+// alone), the text ends with its id, so that the model can continue it.
+func (r *Result) completed(agentType, modelName string, out *subagent.Outcome, resumable bool) {
 	r.Status, r.Data.Status = "success", "completed"
 	r.Data.Result = strings.TrimSpace(out.Text)
 	answer := r.Data.Result
@@ -116,6 +122,9 @@ func (r *Result) completed(agentType, modelName string, out *subagent.Outcome) {
 		answer = "(the agent finished without a result)"
 	}
 	r.Text = fmt.Sprintf("Subagent (%s, %s) completed.\n\n%s", agentType, modelName, answer)
+	if resumable && out.AgentID != "" {
+		r.Text += fmt.Sprintf("\n\nagent_id: %s (to continue this agent's work later, call Task with resume set to this id)", out.AgentID)
+	}
 	r.ShortResult = "Task completed by " + agentType
 }
 

@@ -228,7 +228,7 @@ func (d *delegator) foreground(ctx context.Context, run *childRun, res *Result) 
 		}
 		return nil, f
 	}
-	res.completed(run.def.Name, run.spec.ModelName, out)
+	res.completed(run.def.Name, run.spec.ModelName, out, out.Transcript != "" && !run.def.ForkContext)
 	if d.cfg.noCopy {
 		return nil, nil
 	}
