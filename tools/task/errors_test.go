@@ -43,7 +43,7 @@ func TestFailureTextsAreExact(t *testing.T) {
 			input("reader", "Find the login code", "Where is Login defined?"),
 			"Subagent task timed out after 30ms"},
 		{"no permitted tools", worldConfig{}, input("shell", "Run the tests", "Run go test ./..."),
-			"Subagent lacks permission for required tools: [Bash]"},
+			"Subagent lacks permission for required tools: [run_shell]"},
 		{"resume without transcripts", worldConfig{}, map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?", "resume": "agent-7"},
 			"Agent agent-7 cannot be resumed: this program keeps no transcripts of its agents, so their conversations are gone. Start a new agent instead, and give it everything it needs in its prompt."},
 		{"resume an unknown agent", worldConfig{engine: []subagent.Option{subagent.WithTranscripts(t.TempDir())}},
