@@ -113,6 +113,9 @@ func NewClient(opts ...Option) (*Client, error) {
 	c.engine = subagent.New(append(engineOpts, cfg.engine...)...)
 
 	var taskOpts []task.Option
+	if cfg.maxDepth > 0 {
+		taskOpts = append(taskOpts, task.WithMaxDepth(cfg.maxDepth))
+	}
 	if len(cfg.mcpServers) > 0 {
 		if c.mcp, err = mcp.NewManager(cfg.mcpServers, mcp.WithWarnings(c.serverUnavailable)); err != nil {
 			return nil, fmt.Errorf("offshoot: the MCP servers: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -161,4 +163,69 @@ func TestWithMainAgent(t *testing.T) {
 
 	_, err = offshoot.NewClient(offshoot.WithRouter(r), offshoot.WithAgents(defs), offshoot.WithMainAgent("debugger"))
 	assert.EqualError(t, err, "offshoot: the main agent: Subagent 'debugger' not found. Available: explore, general-purpose, plan, reviewer, summary")
+}
+
+// The depth of Task delegation: 1 by default (the agents the main agent
+// starts have no Task), WithMaxDepth(2) or the engine's own limit of 2
+// give them Task, and their agents none; WithMaxDepth wins over the
+// engine's.
+func TestTheDepthOfDelegation(t *testing.T) {
+	team := map[string]agents.Definition{
+		"lead":   {Description: "Leads.", Prompt: "You lead the work."},
+		"writer": {Description: "Writes.", Prompt: "You write notes."},
+	}
+	hasTask := func(req *model.Request) bool {
+		for _, s := range req.Tools {
+			if s.Name == "Task" {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		name     string
+		opts     []offshoot.Option
+		leadTask bool
+	}{
+		{"default", nil, false},
+		{"WithMaxDepth(2)", []offshoot.Option{offshoot.WithMaxDepth(2)}, true},
+		{"the engine's depth", []offshoot.Option{offshoot.WithSubagentOptions(subagent.WithMaxDepth(2))}, true},
+		{"WithMaxDepth wins", []offshoot.Option{offshoot.WithMaxDepth(1), offshoot.WithSubagentOptions(subagent.WithMaxDepth(3))}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var leadTools, writerTools atomic.Pointer[bool]
+			m := scripted.New(
+				scripted.When(scripted.SystemContains("You write notes."), scripted.Func(func(_ context.Context, req *model.Request) (*model.Response, error) {
+					has := hasTask(req)
+					writerTools.Store(&has)
+					return &model.Response{Message: model.AssistantMessage("Wrote it.")}, nil
+				})),
+				scripted.When(scripted.SystemContains("You lead the work."), scripted.Func(func(_ context.Context, req *model.Request) (*model.Response, error) {
+					has := hasTask(req)
+					leadTools.Store(&has)
+					if !has {
+						return &model.Response{Message: model.AssistantMessage("Led alone.")}, nil
+					}
+					return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "w1", Name: "Task",
+						Arguments: `{"subagent_type":"writer","description":"Write the notes","prompt":"Write notes/a.md."}`})}, nil
+				}), scripted.Text("Led.")),
+				scripted.ToolCall("Task", `{"subagent_type":"lead","description":"Lead the work","prompt":"Lead."}`),
+				scripted.Text("Done."),
+			)
+			c, err := offshoot.NewClient(append([]offshoot.Option{offshoot.WithModel(m), offshoot.WithAgents(team)}, tt.opts...)...)
+			require.NoError(t, err)
+			t.Cleanup(func() { assert.NoError(t, c.Close()) })
+			require.NoError(t, final(t, collect(t, c, "Get the notes written.")).Err)
+
+			require.NotNil(t, leadTools.Load(), "the lead ran")
+			assert.Equal(t, tt.leadTask, *leadTools.Load(), "the lead has Task")
+			if !tt.leadTask {
+				assert.Nil(t, writerTools.Load(), "no writer ran")
+				return
+			}
+			require.NotNil(t, writerTools.Load(), "the writer ran")
+			assert.False(t, *writerTools.Load(), "the writer, at the limit, has no Task")
+		})
+	}
 }

@@ -24,7 +24,8 @@ import (
 //	}
 type Message interface {
 	// MessageType names the kind of message: "text_delta", "assistant",
-	// "tool_result", "task_notification" or "result".
+	// "tool_result", "system" (a TaskNotificationMessage, whose Subtype is
+	// "task_notification", as in the Claude Agent SDK) or "result".
 	MessageType() string
 }
 
@@ -84,8 +85,9 @@ type TaskNotificationMessage struct {
 	subagent.TaskNotification
 }
 
-// MessageType returns "task_notification".
-func (TaskNotificationMessage) MessageType() string { return "task_notification" }
+// MessageType returns "system", its Type: a task notification is a system
+// message of subtype "task_notification".
+func (TaskNotificationMessage) MessageType() string { return "system" }
 
 // ResultMessage ends every query: the main agent's answer and what the
 // query spent, or why it failed.

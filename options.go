@@ -37,6 +37,7 @@ type config struct {
 	dispatch     *prompt.Registry
 	session      *session.Session
 	maxTurns     int
+	maxDepth     int
 	engine       []subagent.Option
 	mainAgent    string
 }
@@ -169,9 +170,17 @@ func WithSession(s *session.Session) Option { return func(c *config) { c.session
 // (runner.DefaultMaxTurns by default).
 func WithMaxTurns(n int) Option { return func(c *config) { c.maxTurns = n } }
 
+// WithMaxDepth sets how deep Task delegation nests (task.WithMaxDepth): 1
+// by default, so the agents the main agent starts have no Task; with 2
+// they may start agents of their own, which may not. It wins over a limit
+// given to the engine with WithSubagentOptions(subagent.WithMaxDepth(n)),
+// which Task follows otherwise, and which also bounds dispatch_subagent.
+func WithMaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
+
 // WithSubagentOptions passes options to the subagent engine the agents run
 // on: hooks (subagent.WithStartHook, WithStopHook), limits
-// (WithMaxConcurrent, WithTimeout, …), ids and clock for tests.
+// (WithMaxConcurrent, WithTimeout, WithMaxDepth: see the client's own
+// WithMaxDepth), ids and clock for tests.
 func WithSubagentOptions(opts ...subagent.Option) Option {
 	return func(c *config) { c.engine = append(c.engine, opts...) }
 }

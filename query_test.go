@@ -76,7 +76,7 @@ func TestQueryYieldsTheMessageKindsInOrder(t *testing.T) {
 	assert.Equal(t, []string{
 		"text_delta", "assistant", "tool_result", // Let me check. → read_file
 		"assistant", "tool_result", // Task, in the background
-		"assistant", "task_notification", "tool_result", // TaskOutput, waiting for the task
+		"assistant", "system", "tool_result", // TaskOutput, and the task notification, waiting for the task
 		"text_delta", "assistant", "result",
 	}, kinds(msgs))
 
@@ -141,7 +141,7 @@ func TestANotificationBetweenQueries(t *testing.T) {
 
 	first := collect(t, c, "Watch the build.")
 	assert.Equal(t, "I started a watcher.", final(t, first).Text)
-	assert.NotContains(t, kinds(first), "task_notification")
+	assert.NotContains(t, kinds(first), "system")
 	running := c.Tasks().Running()
 	require.Len(t, running, 1, "the task goes on after the query")
 

@@ -190,18 +190,22 @@ func (e *env) checkServers(d *draft) {
 
 // checkTools maps the tools or disallowedTools entries of d to offshoot's
 // names and warns about those that stand for no tool. No entry is an
-// error: an allow-list entry without a tool stays in the list (the agent
-// runs without it, and an agent none of whose tools exist fails to start
-// rather than get every tool); a disallowedTools entry without a tool has
-// no effect.
+// error. A Claude Code tool with no equivalent here (Bash, WebFetch, the
+// agent-team tools, …; with or without an argument rule) and an
+// mcp__server[__tool] entry of a server not configured are dropped from
+// the list, with a warning — unless the program has a tool of exactly
+// that name. Any other allow-list entry without a tool (a misspelt name)
+// stays in the list: the agent runs without it, and an agent none of
+// whose tools exist fails to start rather than get every tool; such a
+// disallowedTools entry has no effect.
 func (e *env) checkTools(d *draft, f field, entries []string) []string {
 	if entries == nil {
 		return nil
 	}
 	allow := f == fTools
-	effect := "the agent runs without it"
+	effect, dropped := "the agent runs without it", "it is dropped, and the agent runs without it"
 	if !allow {
-		effect = "it has no effect"
+		effect, dropped = "it has no effect", "it is dropped, as there is nothing to disallow"
 	}
 	line := d.lineOf(f)
 	out := make([]string, 0, len(entries))
@@ -223,21 +227,18 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 		switch {
 		case ref.malformed:
 			d.warn(line, f, fmt.Sprintf("%s in %s is neither a tool name nor a valid pattern; it is ignored", quote(entry), f))
+		case ref.claudeOnly:
+			d.warn(line, f, fmt.Sprintf("Claude Code's %s tool in %s has no equivalent here; %s", toolBase(entry, ref), f, dropped))
+		case ref.mcpServer != "" && !ref.known && !e.servers[ref.mcpServer] && !own[ref.mcpServer]:
+			d.warn(line, f, fmt.Sprintf("%s in %s belongs to the MCP server %s, which is not configured: add it to mcpServers; until then the entry is %s",
+				quote(entry), f, quote(ref.mcpServer), strings.TrimPrefix(dropped, "it is ")))
 		case ref.rule && allow:
 			d.warn(line, f, fmt.Sprintf("%s in tools limits what %s may do, which offshoot does not support; the agent does not get %s", quote(entry), ref.base, ref.base))
 			add(entry)
 		case ref.rule:
 			d.warn(line, f, fmt.Sprintf("%s in disallowedTools: argument rules are not supported, so all of %s is disallowed", quote(entry), ref.base))
 			add(ref.names...)
-		case ref.known:
-			add(ref.names...)
-		case ref.mcpServer != "":
-			if !e.servers[ref.mcpServer] && !own[ref.mcpServer] {
-				d.warn(line, f, fmt.Sprintf("%s in %s belongs to the MCP server %s, which is not configured: add it to mcpServers, or %s", quote(entry), f, quote(ref.mcpServer), effect))
-			}
-			add(ref.names...)
-		case ref.claudeOnly:
-			d.warn(line, f, fmt.Sprintf("Claude Code's %s tool in %s has no equivalent here; %s", entry, f, effect))
+		case ref.known, ref.mcpServer != "":
 			add(ref.names...)
 		default:
 			also := ""
@@ -252,6 +253,15 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 		return nil
 	}
 	return out
+}
+
+// toolBase is the tool name of a tools entry: its base for an entry with
+// an argument rule ("Bash" for "Bash(git:*)").
+func toolBase(entry string, ref toolRef) string {
+	if ref.rule {
+		return ref.base
+	}
+	return entry
 }
 
 // checkModel warns about a model no router would resolve.

@@ -36,7 +36,7 @@ func TestCorpusLoads(t *testing.T) {
 		descStart   string
 		descEnd     string
 		promptStart string
-		tools       []string // nil: inherits
+		tools       []string // nil: inherits; tools with no equivalent here are dropped
 		model       string
 	}
 	wants := map[string]want{
@@ -44,28 +44,28 @@ func TestCorpusLoads(t *testing.T) {
 			promptStart: "You are a backend system architect", model: "sonnet"},
 		"rapid-prototyper": {file: "rapid-prototyper.md", descStart: "Use this agent when you need to quickly create",
 			descEnd: "</commentary>\n</example>", promptStart: "You are an elite rapid prototyping specialist",
-			tools: []string{"write_file", "edit_file", "Bash", "read_file", "glob", "Task"}},
+			tools: []string{"write_file", "edit_file", "read_file", "glob", "Task"}},
 		"test-writer-fixer": {file: "test-writer-fixer.md", descStart: "Use when: code has changed", descEnd: `"add coverage".`,
 			promptStart: "You are an expert in test automation.\n\nWhen code changes:",
-			tools:       []string{"read_file", "write_file", "edit_file", "grep", "glob", "Bash"}},
+			tools:       []string{"read_file", "write_file", "edit_file", "grep", "glob"}},
 		"python-devops-ci-cd-expert": {file: "python-devops.md", descStart: "Builds and repairs CI/CD pipelines", descEnd: "release automation.",
-			promptStart: "You are a DevOps engineer", tools: []string{"read_file", "write_file", "Bash", "grep"}},
+			promptStart: "You are a DevOps engineer", tools: []string{"read_file", "write_file", "grep"}},
 		"data-analyst": {file: "data-scientist.md", descStart: "Data analysis expert: SQL queries", descEnd: "tasks and queries.",
-			promptStart: "You are a data scientist", tools: []string{"Bash", "read_file", "write_file"}, model: "claude-3-5-haiku-20241022"},
+			promptStart: "You are a data scientist", tools: []string{"read_file", "write_file"}, model: "claude-3-5-haiku-20241022"},
 		"docs-writer": {file: "docs-writer.md", descStart: "Writes and updates user documentation", descEnd: "comments.",
 			promptStart: "You write clear documentation", tools: []string{"read_file", "write_file", "edit_file", "glob", "grep"}},
 		"i18n-reviewer": {file: "i18n-reviewer.md", descStart: "Revue des traductions — vérifie", descEnd: "日本語 et emoji 🌍 dans les fichiers de localisation.",
 			promptStart: "Tu es un relecteur de traductions.", tools: []string{"read_file", "grep", "glob"}, model: "opus"},
 		"security-auditor": {file: "security-auditor.md", descStart: "Review code for vulnerabilities", descEnd: "vulnerability fixes.",
-			promptStart: "You are a security auditor", tools: []string{"read_file", "grep", "glob", "mcp__semgrep__scan", "WebSearch"}, model: "opus"},
+			promptStart: "You are a security auditor", tools: []string{"read_file", "grep", "glob"}, model: "opus"},
 		"release-notes": {file: "release-notes.md", descStart: "Drafts release notes from a list of merged changes.\nGive it",
 			descEnd: "it has no tools.", promptStart: "You write release notes.", tools: []string{}},
 		"shell-runner": {file: "shell-runner.md", descStart: "Runs shell commands", descEnd: "their output.",
-			promptStart: "You run the commands", tools: []string{"Bash", "BashOutput", "KillShell"}},
+			promptStart: "You run the commands", tools: []string{}},
 		"log-investigator": {file: "folded-desc.md", descStart: "Investigates failures by reading log files and correlating", descEnd: "across services.",
 			promptStart: "You investigate production failures", tools: []string{"read_file", "grep", "glob"}},
 		"team-lead": {file: "team-lead.md", descStart: "Coordinates a team of agents", descEnd: "several modules.",
-			promptStart: "You split large changes", tools: []string{"Task", "SendMessage", "TaskCreate", "TaskList", "TeamCreate", "read_file",
+			promptStart: "You split large changes", tools: []string{"Task", "read_file",
 				"planning_setup_plan", "planning_add_step", "planning_update_step", "planning_mark_step", "planning_clear_plan", "planning_read_plan"}},
 		"sql-optimizer": {file: "gpt-agent.md", descStart: "Optimizes slow SQL queries", descEnd: "indexes.",
 			promptStart: "You optimize SQL.", model: "gpt-4o"},
@@ -75,7 +75,7 @@ func TestCorpusLoads(t *testing.T) {
 		"incident-commander": {file: "incident-commander.md", descStart: "Leads an incident response", descEnd: "postmortem.",
 			promptStart: "You lead incident response", tools: []string{"read_file", "grep", "mcp__pagerduty__list_incidents", "mcp__grafana__*"}},
 		"code-reviewer": {file: "code-reviewer.md", descStart: "Expert code review specialist.", descEnd: "modifying code.",
-			promptStart: "You are a senior code reviewer", tools: []string{"read_file", "grep", "glob", "Bash"}},
+			promptStart: "You are a senior code reviewer", tools: []string{"read_file", "grep", "glob"}},
 	}
 	got := r.All()
 	require.Len(t, got, len(wants))
@@ -121,26 +121,26 @@ func TestCorpusWarnings(t *testing.T) {
 	assert.Equal(t, []string{
 		"README.md:1: no frontmatter: an agent file starts with a line ---, then name: and description:, then a line ---, then the agent's instructions; the file is skipped",
 		"api-documenter.md:3: " + lenient,
-		"code-reviewer.md:4: Claude Code's Bash tool in tools has no equivalent here; the agent runs without it",
-		"data-scientist.md:4: Claude Code's Bash tool in tools has no equivalent here; the agent runs without it",
+		"code-reviewer.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		"data-scientist.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it",
 		`gpt-agent.md:4: model "gpt-4o" is not configured (known: main, light, sonnet, opus, haiku, or inherit); the agent uses its caller's model`,
 		`python-devops.md:2: name "Python DevOps/CI-CD Expert" is not a valid agent name (lower-case letters, digits and hyphens); it is used as "python-devops-ci-cd-expert"`,
-		"python-devops.md:11: Claude Code's Bash tool in tools has no equivalent here; the agent runs without it",
+		"python-devops.md:11: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it",
 		"rapid-prototyper.md:3: " + lenient,
-		"rapid-prototyper.md:23: Claude Code's Bash tool in tools has no equivalent here; the agent runs without it",
+		"rapid-prototyper.md:23: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it",
 		"release-notes.md:4: tools: [] gives the agent no tools at all; leave tools out to give it its caller's tools",
 		`reviewer-v2.md:2: agent "code-reviewer" is defined twice, in ` + dir + "code-reviewer.md and in " + dir + "reviewer-v2.md; the first one counts",
-		`security-auditor.md:4: "mcp__semgrep__scan" in tools belongs to the MCP server "semgrep", which is not configured: add it to mcpServers, or the agent runs without it`,
-		"security-auditor.md:4: Claude Code's WebSearch tool in tools has no equivalent here; the agent runs without it",
-		"shell-runner.md:4: Claude Code's Bash tool in tools has no equivalent here; the agent runs without it",
-		"shell-runner.md:4: Claude Code's BashOutput tool in tools has no equivalent here; the agent runs without it",
-		"shell-runner.md:4: Claude Code's KillShell tool in tools has no equivalent here; the agent runs without it",
-		"team-lead.md:4: Claude Code's SendMessage tool in tools has no equivalent here; the agent runs without it",
-		"team-lead.md:4: Claude Code's TaskCreate tool in tools has no equivalent here; the agent runs without it",
-		"team-lead.md:4: Claude Code's TaskList tool in tools has no equivalent here; the agent runs without it",
-		"team-lead.md:4: Claude Code's TeamCreate tool in tools has no equivalent here; the agent runs without it",
+		`security-auditor.md:4: "mcp__semgrep__scan" in tools belongs to the MCP server "semgrep", which is not configured: add it to mcpServers; until then the entry is dropped, and the agent runs without it`,
+		"security-auditor.md:4: Claude Code's WebSearch tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		"shell-runner.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		"shell-runner.md:4: Claude Code's BashOutput tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		"shell-runner.md:4: Claude Code's KillShell tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		"team-lead.md:4: Claude Code's SendMessage tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		"team-lead.md:4: Claude Code's TaskCreate tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		"team-lead.md:4: Claude Code's TaskList tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		"team-lead.md:4: Claude Code's TeamCreate tool in tools has no equivalent here; it is dropped, and the agent runs without it",
 		"test-writer-fixer.md:3: " + lenient,
-		"test-writer-fixer.md:4: Claude Code's Bash tool in tools has no equivalent here; the agent runs without it",
+		"test-writer-fixer.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it",
 	}, got)
 }
 

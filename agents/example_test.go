@@ -67,13 +67,13 @@ You are a senior code reviewer.
 	}
 	fmt.Println("errors:", len(reg.Errors()))
 	// Output:
-	// code-reviewer (project): tools [read_file grep glob Bash], model haiku
+	// code-reviewer (project): tools [read_file grep glob], model haiku
 	// debugger (project): tools [read_file grep], model inherit
 	// explore (built-in): tools [ls glob grep read_file planning_read_plan], model light
 	// general-purpose (built-in): tools all, model inherit
 	// plan (built-in): tools [ls glob grep read_file planning_read_plan], model main
 	// summary (built-in): tools [], model light
-	// warning: reviewer.md:4: Claude Code's Bash tool in tools has no equivalent here; the agent runs without it
+	// warning: reviewer.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it
 	// errors: 0
 }
 
@@ -153,9 +153,9 @@ func ExampleDefinition_ResolveModel() {
 	m, name, _ := agents.Definition{Model: "inherit"}.ResolveModel(router, "", caller, "caller")
 	fmt.Printf("inherit: %s (%s)\n", name, m)
 	// Output:
-	// call "": haiku (small)
+	// call "": light (small)
 	// call "main": main (big)
-	// call "inherit": haiku (small)
+	// call "inherit": light (small)
 	// inherit: caller (caller)
 }
 

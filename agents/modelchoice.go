@@ -28,24 +28,34 @@ func family(name string) string {
 
 // routerModel resolves name through r: as the router knows it, else by its
 // Claude family (a full model id the router does not know resolves as
-// "sonnet", "opus" or "haiku"). It returns the model and the name it
-// resolved as. name must not inherit.
+// "sonnet", "opus" or "haiku"). It returns the model and the router's name
+// for it (model.Router.ModelName): an alias is reported by the model it
+// leads to ("haiku" as "light"), a model of the router's own by its name.
+// name must not inherit.
 func routerModel(r *model.Router, name string) (model.Model, string, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	m, err := r.Resolve(n, nil)
-	if err == nil {
-		return m, n, nil
-	}
-	if f := family(n); f != "" && f != n {
-		if m, ferr := r.Resolve(f, nil); ferr == nil {
-			return m, f, nil
+	if err != nil {
+		f := family(n)
+		if f == "" || f == n {
+			return nil, "", err
 		}
+		fm, ferr := r.Resolve(f, nil)
+		if ferr != nil {
+			return nil, "", err
+		}
+		m, n = fm, f
 	}
-	return nil, "", err
+	if canonical, ok := r.ModelName(n); ok {
+		n = canonical
+	}
+	return m, n, nil
 }
 
 // ResolveModel chooses the model of a child run of d and returns it with
-// the name to report it by. The first of these that names a model wins:
+// the name to report it by: the router's name for the model (main, light,
+// a configured name; an alias such as haiku is reported by the model it
+// leads to), or parentName for the caller's model. The first of these that names a model wins:
 // call (the model the delegating call asked for), d.Model, then the
 // caller's model (parent, reported as parentName). Empty and "inherit" pass
 // the choice on. Names resolve through r: main, light, configured names,

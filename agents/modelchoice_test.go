@@ -34,7 +34,9 @@ func router(t testing.TB, aliases map[string]string) *model.Router {
 }
 
 // Model precedence: the call's model, then the definition's, then the
-// caller's; inherit passes the choice on; names resolve through the router.
+// caller's; inherit passes the choice on; names resolve through the router,
+// and the model is reported by the router's name for it (an alias by the
+// model it leads to).
 func TestResolveModel(t *testing.T) {
 	r := router(t, map[string]string{"fast": "light"})
 	tests := []struct {
@@ -51,13 +53,13 @@ func TestResolveModel(t *testing.T) {
 		{name: "inherit in the call passes on", call: "inherit", def: "light", parent: parentModel, want: lightModel, wantName: "light"},
 		{name: "inherit in the definition passes on", def: "inherit", parent: parentModel, parentName: "p", want: parentModel, wantName: "p"},
 		{name: "names are case-insensitive", call: " LIGHT ", parent: parentModel, want: lightModel, wantName: "light"},
-		{name: "configured alias", def: "fast", parent: parentModel, want: lightModel, wantName: "fast"},
-		{name: "sonnet means main", def: "sonnet", parent: parentModel, want: mainModel, wantName: "sonnet"},
-		{name: "opus means main", call: "opus", parent: parentModel, want: mainModel, wantName: "opus"},
-		{name: "haiku means light", def: "haiku", parent: parentModel, want: lightModel, wantName: "haiku"},
-		{name: "a full sonnet id maps by family", def: "claude-sonnet-4-20250514", parent: parentModel, want: mainModel, wantName: "sonnet"},
-		{name: "a full haiku id maps by family", def: "claude-3-5-haiku-20241022", parent: parentModel, want: lightModel, wantName: "haiku"},
-		{name: "a full id in the call too", call: "claude-opus-4-1", parent: parentModel, want: mainModel, wantName: "opus"},
+		{name: "configured alias", def: "fast", parent: parentModel, want: lightModel, wantName: "light"},
+		{name: "sonnet means main", def: "sonnet", parent: parentModel, want: mainModel, wantName: "main"},
+		{name: "opus means main", call: "opus", parent: parentModel, want: mainModel, wantName: "main"},
+		{name: "haiku means light", def: "haiku", parent: parentModel, want: lightModel, wantName: "light"},
+		{name: "a full sonnet id maps by family", def: "claude-sonnet-4-20250514", parent: parentModel, want: mainModel, wantName: "main"},
+		{name: "a full haiku id maps by family", def: "claude-3-5-haiku-20241022", parent: parentModel, want: lightModel, wantName: "light"},
+		{name: "a full id in the call too", call: "claude-opus-4-1", parent: parentModel, want: mainModel, wantName: "main"},
 		{name: "an unknown definition model passes on", def: "gpt-4o", parent: parentModel, parentName: "p", want: parentModel, wantName: "p"},
 		{name: "no caller model: the caller's name", parentName: "coder", want: coderModel, wantName: "coder"},
 		{name: "no caller model nor name: main", want: mainModel, wantName: "main"},
@@ -82,10 +84,20 @@ func TestResolveModelConfiguredAliases(t *testing.T) {
 	}{
 		{"haiku", coderModel}, {"claude-3-5-haiku-20241022", coderModel}, {"sonnet", lightModel}, {"opus", mainModel},
 	} {
-		m, _, err := agents.Definition{Model: tt.def}.ResolveModel(r, "", parentModel, "p")
+		m, name, err := agents.Definition{Model: tt.def}.ResolveModel(r, "", parentModel, "p")
 		require.NoError(t, err)
 		assert.Same(t, tt.want, m, tt.def)
+		assert.Equal(t, tt.want.name, name, tt.def)
 	}
+
+	// A router that has a model of its own called haiku reports it so.
+	haiku := &fakeModel{"haiku"}
+	r, err := model.NewStaticRouter(map[string]model.Model{"main": mainModel, "light": lightModel, "haiku": haiku}, nil)
+	require.NoError(t, err)
+	m, name, err := agents.Definition{Model: "claude-3-5-haiku-20241022"}.ResolveModel(r, "", parentModel, "p")
+	require.NoError(t, err)
+	assert.Same(t, haiku, m)
+	assert.Equal(t, "haiku", name)
 }
 
 func TestResolveModelErrors(t *testing.T) {

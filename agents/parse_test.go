@@ -133,8 +133,8 @@ func TestParseTolerantCases(t *testing.T) {
 		{
 			name:      "tools as a comma string with argument rules, spaces and duplicates",
 			text:      "---\nname: a\ndescription: Does A.\ntools: Read, Bash(git add:*, git commit:*),  Grep Read ,Edit\n---\nYou do A.",
-			want:      Definition{Name: "a", Description: "Does A.", Prompt: "You do A.", Tools: []string{"read_file", "Bash(git add:*, git commit:*)", "grep", "edit_file"}},
-			wantWarns: []string{`a.md:4: "Bash(git add:*, git commit:*)" in tools limits what Bash may do, which offshoot does not support; the agent does not get Bash`},
+			want:      Definition{Name: "a", Description: "Does A.", Prompt: "You do A.", Tools: []string{"read_file", "grep", "edit_file"}},
+			wantWarns: []string{`a.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it`},
 		},
 		{
 			name:      "tools: [] means no tools",
@@ -161,10 +161,10 @@ func TestParseTolerantCases(t *testing.T) {
 		{
 			name: "every tool dropped stays a list",
 			text: "---\nname: a\ndescription: Does A.\ntools: Bash, WebSearch\n---\nYou do A.",
-			want: Definition{Name: "a", Description: "Does A.", Prompt: "You do A.", Tools: []string{"Bash", "WebSearch"}},
+			want: Definition{Name: "a", Description: "Does A.", Prompt: "You do A.", Tools: []string{}},
 			wantWarns: []string{
-				"a.md:4: Claude Code's Bash tool in tools has no equivalent here; the agent runs without it",
-				"a.md:4: Claude Code's WebSearch tool in tools has no equivalent here; the agent runs without it",
+				"a.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+				"a.md:4: Claude Code's WebSearch tool in tools has no equivalent here; it is dropped, and the agent runs without it",
 			},
 		},
 		{

@@ -143,14 +143,14 @@ You are a senior code reviewer.
 	r := agents.Load(agents.Options{ProjectDir: project})
 	require.Empty(t, r.Errors())
 	def := mustFind(t, r, "code-reviewer")
-	assert.Equal(t, []string{"read_file", "grep", "glob", "Bash", "edit_file",
+	assert.Equal(t, []string{"read_file", "grep", "glob", "edit_file",
 		"planning_setup_plan", "planning_add_step", "planning_update_step", "planning_mark_step",
-		"planning_clear_plan", "planning_read_plan", "WebFetch"}, def.Tools)
+		"planning_clear_plan", "planning_read_plan"}, def.Tools, "Bash and WebFetch are dropped")
 	assert.Equal(t, "haiku", def.Model)
 	file := filepath.Join(project, ".claude", "agents", "reviewer.md")
 	assert.Equal(t, []string{
-		file + ":4: Claude Code's Bash tool in tools has no equivalent here; the agent runs without it",
-		file + ":4: Claude Code's WebFetch tool in tools has no equivalent here; the agent runs without it",
+		file + ":4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		file + ":4: Claude Code's WebFetch tool in tools has no equivalent here; it is dropped, and the agent runs without it",
 	}, messages(r.Warnings()))
 }
 
@@ -319,7 +319,7 @@ func TestLoadMCPServersFromConfig(t *testing.T) {
 	r := agents.Load(agents.Options{ProjectDir: project})
 	require.Empty(t, r.Errors())
 	assert.Equal(t, []string{filepath.Join(project, ".offshoot", "agents", "issue.md") +
-		`:4: "mcp__jira__create" in tools belongs to the MCP server "jira", which is not configured: add it to mcpServers, or the agent runs without it`},
+		`:4: "mcp__jira__create" in tools belongs to the MCP server "jira", which is not configured: add it to mcpServers; until then the entry is dropped, and the agent runs without it`},
 		messages(r.Warnings()))
 }
 
@@ -357,4 +357,47 @@ func TestLoadUnreadableDirectory(t *testing.T) {
 	r := agents.Load(agents.Options{ProjectDir: project})
 	require.Len(t, r.Errors(), 1)
 	assert.Contains(t, r.Errors()[0].Error(), "cannot read the agents directory")
+}
+
+// A Claude Code tool with no equivalent here, and an mcp__ tool of a server
+// not configured, are dropped from the definition with a warning — from
+// tools and from disallowedTools — unless the program has a tool of exactly
+// that name; an unknown name stays, so that the agent fails to start
+// rather than run without the tools it needs.
+func TestLoadDropsToolsWithNoEquivalent(t *testing.T) {
+	file := agentFile("runner", "Runs things.", "x",
+		"tools: Read, Bash, Bash(git:*), WebFetch, mcp__jira__create, mcp__github__issue, Grpe",
+		"disallowedTools: Write, NotebookEdit, mcp__jira__delete")
+	for _, tt := range []struct {
+		name       string
+		toolNames  []string
+		tools      []string
+		disallowed []string
+		dropped    int
+	}{
+		{"offshoot's tools", nil, []string{"read_file", "mcp__github__issue", "Grpe"}, []string{"write_file"}, 6},
+		// Bash(git:*) stays, standing for no tool: an argument rule is not
+		// supported, and granting all of Bash is not safe.
+		{"a program with a Bash tool", []string{"read_file", "write_file", "Bash"},
+			[]string{"read_file", "Bash", "Bash(git:*)", "mcp__github__issue", "Grpe"}, []string{"write_file"}, 4},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			project := tree(t, map[string]string{
+				".offshoot/config.json":    `{"mcpServers": {"github": {"command": "gh-mcp"}}}`,
+				".claude/agents/runner.md": file,
+			})
+			r := agents.Load(agents.Options{ProjectDir: project, NoBuiltins: true, ToolNames: tt.toolNames})
+			require.Empty(t, r.Errors())
+			def := mustFind(t, r, "runner")
+			assert.Equal(t, tt.tools, def.Tools)
+			assert.Equal(t, tt.disallowed, def.DisallowedTools)
+			n := 0
+			for _, m := range messages(r.Warnings()) {
+				if strings.Contains(m, "dropped") {
+					n++
+				}
+			}
+			assert.Equal(t, tt.dropped, n, "one warning per dropped entry: %q", messages(r.Warnings()))
+		})
+	}
 }

@@ -119,7 +119,15 @@ func TestResolveToolsLoadedDefinition(t *testing.T) {
 	got, err := mustFind(t, r, "a").ResolveTools(parent, false)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"read_file"}, got.Names())
-	_, err = mustFind(t, r, "b").ResolveTools(parent, false)
+	// Tools with no equivalent here were dropped when b loaded: b has no
+	// tools, as its tools: [] would say.
+	b := mustFind(t, r, "b")
+	assert.Equal(t, []string{}, b.Tools)
+	got, err = b.ResolveTools(parent, false)
+	require.NoError(t, err)
+	assert.Zero(t, got.Len())
+	// The same list written in Go and never loaded names no tool here.
+	_, err = agents.Definition{Tools: []string{"Bash", "WebSearch"}}.ResolveTools(parent, false)
 	assert.EqualError(t, err, "Subagent lacks permission for required tools: [Bash, WebSearch]")
 }
 

@@ -166,6 +166,22 @@ func (r *Router) Resolve(name string, inherit Model) (Model, error) {
 		ErrUnknownModel, name, strings.Join(sortedKeys(r.models), ", "), r.describeAliases(), Inherit)
 }
 
+// ModelName returns the name of the configured model name resolves to —
+// the name to report a model by: name itself (lower-cased, trimmed) when
+// it is a configured model, else the model its alias leads to ("haiku" →
+// "light" unless configured otherwise). It reports false for "inherit",
+// "" and names the router does not know.
+func (r *Router) ModelName(name string) (string, bool) {
+	n := normName(name)
+	if _, ok := r.models[n]; ok {
+		return n, true
+	}
+	if target, ok := r.aliases[n]; ok {
+		return target, true
+	}
+	return "", false
+}
+
 // Main returns the main model.
 func (r *Router) Main() Model { return r.models[Main] }
 

@@ -218,3 +218,25 @@ func TestNewStaticRouter(t *testing.T) {
 		})
 	}
 }
+
+// ModelName is the name of the configured model a name resolves to: the
+// name of a model, an alias's target (through chains), and nothing for
+// inherit or an unknown name.
+func TestRouterModelName(t *testing.T) {
+	cfg := model.Config{
+		Models:  map[string]model.ModelConfig{"main": {ModelID: "big"}, "coder": {ModelID: "code"}, "haiku": {ModelID: "h"}},
+		Aliases: map[string]string{"fast": "light", "quick": "fast", "opus": "coder"},
+	}
+	r, err := model.NewRouter(cfg, fakeFactory(nil))
+	require.NoError(t, err)
+	for _, tt := range []struct{ name, want string }{
+		{"main", "main"}, {" LIGHT ", "light"}, {"coder", "coder"},
+		{"fast", "light"}, {"quick", "light"}, {"sonnet", "main"}, {"opus", "coder"},
+		{"haiku", "haiku"}, // a configured model of that name, not the default alias
+		{"inherit", ""}, {"", ""}, {"gpt-5", ""},
+	} {
+		got, ok := r.ModelName(tt.name)
+		assert.Equal(t, tt.want, got, tt.name)
+		assert.Equal(t, tt.want != "", ok, tt.name)
+	}
+}

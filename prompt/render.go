@@ -18,7 +18,8 @@ type Rendered struct {
 	// NS and Key identify the prompt.
 	NS, Key string
 	// Text is the rendered prompt: the enabled sections, numbered and
-	// joined by blank lines, then the Response Format section if the
+	// joined by blank lines (a section WithoutHeading shows its body alone
+	// and takes no number), then the Response Format section if the
 	// prompt declares structured output.
 	Text string
 	// Tools are the tools of the enabled sections, depth first.
@@ -143,6 +144,17 @@ func (r *renderer) walk(nodes []*node, depth int, prefix string) error {
 		}
 		if err := r.validate(n.path, s, v); err != nil {
 			return err
+		}
+		if s.plain {
+			body, err := r.renderBody(n, v)
+			if err != nil {
+				return err
+			}
+			r.plain(body)
+			for _, t := range s.tools {
+				r.tools = append(r.tools, r.overlay.tool(t))
+			}
+			continue
 		}
 		num++
 		number := strconv.Itoa(num)
@@ -278,6 +290,18 @@ func (r *renderer) section(level int, number, title string, body []byte) {
 		r.text.WriteString("\n\n")
 		r.text.Write(body)
 	}
+}
+
+// plain writes the body of a section without a heading, separated from
+// what comes before by a blank line; an empty body writes nothing.
+func (r *renderer) plain(body []byte) {
+	if len(body) == 0 {
+		return
+	}
+	if r.text.Len() > 0 {
+		r.text.WriteString("\n\n")
+	}
+	r.text.Write(body)
 }
 
 var headingMarks = []string{"", "## ", "### ", "#### ", "##### ", "###### "}

@@ -273,3 +273,45 @@ func TestConcurrentRenders(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A section without a heading shows its body alone, where it stands,
+// takes no number, and still offers its tools; the sections around it are
+// numbered as if it were not there.
+func TestASectionWithoutAHeading(t *testing.T) {
+	body := func() *prompt.Section {
+		return prompt.Markdown[Task]("Preamble", "You review {{.Goal}}.", prompt.WithoutHeading(), prompt.WithTools(tool(t, "pre_tool")))
+	}
+	tests := []struct {
+		name  string
+		parts []prompt.Part
+		want  string
+	}{
+		{"first", []prompt.Part{body(), prompt.Markdown[prompt.NoParams]("Rules", "Be brief.")},
+			"You review the docs.\n\n## 1. Rules\n\nBe brief."},
+		{"between", []prompt.Part{prompt.Markdown[prompt.NoParams]("Rules", "Be brief."), body(), prompt.Markdown[Flags]("More", "More.")},
+			"## 1. Rules\n\nBe brief.\n\nYou review the docs.\n\n## 2. More\n\nMore."},
+		{"alone", []prompt.Part{body()}, "You review the docs."},
+		{"with output", []prompt.Part{body(), prompt.WithOutput[Verdict]()}, "You review the docs.\n\n## 1. " + prompt.ResponseFormatTitle},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := mustNew(t, "docs", "plain", tt.parts...).Render(Task{Goal: "the docs"})
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(r.Text, tt.want), r.Text)
+			if tt.name != "with output" {
+				assert.Equal(t, tt.want, r.Text)
+			}
+			_, ok := r.Tools.Lookup("pre_tool")
+			assert.True(t, ok)
+		})
+	}
+}
+
+// A section without a heading cannot have children: they would have no
+// heading to be numbered under.
+func TestASectionWithoutAHeadingHasNoChildren(t *testing.T) {
+	_, err := prompt.New("docs", "plain", prompt.Markdown[prompt.NoParams]("Preamble", "Hello.", prompt.WithoutHeading(),
+		prompt.WithChildren(prompt.Markdown[prompt.NoParams]("Child", "Hi."))))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a section without a heading cannot have children")
+}

@@ -39,7 +39,9 @@ type Section struct {
 	isStatic bool
 	tools    []tools.Tool
 	children []*Section
-	err      error
+	// plain is set for a section shown without its heading (WithoutHeading).
+	plain bool
+	err   error
 }
 
 // Title returns the section's heading text.
@@ -65,6 +67,7 @@ type sectionConfig struct {
 	enabled  any
 	tools    []tools.Tool
 	children []*Section
+	plain    bool
 	errs     []error
 }
 
@@ -143,6 +146,16 @@ func WithChildren(children ...*Section) SectionOption {
 	})
 }
 
+// WithoutHeading shows the section's body alone, where the section stands:
+// no heading, no number, and the sections after it are numbered as if it
+// were not there. It is for text a prompt must show as it is written —
+// the opening of a system prompt that has to begin with a given text, say.
+// The title still names the section in errors and overrides. A section
+// without a heading cannot have children.
+func WithoutHeading() SectionOption {
+	return sectionOptionFunc(func(c *sectionConfig) { c.plain = true })
+}
+
 // Markdown returns a section titled title whose body is the text/template
 // source body, rendered with a value of P (a struct; NoParams for none).
 //
@@ -167,9 +180,13 @@ func Markdown[P any](title, body string, opts ...SectionOption) *Section {
 		zero:     reflect.Zero(pt).Interface(),
 		tools:    c.tools,
 		children: c.children,
+		plain:    c.plain,
 		body:     dedent(body),
 	}
 	errs := c.errs
+	if c.plain && len(c.children) > 0 {
+		errs = append(errs, errors.New("a section without a heading cannot have children; make them sections of their own"))
+	}
 	if s.title == "" || strings.ContainsAny(s.title, "\r\n") {
 		errs = append(errs, fmt.Errorf("the title %q must be one non-empty line", title))
 	}

@@ -59,6 +59,7 @@ const (
 // use and holds no session.
 type Engine struct {
 	maxDepth, maxConcurrent, maxSpawns int
+	depthSet                           bool // WithMaxDepth gave the depth limit
 	timeout                            time.Duration
 	setup                              func(*session.Session) error
 	newID                              func() string
@@ -121,7 +122,8 @@ func New(opts ...Option) *Engine {
 	for _, o := range opts {
 		o(e)
 	}
-	if e.maxDepth < 1 {
+	e.depthSet = e.maxDepth >= 1
+	if !e.depthSet {
 		e.maxDepth = DefaultMaxDepth
 	}
 	if e.maxConcurrent < 1 {
@@ -144,6 +146,12 @@ func New(opts ...Option) *Engine {
 
 // MaxDepth returns the engine's depth limit.
 func (e *Engine) MaxDepth() int { return e.maxDepth }
+
+// MaxDepthConfigured reports whether the engine's depth limit was set with
+// WithMaxDepth rather than left at DefaultMaxDepth — for a front end with
+// a default of its own (the Task tool's is 1), which follows a limit the
+// program chose and keeps its own otherwise.
+func (e *Engine) MaxDepthConfigured() bool { return e.depthSet }
 
 // Run runs one child to completion and tears it down. It returns the
 // outcome, and an *Error when the child could not start or its evaluation

@@ -403,3 +403,26 @@ func TestATimedOutChildStillReportsWhatItSpent(t *testing.T) {
 	assert.Equal(t, map[string]int{"write": 1}, out.Usage.ToolCalls)
 	assert.Equal(t, spent, run.Spent(), "the run counts it")
 }
+
+// The engine says whether its depth limit was set, so that a front end
+// with a default of its own (the Task tool's is 1) follows a limit the
+// program chose and keeps its own otherwise.
+func TestMaxDepthConfigured(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		opts       []subagent.Option
+		depth      int
+		configured bool
+	}{
+		{"default", nil, subagent.DefaultMaxDepth, false},
+		{"set", []subagent.Option{subagent.WithMaxDepth(2)}, 2, true},
+		{"set to the default", []subagent.Option{subagent.WithMaxDepth(subagent.DefaultMaxDepth)}, subagent.DefaultMaxDepth, true},
+		{"below one falls back", []subagent.Option{subagent.WithMaxDepth(0)}, subagent.DefaultMaxDepth, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := subagent.New(tt.opts...)
+			assert.Equal(t, tt.depth, e.MaxDepth())
+			assert.Equal(t, tt.configured, e.MaxDepthConfigured())
+		})
+	}
+}

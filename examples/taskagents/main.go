@@ -143,8 +143,8 @@ func run(w io.Writer, dir string) error {
 		if err := json.Unmarshal(call.Value, &res); err != nil {
 			return err
 		}
-		if res.Data.Status == "async_launched" {
-			fmt.Fprintf(w, "  %s (%s on %s): ran on after the call returned\n", res.ShortResult, res.Data.TaskID, res.Data.ModelUsed)
+		if res.Status == task.StatusAsyncLaunched {
+			fmt.Fprintf(w, "  %s (%s on %s): ran on after the call returned\n", res.ShortResult, res.TaskID, res.Data.ModelUsed)
 			continue
 		}
 		var used []string

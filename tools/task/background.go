@@ -30,7 +30,8 @@ func (d *delegator) background(ctx context.Context, run *childRun, res *Result) 
 
 // launched fills r for an agent started in the background.
 func (r *Result) launched(agentType, modelName, id, outputFile string) {
-	r.Status, r.Data.Status = "success", "async_launched"
+	r.Status, r.Data.Status = StatusAsyncLaunched, StatusAsyncLaunched
+	r.AgentID, r.TaskID, r.OutputFile = id, id, outputFile
 	r.Data.AgentID, r.Data.TaskID, r.Data.OutputFile = id, id, outputFile
 	r.Text = fmt.Sprintf("Subagent (%s, %s) started in the background as task %s. "+
 		"Its result will come to you in a task notification when it ends; go on with other work meanwhile. "+

@@ -2,6 +2,7 @@ package task_test
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -25,6 +26,55 @@ func bgInput(agent, description, prompt string) map[string]any {
 	return in
 }
 
+// The launch's recorded value has the spec's shape at its top level —
+// {"status": "async_launched", "agent_id", "task_id", "output_file"} — the
+// output file present, empty, also when the engine keeps no transcripts;
+// a foreground result has none of the three.
+func TestTheLaunchValue(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		transcripts bool
+	}{{"transcripts on", true}, {"transcripts off", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			release := make(chan struct{})
+			defer close(release)
+			cfg := worldConfig{light: []scripted.Turn{gate(release, "Done.")}}
+			want := ""
+			if tt.transcripts {
+				cfg.engine = []subagent.Option{subagent.WithTranscripts(dir)}
+				want = filepath.Join(dir, "s1", "subagents", "agent-agent-1.output")
+			}
+			w := newWorld(t, cfg)
+			out := w.call(t, w.main, bgInput("reader", "Find the login code", "Where is Login?"))
+			require.True(t, out.Success, out.Text)
+			b, err := json.Marshal(out.Value)
+			require.NoError(t, err)
+			var top map[string]any
+			require.NoError(t, json.Unmarshal(b, &top))
+			assert.Equal(t, "async_launched", top["status"])
+			assert.Equal(t, "agent-1", top["agent_id"])
+			assert.Equal(t, "agent-1", top["task_id"])
+			require.Contains(t, top, "output_file")
+			assert.Equal(t, want, top["output_file"])
+
+			var back task.Result
+			require.NoError(t, json.Unmarshal(b, &back))
+			assert.Equal(t, result(t, out), back, "the value reads back as it was")
+		})
+	}
+
+	w := newWorld(t, worldConfig{light: []scripted.Turn{scripted.Text("Done.")}})
+	b, err := json.Marshal(w.call(t, w.main, input("reader", "Find the login code", "Where is Login?")).Value)
+	require.NoError(t, err)
+	var top map[string]any
+	require.NoError(t, json.Unmarshal(b, &top))
+	assert.Equal(t, "success", top["status"])
+	assert.NotContains(t, top, "agent_id")
+	assert.NotContains(t, top, "task_id")
+	assert.NotContains(t, top, "output_file")
+}
+
 // A background call returns at once, while the agent's model is still
 // thinking, with the envelope of a launch; the agent goes on and ends as
 // its script says.
@@ -37,11 +87,15 @@ func TestBackgroundLaunchReturnsAtOnce(t *testing.T) {
 	})
 	res := result(t, w.call(t, w.main, bgInput("reader", "Find the login code", "Where is Login?")))
 
-	assert.Equal(t, "success", res.Status)
+	output := filepath.Join(dir, "s1", "subagents", "agent-agent-1.output")
+	assert.Equal(t, "async_launched", res.Status)
+	assert.Equal(t, "agent-1", res.AgentID)
+	assert.Equal(t, "agent-1", res.TaskID, "the task id is the agent id")
+	assert.Equal(t, output, res.OutputFile)
 	assert.Equal(t, "async_launched", res.Data.Status)
 	assert.Equal(t, "agent-1", res.Data.AgentID)
-	assert.Equal(t, "agent-1", res.Data.TaskID, "the task id is the agent id")
-	assert.Equal(t, filepath.Join(dir, "s1", "subagents", "agent-agent-1.output"), res.Data.OutputFile)
+	assert.Equal(t, "agent-1", res.Data.TaskID)
+	assert.Equal(t, output, res.Data.OutputFile)
 	assert.Equal(t, "reader", res.Data.SubagentType)
 	assert.Equal(t, "light", res.Data.ModelUsed)
 	assert.Empty(t, res.Data.Result)

@@ -16,7 +16,8 @@ import (
 // prompt that contains "{{" is shown as it is.
 
 // role is the agent's prompt followed by "\n\n# Task\n" and the call's
-// description.
+// description: the opening of the child's system prompt, shown without a
+// heading, so that the system prompt begins with the agent's own words.
 type role struct{ Text string }
 
 // startState lists, in plain words, the state the child starts from (the
@@ -33,7 +34,7 @@ type reminder struct{ Text string }
 // subagent. It is built once.
 var childPrompt = sync.OnceValues(func() (*prompt.Prompt, error) {
 	p, err := prompt.New("task", "agent",
-		prompt.Markdown[role]("Role", "{{ .Text }}"),
+		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithoutHeading()),
 		prompt.Markdown[startState]("Starting State", `
 			You start from a copy of the delegating agent's state:
 			{{- range .Lines }}

@@ -29,8 +29,11 @@ func TestTheChildsPrompt(t *testing.T) {
 	require.Len(t, msgs, 2, "an isolated agent gets its task alone")
 	system := msgs[0].Content
 	assert.Equal(t, model.RoleSystem, msgs[0].Role)
-	assert.True(t, strings.HasPrefix(system, "## 1. Role\n\n"+
-		"You review code. Templates such as {{ .Secret }} stay as they are.\n\n# Task\nReview {{ login }}\n\n## 2. "), system)
+	def, err := w.reg.Find("code-reviewer")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(system, def.Prompt+"\n\n# Task\n"+"Review {{ login }}"), system)
+	assert.True(t, strings.HasPrefix(system,
+		"You review code. Templates such as {{ .Secret }} stay as they are.\n\n# Task\nReview {{ login }}\n\n## 1. Starting State\n\n"), system)
 	assert.Contains(t, system, "You start from a copy of the delegating agent's state:\n- 2 files in the workspace")
 	assert.Contains(t, system, "You are a subagent: another agent delegated one task to you.")
 	assert.NotContains(t, system, "Conversation So Far")

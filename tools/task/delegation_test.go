@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools/task"
 )
 
@@ -25,25 +26,33 @@ func TestAChildNeverSeesTaskAtTheDepthLimit(t *testing.T) {
 		"lead":   {Description: "Leads.", Prompt: "You lead the work."},
 		"writer": {Description: "Writes.", Prompt: "You write notes."},
 	}
+	alone := []scripted.Turn{
+		scripted.When(scripted.SystemContains("You lead the work."), scripted.Text("Led alone.")),
+	}
+	delegating := []scripted.Turn{
+		scripted.When(scripted.SystemContains("You write notes."), scripted.Text("Wrote it.")),
+		scripted.When(scripted.SystemContains("You lead the work."),
+			scripted.ToolCall("Task", `{"subagent_type":"writer","description":"Write the notes","prompt":"Write notes/a.md."}`),
+			scripted.Text("Led.")),
+	}
+	// The depth is Task's own option when given, else the engine's when
+	// the program set one, else 1.
 	tests := []struct {
 		name            string
 		opts            []task.Option
+		engine          []subagent.Option
 		main            []scripted.Turn
 		leadTask, wrote bool
 	}{
-		{"default depth", nil, []scripted.Turn{
-			scripted.When(scripted.SystemContains("You lead the work."), scripted.Text("Led alone.")),
-		}, false, false},
-		{"depth 2", []task.Option{task.WithMaxDepth(2)}, []scripted.Turn{
-			scripted.When(scripted.SystemContains("You write notes."), scripted.Text("Wrote it.")),
-			scripted.When(scripted.SystemContains("You lead the work."),
-				scripted.ToolCall("Task", `{"subagent_type":"writer","description":"Write the notes","prompt":"Write notes/a.md."}`),
-				scripted.Text("Led.")),
-		}, true, true},
+		{"default depth", nil, nil, alone, false, false},
+		{"depth 2", []task.Option{task.WithMaxDepth(2)}, nil, delegating, true, true},
+		{"the engine's depth 2", nil, []subagent.Option{subagent.WithMaxDepth(2)}, delegating, true, true},
+		{"the engine's default is not Task's", nil, []subagent.Option{subagent.WithMaxDepth(0)}, alone, false, false},
+		{"Task's depth wins over the engine's", []task.Option{task.WithMaxDepth(1)}, []subagent.Option{subagent.WithMaxDepth(3)}, alone, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := newWorld(t, worldConfig{agents: team, task: tt.opts, main: tt.main})
+			w := newWorld(t, worldConfig{agents: team, task: tt.opts, engine: tt.engine, main: tt.main})
 			res := result(t, w.call(t, w.main, map[string]any{"subagent_type": "lead", "description": "Lead the work", "prompt": "Lead.", "model": "main"}))
 			require.Equal(t, "success", res.Status, res.Text)
 			require.NoError(t, w.main.Verify())
@@ -135,19 +144,19 @@ func TestModelPrecedenceThroughTheTool(t *testing.T) {
 	}
 	tests := []struct {
 		agent, call string
-		want        string // model_used: the name resolved, alias or not
+		want        string // model_used: the router's name for the model an alias leads to
 		answeredBy  string // which model answered
 	}{
 		{"light-agent", "", "light", "light"},
 		{"light-agent", "main", "main", "main"},
 		{"light-agent", "inherit", "light", "light"},
-		{"light-agent", "sonnet", "sonnet", "main"},
+		{"light-agent", "sonnet", "main", "main"},
 		{"inherit-agent", "", "caller", "caller"},
 		{"inherit-agent", "light", "light", "light"},
 		{"plain-agent", "", "caller", "caller"},
-		{"plain-agent", "haiku", "haiku", "light"},
-		{"haiku-agent", "", "haiku", "light"},
-		{"haiku-agent", "opus", "opus", "main"},
+		{"plain-agent", "haiku", "light", "light"},
+		{"haiku-agent", "", "light", "light"},
+		{"haiku-agent", "opus", "main", "main"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.agent+" "+tt.call, func(t *testing.T) {
@@ -162,6 +171,7 @@ func TestModelPrecedenceThroughTheTool(t *testing.T) {
 			assert.Equal(t, tt.want, res.Data.ModelUsed)
 			assert.Equal(t, tt.want, res.Stats.Model)
 			assert.Equal(t, tt.answeredBy, res.Data.Result)
+			assert.True(t, strings.HasPrefix(res.Text, "Subagent ("+tt.agent+", "+tt.want+") completed.\n\n"), res.Text)
 		})
 	}
 }

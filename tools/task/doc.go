@@ -39,7 +39,8 @@
 //     turns, token budget.
 //   - When it completes, the files it wrote are copied into the caller's
 //     session with the result, and the model reads "Subagent (TYPE, MODEL)
-//     completed." and the agent's answer; the call's Result (the tool
+//     completed." and the agent's answer (and, when the agent can be
+//     resumed, its agent_id and how to resume it); the call's Result (the tool
 //     response envelope, with tool_summary, model_used and agent_id) is
 //     recorded with the call. When it fails the model reads the failure —
 //     "Subagent task timed out after 600000ms", "Circular delegation

@@ -58,7 +58,7 @@ var testAgents = map[string]agents.Definition{
 	"shell": {
 		Description: "Runs shell commands.",
 		Prompt:      "You run commands.",
-		Tools:       []string{"Bash"},
+		Tools:       []string{"run_shell"}, // a tool this program does not have
 	},
 }
 

@@ -80,7 +80,8 @@ func FuzzInput(f *testing.F) {
 		}
 		switch {
 		case out.Success && res.Data.Status == "async_launched":
-			if res.Status != "success" || res.Data.TaskID == "" || res.Data.AgentID != res.Data.TaskID ||
+			if res.Status != "async_launched" || res.TaskID == "" || res.Data.TaskID != res.TaskID || res.AgentID != res.TaskID ||
+				res.Data.AgentID != res.TaskID || res.Data.OutputFile != res.OutputFile ||
 				!strings.HasPrefix(res.Text, "Subagent ("+res.Data.SubagentType+", ") || res.Error != "" {
 				t.Fatalf("a launch reads %#v", res)
 			}

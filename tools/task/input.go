@@ -10,10 +10,11 @@ import (
 
 // Limits of the input, as the tool checks it.
 const (
-	// maxDescriptionWords bounds the description's words. The model is
-	// asked for 3 to 5; a few more are accepted, so that a near miss does
-	// not cost it a turn.
-	maxDescriptionWords = 10
+	// maxDescription bounds the description, in characters. The model is
+	// asked for a summary of 3 to 5 words, which is guidance, not a limit:
+	// any one line up to this length is accepted, so that a wordier
+	// summary does not cost it a turn.
+	maxDescription = 200
 	// maxPrompt bounds the prompt, in characters.
 	maxPrompt = 100_000
 	// maxMaxTurns bounds max_turns, as agent definitions bound maxTurns.
@@ -57,8 +58,9 @@ type Input struct {
 }
 
 // Validate checks what the validate tags cannot say: a description and a
-// prompt that are not blank, a description of one line and at most 10
-// words, a prompt of at most 100,000 characters, max_turns up to 10,000,
+// prompt that are not blank, a description of one line and at most 200
+// characters (the model is asked for 3 to 5 words, but more are
+// accepted), a prompt of at most 100,000 characters, max_turns up to 10,000,
 // and one-line labels of at most 200 characters. Its error names the
 // field, as the model is shown it.
 func (in *Input) Validate() error {
@@ -68,11 +70,12 @@ func (in *Input) Validate() error {
 	case desc == "":
 		return bad("description", "is required: give a short (3-5 word) description of the task")
 	case strings.ContainsAny(desc, "\r\n"):
-		return bad("description", "must be one line of 3 to 5 words; put the details in prompt")
-	case len(strings.Fields(desc)) > maxDescriptionWords:
-		return bad("description", fmt.Sprintf("has %d words; use 3 to 5 and put the details in prompt", len(strings.Fields(desc))))
+		return bad("description", "must be one line (a short summary, 3 to 5 words); put the details in prompt")
 	case !utf8.ValidString(desc):
 		return bad("description", "must be UTF-8 text")
+	case utf8.RuneCountInString(desc) > maxDescription:
+		return bad("description", fmt.Sprintf("is %d characters long; give at most %d (a short summary, 3 to 5 words) and put the details in prompt",
+			utf8.RuneCountInString(desc), maxDescription))
 	}
 	switch p := strings.TrimSpace(in.Prompt); {
 	case p == "":

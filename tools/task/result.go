@@ -1,6 +1,7 @@
 package task
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,16 +25,40 @@ import (
 //	 "context": {"cwd": ".", "params_input": {…}},
 //	 "short_result": "Task completed by explore"}
 //
+// A call that starts its agent in the background returns at once with
+// status "async_launched" and the agent's agent_id, task_id and
+// output_file at the top level (and in data):
+//
+//	{"status": "async_launched", "agent_id": "…", "task_id": "…", "output_file": "…",
+//	 "data": {"status": "async_launched", "agent_id": "…", "task_id": "…", "output_file": "…", …},
+//	 "text": "Subagent (explore, light) started in the background as task …", …,
+//	 "short_result": "Task started in the background by explore"}
+//
 // A failed one has status "error", data.status "failed", the failure in
 // Error, and "Task delegation failed" as its short_result; data.result
 // then holds what the agent wrote before it stopped, if anything.
 type Result struct {
-	// Status is "success" or "error".
+	// Status is "success", "error", or "async_launched" for an agent
+	// started in the background.
 	Status string `json:"status"`
+	// AgentID, TaskID and OutputFile are set for an agent started in the
+	// background (Status "async_launched"): its agent id, its task id (the
+	// same) and the file its output goes to ("" when the engine keeps no
+	// transcripts). They are the launch's shape, {"status":
+	// "async_launched", "agent_id", "task_id", "output_file"}, so a
+	// launch's JSON always has output_file; other results have none of
+	// them (their agent's id is Data.AgentID).
+	AgentID    string `json:"agent_id,omitempty"`
+	TaskID     string `json:"task_id,omitempty"`
+	OutputFile string `json:"output_file,omitempty"`
 	// Data is what the agent did.
 	Data Data `json:"data"`
 	// Text is what the model reads: "Subagent (TYPE, MODEL) completed."
-	// and the agent's answer, or the failure and the agent's partial text.
+	// and the agent's answer — then, when the agent can be resumed (the
+	// engine keeps transcripts, and the agent started from its task
+	// alone), a line "agent_id: ID (to continue this agent's work later,
+	// call Task with resume set to this id)" — or the failure and the
+	// agent's partial text.
 	Text string `json:"text"`
 	// Stats are what the call cost.
 	Stats Stats `json:"stats"`
@@ -45,6 +70,23 @@ type Result struct {
 	// Error is the failure, exactly as the model reads it first; empty on
 	// success.
 	Error string `json:"error,omitempty"`
+}
+
+// StatusAsyncLaunched is the Status (and Data.Status) of a call that
+// started its agent in the background.
+const StatusAsyncLaunched = "async_launched"
+
+// MarshalJSON writes r as its fields say, with output_file present in a
+// launch's value even when it is empty.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	if r.Status != StatusAsyncLaunched {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		OutputFile string `json:"output_file"`
+	}{plain(r), r.OutputFile})
 }
 
 // Data is what the agent did.
@@ -107,8 +149,10 @@ type CallContext struct {
 	ParamsInput Input `json:"params_input"`
 }
 
-// completed fills r for a child that finished.
-func (r *Result) completed(agentType, modelName string, out *subagent.Outcome) {
+// completed fills r for a child that finished. When the agent can be
+// resumed (the engine keeps its transcript, and it started from its task
+// alone), the text ends with its id, so that the model can continue it.
+func (r *Result) completed(agentType, modelName string, out *subagent.Outcome, resumable bool) {
 	r.Status, r.Data.Status = "success", "completed"
 	r.Data.Result = strings.TrimSpace(out.Text)
 	answer := r.Data.Result
@@ -116,6 +160,9 @@ func (r *Result) completed(agentType, modelName string, out *subagent.Outcome) {
 		answer = "(the agent finished without a result)"
 	}
 	r.Text = fmt.Sprintf("Subagent (%s, %s) completed.\n\n%s", agentType, modelName, answer)
+	if resumable && out.AgentID != "" {
+		r.Text += fmt.Sprintf("\n\nagent_id: %s (to continue this agent's work later, call Task with resume set to this id)", out.AgentID)
+	}
 	r.ShortResult = "Task completed by " + agentType
 }
 

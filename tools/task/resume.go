@@ -51,7 +51,7 @@ func (d *delegator) resumed(ctx context.Context, inv *tools.Invocation, in Input
 		return nil, agents.Definition{}, fail("Agent %s is a %s agent, not %s: call Task again with subagent_type %s to resume it, or without resume to start a new agent.",
 			meta.AgentID, def.Name, oneLine(in.SubagentType), def.Name)
 	}
-	if in.Model != "" && !strings.EqualFold(in.Model, meta.Model) {
+	if in.Model != "" && !strings.EqualFold(d.routerName(in.Model), meta.Model) {
 		return nil, agents.Definition{}, invalid("model", fmt.Sprintf("a resumed agent runs on the model it ran on before (%s); leave model out", meta.Model))
 	}
 	return &meta, def, nil
@@ -74,6 +74,17 @@ func (d *delegator) resumeModel(meta *subagent.TranscriptMeta, caller runner.Cal
 		return caller.Model, caller.ModelName, nil
 	}
 	return nil, "", fmt.Errorf("the model agent %s ran on (%s) is not one this program has now", meta.AgentID, meta.Model)
+}
+
+// routerName returns the router's name for the model name resolves to
+// ("light" for "haiku"), or name when the router does not know it.
+func (d *delegator) routerName(name string) string {
+	if d.router != nil {
+		if n, ok := d.router.ModelName(name); ok {
+			return n
+		}
+	}
+	return name
 }
 
 // oneLine returns s on one line, cut to maxLabel characters, to be shown

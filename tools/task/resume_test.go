@@ -2,6 +2,7 @@ package task_test
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -48,7 +49,8 @@ func TestResumeContinuesTheSameAgent(t *testing.T) {
 	assert.Equal(t, first.Data.AgentID, again.Data.AgentID, "the same agent")
 	assert.Equal(t, "reader", again.Data.SubagentType)
 	assert.Equal(t, "light", again.Data.ModelUsed, "on the same model")
-	assert.Equal(t, "Subagent (reader, light) completed.\n\nAuth checks the password in src/auth.go.", again.Text)
+	assert.Equal(t, "Subagent (reader, light) completed.\n\nAuth checks the password in src/auth.go.\n\n"+
+		"agent_id: "+first.Data.AgentID+" (to continue this agent's work later, call Task with resume set to this id)", again.Text)
 
 	reqs := childRequests(w.light)
 	require.Len(t, reqs, 4)
@@ -162,4 +164,68 @@ func TestResumeRefusals(t *testing.T) {
 	in["model"] = "main"
 	out := w.call(t, w.main, in)
 	assert.Equal(t, "Tool validation failed: Task: model: a resumed agent runs on the model it ran on before (light); leave model out", out.Text)
+}
+
+// What the model reads names the agent when it can be resumed — the
+// engine keeps transcripts and the agent started from its task alone — so
+// that a model can continue it; otherwise the text is exactly the
+// spec's.
+func TestTheResultNamesAResumableAgent(t *testing.T) {
+	const answer = "Subagent (reader, light) completed.\n\nLogin is in src/login.go."
+	tests := []struct {
+		name        string
+		transcripts bool
+		agent       string
+		want        string
+	}{
+		{"transcripts off", false, "reader", answer},
+		{"transcripts on", true, "reader",
+			answer + "\n\nagent_id: agent-1 (to continue this agent's work later, call Task with resume set to this id)"},
+		{"a forked-context agent cannot be resumed", true, "forker",
+			"Subagent (forker, light) completed.\n\nLogin is in src/login.go."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := worldConfig{light: []scripted.Turn{scripted.Text("Login is in src/login.go.")}}
+			if tt.transcripts {
+				cfg.engine = []subagent.Option{subagent.WithTranscripts(t.TempDir())}
+			}
+			w := newWorld(t, cfg)
+			in := input(tt.agent, "Find the login code", "Where is Login?")
+			in["model"] = "light"
+			out := w.call(t, w.main, in)
+			require.True(t, out.Success, out.Text)
+			assert.Equal(t, tt.want, out.Text)
+			assert.Equal(t, "agent-1", result(t, out).Data.AgentID)
+		})
+	}
+}
+
+// A model that reads the tool message alone can resume the agent: the id
+// it gives is the one the message names.
+func TestAModelResumesFromWhatItReads(t *testing.T) {
+	idLine := regexp.MustCompile(`(?m)^agent_id: (\S+) `)
+	w := newWorld(t, worldConfig{
+		engine: []subagent.Option{subagent.WithTranscripts(t.TempDir())},
+		light:  []scripted.Turn{scripted.Text("Login is in src/login.go."), scripted.Text("It takes no arguments.")},
+	})
+	parent := scripted.New(
+		scripted.ToolCall("Task", `{"subagent_type":"reader","description":"Find the login code","prompt":"Where is Login?"}`),
+		scripted.Func(func(_ context.Context, req *model.Request) (*model.Response, error) {
+			last := req.Messages[len(req.Messages)-1]
+			m := idLine.FindStringSubmatch(last.Content)
+			if last.Role != model.RoleTool || m == nil {
+				return &model.Response{Message: model.AssistantMessage("I cannot tell which agent to resume.")}, nil
+			}
+			return &model.Response{Message: model.AssistantMessage("",
+				model.ToolCall{ID: "t2", Name: "Task", Arguments: `{"subagent_type":"reader","description":"Ask a follow-up","prompt":"What arguments does it take?","resume":"` + m[1] + `"}`})}, nil
+		}),
+		scripted.Text("Done."),
+	)
+	resp := w.evaluate(t, parent, "Where is Login, and what does it take?")
+	require.Equal(t, "Done.", resp.Text)
+	reqs := childRequests(w.light)
+	require.Len(t, reqs, 2)
+	assert.Equal(t, model.UserMessage("What arguments does it take?"), reqs[1].Messages[len(reqs[1].Messages)-1])
+	assert.Contains(t, reqs[1].Messages, model.UserMessage("Where is Login?"), "the same agent, its conversation carried on")
 }

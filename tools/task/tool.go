@@ -20,6 +20,10 @@ const ToolName = "Task"
 
 // DefaultMaxDepth is how deep Task delegation nests by default: 1, so an
 // agent started by Task has no Task tool of its own.
+//
+// Task's depth limit is, first of these: WithMaxDepth's, the engine's when
+// the program set one (subagent.WithMaxDepth; see
+// subagent.Engine.MaxDepthConfigured), DefaultMaxDepth.
 const DefaultMaxDepth = 1
 
 // The names of the tools that read a background task's output and stop
@@ -42,10 +46,11 @@ type config struct {
 // Option configures the Task tool (Tool, Section).
 type Option func(*config)
 
-// WithMaxDepth sets how deep Task delegation may nest (DefaultMaxDepth): at
-// depth n an agent runs without Task, TaskOutput and TaskStop. With 2, the
-// agents the main agent starts may start agents of their own, which may
-// not.
+// WithMaxDepth sets how deep Task delegation may nest: at depth n an agent
+// runs without Task, TaskOutput and TaskStop. With 2, the agents the main
+// agent starts may start agents of their own, which may not. Without it
+// (or with n below 1), Task follows the engine's limit when the program set
+// one with subagent.WithMaxDepth, and DefaultMaxDepth otherwise.
 func WithMaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
 
 // WithMCP gives agents the tools of the MCP servers their definitions name
@@ -80,12 +85,15 @@ func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, o
 	if engine == nil {
 		return nil, errors.New("task: Tool needs a subagent engine; create one with subagent.New")
 	}
-	d := &delegator{reg: reg, engine: engine, router: router, cfg: config{maxDepth: DefaultMaxDepth, cwd: "."}}
+	d := &delegator{reg: reg, engine: engine, router: router, cfg: config{cwd: "."}}
 	for _, o := range opts {
 		o(&d.cfg)
 	}
 	if d.cfg.maxDepth < 1 {
 		d.cfg.maxDepth = DefaultMaxDepth
+		if engine.MaxDepthConfigured() {
+			d.cfg.maxDepth = engine.MaxDepth()
+		}
 	}
 	if _, err := childPrompt(); err != nil {
 		return nil, fmt.Errorf("task: the agents' prompt does not build: %w", err)
@@ -234,7 +242,7 @@ func (d *delegator) foreground(ctx context.Context, run *childRun, res *Result) 
 		}
 		return events, f
 	}
-	res.completed(run.def.Name, run.spec.ModelName, out)
+	res.completed(run.def.Name, run.spec.ModelName, out, out.Transcript != "" && !run.def.ForkContext)
 	if d.cfg.noCopy {
 		return events, nil
 	}
