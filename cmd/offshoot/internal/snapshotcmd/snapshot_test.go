@@ -2,11 +2,20 @@ package snapshotcmd
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools/planning"
@@ -64,4 +73,77 @@ func TestSize(t *testing.T) {
 
 func TestOneLineEscapes(t *testing.T) {
 	assert.Equal(t, "x \uFFFD[2J y", oneLine("x\n\x1b[2J y", 20))
+}
+
+// A conversation carried on over several queries, as chat and run with
+// background tasks do, records a PromptExecuted per query under one
+// evaluation id: show sums them.
+func TestShowSumsEveryQuery(t *testing.T) {
+	reg, err := Registry()
+	require.NoError(t, err)
+	p, err := prompt.New("example", "helper", prompt.Markdown[prompt.NoParams]("Helper", "You help."), vfs.Section(vfs.Options{}))
+	require.NoError(t, err)
+	tests := []struct {
+		name    string
+		queries [][]scripted.Turn
+		failed  bool
+		want    string // with %d for the tokens of every model call
+	}{{
+		name:    "one query, one of each",
+		queries: [][]scripted.Turn{{scripted.ToolCall("ls", `{"path": ""}`), scripted.Text("Nothing here.")}},
+		want:    ": 5 messages, 2 model turns, 1 tool call, %d tokens, finished",
+	}, {
+		name:    "one query, one turn",
+		queries: [][]scripted.Turn{{scripted.Text("Hi.")}},
+		want:    ": 3 messages, 1 model turn, 0 tool calls, %d tokens, finished",
+	}, {
+		name: "three queries of one chat",
+		queries: [][]scripted.Turn{
+			{scripted.Text("Hi.")},
+			{scripted.ToolCall("ls", `{"path": ""}`), scripted.Text("Nothing here.")},
+			{scripted.ToolCall("ls", `{"path": ""}`), scripted.ToolCall("ls", `{"path": ""}`), scripted.Text("Still nothing.")},
+		},
+		want: ": 13 messages, 3 queries, 6 model turns, 3 tool calls, %d tokens, finished",
+	}, {
+		name:    "the last query failed",
+		queries: [][]scripted.Turn{{scripted.Text("Hi.")}, {scripted.Fail(errors.New("the server is down"))}},
+		failed:  true,
+		want:    ": 4 messages, 2 queries, 1 model turn, 0 tool calls, %d tokens, 1 of 2 queries finished",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			s, err := session.New(session.WithRegistry(reg))
+			require.NoError(t, err)
+			defer s.Close()
+			eval := ""
+			for i, turns := range tt.queries {
+				resp, err := runner.Evaluate(ctx, runner.Request{Prompt: p, Session: s, Model: scripted.New(turns...),
+					ModelName: "main", UserMessage: fmt.Sprintf("message %d", i+1), Continue: eval})
+				if tt.failed && i == len(tt.queries)-1 {
+					require.Error(t, err)
+					continue
+				}
+				require.NoError(t, err)
+				eval = resp.Evaluation
+			}
+			data, err := session.MarshalSnapshot(s.Snapshot(), reg)
+			require.NoError(t, err)
+			file := filepath.Join(t.TempDir(), "chat.json")
+			require.NoError(t, os.WriteFile(file, data, 0o644))
+			snap, err := read(file, reg)
+			require.NoError(t, err)
+
+			tokens := 0
+			for v := range snap.Items(reflect.TypeFor[runner.ModelCalled]()) {
+				tokens += v.(runner.ModelCalled).Usage.TotalTokens
+			}
+			require.Positive(t, tokens)
+
+			var out strings.Builder
+			require.NoError(t, show(&out, file, snap, reg, false))
+			assert.Contains(t, out.String(), "\n  "+eval+" (example/helper)"+fmt.Sprintf(tt.want, tokens)+"\n")
+		})
+	}
 }
