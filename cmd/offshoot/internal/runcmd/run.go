@@ -38,7 +38,10 @@ LLM_API_KEY and LLM_BASE_URL, LIGHT_LLM_* for the light model, or "models" in
 .offshoot/config.json) and prints what happens as it happens.
 
 The agent works on a copy of the directory (--dir, default: the project),
-read-only: what it writes stays in its session, never on disk. It has the
+read-only: what it writes stays in its session, never on disk. Left out of
+the copy, at any depth: .git, offshoot's own .offshoot folders (whose
+config.json may hold an API key) and .env and .env.* files, as well as
+files that are not UTF-8 text. It has the
 file and planning tools, Task, TaskOutput and TaskStop over the project's,
 the user's and the built-in agents, dispatch_subagent, and the tools of the
 configured MCP servers. The background tasks it starts are waited for, and it
