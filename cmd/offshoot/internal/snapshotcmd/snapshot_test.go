@@ -2,6 +2,7 @@ package snapshotcmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -146,4 +147,41 @@ func TestShowSumsEveryQuery(t *testing.T) {
 			assert.Contains(t, out.String(), "\n  "+eval+" (example/helper)"+fmt.Sprintf(tt.want, tokens)+"\n")
 		})
 	}
+}
+
+// compare leaves out what says which run an item belongs to, or when it
+// happened, and nothing else.
+func TestNormalize(t *testing.T) {
+	n := &normalizer{ids: strings.NewReplacer("0b5e-task-42", "<id>")}
+	tests := []struct {
+		name string
+		doc  string
+		want string
+	}{
+		{"identity and timing fields go", `{"evaluation":"e-1","session_id":"s","agent_id":"a","call_id":"c","duration":5,"created_at":"t","updated_at":"t","text":"hi"}`, `{"text":"hi"}`},
+		{"at any depth", `{"tool_calls":[{"id":"call_1","name":"ls"}],"usage":{"total_tokens":3}}`, `{"tool_calls":[{"name":"ls"}],"usage":{"total_tokens":3}}`},
+		{"an id inside a text", `{"result":"started task 0b5e-task-42; see 0b5e-task-42.output"}`, `{"result":"started task <id>; see <id>.output"}`},
+		{"a time inside a text", `{"result":"{\"updated_at\":\"2026-11-23T05:52:59.775Z\"} and 2026-01-02T03:04:05+01:00"}`, `{"result":"{\"updated_at\":\"<time>\"} and <time>"}`},
+		{"what the work is stays", `{"path":"a.go","content":"package a\n","version":2,"status":"done","turn":3}`, `{"content":"package a\n","path":"a.go","status":"done","turn":3,"version":2}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var doc any
+			require.NoError(t, json.Unmarshal([]byte(tt.doc), &doc))
+			got, err := json.Marshal(n.normalize(doc))
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, string(got))
+		})
+	}
+}
+
+func TestParagraph(t *testing.T) {
+	assert.Empty(t, paragraph("x.T", []string{"a"}, []string{"a"}))
+	assert.Empty(t, paragraph("x.T", nil, nil), "a missing slice equals an empty one")
+	assert.Equal(t, "slice x.T: 2 items vs 1 item\n  - [0] a\n  + [0] b\n  - [1] c\n", paragraph("x.T", []string{"a", "c"}, []string{"b"}))
+	long := make([]string, 50)
+	for i := range long {
+		long[i] = fmt.Sprint(i)
+	}
+	assert.Equal(t, maxItemLines+2, strings.Count(paragraph("x.T", nil, long), "\n"), "the head, at most maxItemLines items, then …")
 }
