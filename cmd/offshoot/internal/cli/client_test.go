@@ -121,7 +121,7 @@ func TestNewClientErrors(t *testing.T) {
 		{"agent that did not load", AgentFlags{Agent: "broken"}, nil, "--agent broken did not load: "},
 		{"unknown model", AgentFlags{Model: "gpt-9"}, nil, "--model gpt-9: no model is called so here; use one of "},
 		{"no model configured", AgentFlags{}, map[string]string{ScriptEnv: ""}, "set LLM_MODEL_ID"},
-		{"a directory too large", AgentFlags{Dir: large(t)}, nil, "give a smaller directory with --dir (at most 4 MiB of text files are copied)"},
+		{"a directory too large", AgentFlags{Dir: large(t)}, nil, "its text files come to more than 4 MiB, the most the agents' files take; point --dir at a smaller directory, such as the part of the project the task is about"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,6 +135,9 @@ func TestNewClientErrors(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
+			for _, library := range []string{"Include", "Exclude", "MaxBytes"} {
+				assert.NotContains(t, err.Error(), library, "advice for the command line, not for the library")
+			}
 			assert.Equal(t, ExitUsage, Code(err, true))
 		})
 	}
