@@ -54,15 +54,19 @@ func TestNoDispatchablePrompts(t *testing.T) {
 }
 
 // The transcripts directory is left out of a directory copied in that
-// holds it: the agents' records are no files of the project.
+// holds it: the agents' records are no files of the project. So are
+// .offshoot folders and .env files, which may hold secrets.
 func TestTranscriptsAreNotMounted(t *testing.T) {
 	dir := t.TempDir()
-	transcripts := filepath.Join(dir, ".offshoot", "transcripts")
+	transcripts := filepath.Join(dir, "records", "transcripts")
 	for path, text := range map[string]string{
-		"main.go":                            "package main\n",
-		".offshoot/agents/reviewer.md":       "---\nname: reviewer\ndescription: Reviews.\n---\nReview.\n",
-		".offshoot/transcripts/r1/a1.jsonl":  "{}\n",
-		".offshoot/transcripts/r1/a1.record": "{}\n",
+		"main.go":                          "package main\n",
+		"records/notes.md":                 "kept\n",
+		".offshoot/agents/reviewer.md":     "---\nname: reviewer\ndescription: Reviews.\n---\nReview.\n",
+		".offshoot/config.json":            `{"api_key": "sk-secret"}`,
+		".env":                             "LLM_API_KEY=sk-secret\n",
+		"records/transcripts/r1/a1.jsonl":  "{}\n",
+		"records/transcripts/r1/a1.record": "{}\n",
 	} {
 		p := filepath.Join(dir, filepath.FromSlash(path))
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -73,5 +77,5 @@ func TestTranscriptsAreNotMounted(t *testing.T) {
 	for f := range vfs.Files(c.Session()).All() {
 		paths = append(paths, f.Path)
 	}
-	assert.Equal(t, []string{".offshoot/agents/reviewer.md", "main.go"}, paths)
+	assert.Equal(t, []string{"main.go", "records/notes.md"}, paths)
 }

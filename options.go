@@ -95,11 +95,24 @@ func WithSystemPrompt(text string) Option { return func(c *config) { c.systemPro
 // WithDirectory copies the host directory dir, read-only, into the main
 // agent's virtual filesystem under mountPath ("" for its root): changes
 // the agents make stay in the session, and nothing outside dir is read.
-// .git directories are left out, and so is the directory of
-// WithTranscripts when it lies inside dir. See vfs.Mount for the limits.
+// Left out, at any depth, is what is no file of the project's or may hold
+// a secret: .git directories, offshoot's own .offshoot
+// folders (whose config.json may hold an API key), and .env and .env.*
+// files; so is the directory of WithTranscripts when it lies inside dir.
+// See vfs.Mount for the limits.
 func WithDirectory(dir, mountPath string) Option {
 	return func(c *config) {
-		c.mounts = append(c.mounts, vfs.Mount{HostPath: dir, MountPath: mountPath, Exclude: []string{".git", "**/.git"}})
+		c.mounts = append(c.mounts, vfs.Mount{HostPath: dir, MountPath: mountPath, Exclude: directoryExcludes()})
+	}
+}
+
+// directoryExcludes returns the globs (vfs.Mount.Exclude) of what
+// WithDirectory leaves out of a directory it copies in.
+func directoryExcludes() []string {
+	return []string{
+		".git", "**/.git",
+		".offshoot", "**/.offshoot",
+		".env", "**/.env", ".env.*", "**/.env.*",
 	}
 }
 

@@ -27,7 +27,8 @@ func Command(env *cli.Env) *cobra.Command {
 		Use:   "chat [flags]",
 		Short: "Talk with a main agent, turn by turn, with the project's agents a mention away",
 		Long: `chat is a conversation with a main agent on the configured model, as run
-has it: a copy of the directory (--dir, default: the project) read-only, the
+has it: a copy of the directory (--dir, default: the project) read-only,
+without .git, .offshoot and .env files (see 'offshoot run --help'), the
 file and planning tools, Task, TaskOutput and TaskStop over the agents,
 dispatch_subagent and the configured MCP servers. Each line you type is a
 turn; the agent remembers the whole conversation.

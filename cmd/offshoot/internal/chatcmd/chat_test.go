@@ -155,7 +155,7 @@ func TestChat(t *testing.T) {
 	require.NoError(t, err, f.stderr.String())
 	out := f.stdout.String()
 	for _, want := range []string{
-		"offshoot chat: the main agent, with 2 files of " + f.env.ProjectDir + " copied in read-only\n",
+		"offshoot chat: the main agent, with 1 file of " + f.env.ProjectDir + " copied in read-only\n",
 		"> hello\n",
 		"  ✎ Hello! What shall we look at?\n",
 		"> @code-reviewer, please review main.go\n",

@@ -52,7 +52,7 @@ func TestNewClient(t *testing.T) {
 	for f := range vfs.Files(c.Session()).All() {
 		paths = append(paths, f.Path)
 	}
-	assert.Equal(t, []string{".offshoot/agents/broken.md", ".offshoot/agents/reviewer.md", "main.go"}, paths, "the project, without its transcripts")
+	assert.Equal(t, []string{"main.go"}, paths, "the project, without its .offshoot folder")
 	assert.Equal(t, "warning: 1 agent definition has an error and is left out; see it with 'offshoot agents validate'\n", stderr.String())
 	_, err = c.Agents().Find("reviewer")
 	assert.NoError(t, err)
@@ -69,6 +69,35 @@ func TestNewClient(t *testing.T) {
 	assert.Contains(t, rendered.Text, `- prompt_ns "offshoot", prompt_key "worker"`, "dispatch_subagent runs the worker")
 	assert.Contains(t, rendered.Tools, "Task")
 	assert.Contains(t, rendered.Tools, "dispatch_subagent")
+}
+
+// The directory copied in leaves out what holds secrets: offshoot's own
+// folder, whose config.json may hold a key, and .env files, at any depth.
+func TestNewClientLeavesOutSecrets(t *testing.T) {
+	e, _ := project(t, map[string]string{
+		"main.go":                      "package main\n",
+		".offshoot/config.json":        `{"models": {"main": {"model": "m", "api_key": "sk-secret"}}}`,
+		".offshoot/agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code.\n---\nYou review code.\n",
+		".env":                         "LLM_API_KEY=sk-secret\n",
+		".env.local":                   "LLM_API_KEY=sk-secret\n",
+		"svc/.env":                     "TOKEN=secret\n",
+		"svc/.env.production":          "TOKEN=secret\n",
+		"svc/.offshoot/config.json":    `{"api_key": "sk-secret"}`,
+		"svc/main.go":                  "package svc\n",
+		"docs/env.md":                  "Set .env first.\n",
+		".environment/notes.md":        "not a .env file\n",
+		"svc/.envoy.yaml":              "admin: {}\n",
+		".github/workflows/test.yaml":  "on: push\n",
+	})
+	c, err := e.NewClient(AgentFlags{})
+	require.NoError(t, err)
+	defer c.Close()
+	var paths []string
+	for f := range vfs.Files(c.Session()).All() {
+		paths = append(paths, f.Path)
+		assert.NotContains(t, f.Content, "secret", f.Path)
+	}
+	assert.Equal(t, []string{".environment/notes.md", ".github/workflows/test.yaml", "docs/env.md", "main.go", "svc/.envoy.yaml", "svc/main.go"}, paths)
 }
 
 func TestNewClientErrors(t *testing.T) {
@@ -92,7 +121,7 @@ func TestNewClientErrors(t *testing.T) {
 		{"agent that did not load", AgentFlags{Agent: "broken"}, nil, "--agent broken did not load: "},
 		{"unknown model", AgentFlags{Model: "gpt-9"}, nil, "--model gpt-9: no model is called so here; use one of "},
 		{"no model configured", AgentFlags{}, map[string]string{ScriptEnv: ""}, "set LLM_MODEL_ID"},
-		{"a directory too large", AgentFlags{Dir: large(t)}, nil, "give a smaller directory with --dir (at most 4 MiB of text files are copied)"},
+		{"a directory too large", AgentFlags{Dir: large(t)}, nil, "its text files come to more than 4 MiB, the most the agents' files take; point --dir at a smaller directory, such as the part of the project the task is about"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,6 +135,9 @@ func TestNewClientErrors(t *testing.T) {
 			}
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
+			for _, library := range []string{"Include", "Exclude", "MaxBytes"} {
+				assert.NotContains(t, err.Error(), library, "advice for the command line, not for the library")
+			}
 			assert.Equal(t, ExitUsage, Code(err, true))
 		})
 	}

@@ -81,6 +81,7 @@ func TestDemoJSON(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(l), &v), "every line is JSON: %s", l)
 		if typ, ok := v["type"].(string); ok {
 			types[typ]++
+			assert.NotEmpty(t, v["session_id"], "every event line says whose it is: %s", l)
 			continue
 		}
 		var r result

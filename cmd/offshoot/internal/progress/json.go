@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/offshoot-dev/offshoot/bus"
 )
 
@@ -18,10 +20,13 @@ type Line struct {
 	// Seq is the envelope's number on the bus, increasing.
 	Seq  uint64    `json:"seq"`
 	Time time.Time `json:"time"`
-	// SessionID is the session the event was dispatched to; empty for an
-	// event told to observers only, such as a piece of streamed text
-	// (whose own session_id says whose it is) or a subagent's start.
-	SessionID string `json:"session_id,omitempty"`
+	// SessionID is the session the event is about: the one it was
+	// dispatched to, or, for an event told to observers only, the
+	// event's own session_id — the evaluation's session for a piece of
+	// streamed text (runner.Delta), the child's for a subagent's start
+	// and end, the session that started a background task for its
+	// notification. Empty only for an event that names no session.
+	SessionID string `json:"session_id"`
 	// Type names the event's Go type, such as "runner.ToolInvoked".
 	Type string `json:"type"`
 	// Event is the event itself; Error says why it could not be encoded.
@@ -44,6 +49,9 @@ func JSON(b *bus.Bus, w io.Writer) (stop func()) {
 			l.Error = "cannot encode the event: " + err.Error()
 		} else {
 			l.Event = bytes.TrimSuffix(event.Bytes(), []byte("\n"))
+			if id := gjson.GetBytes(l.Event, "session_id"); l.SessionID == "" && id.Type == gjson.String {
+				l.SessionID = id.Str
+			}
 		}
 		mu.Lock()
 		defer mu.Unlock()

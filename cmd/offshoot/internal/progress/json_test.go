@@ -11,6 +11,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/subagent"
 )
 
 func TestJSON(t *testing.T) {
@@ -42,4 +43,39 @@ func TestJSON(t *testing.T) {
 	assert.Equal(t, "func()", got[2].Type)
 	assert.Contains(t, got[2].Error, "cannot encode the event")
 	assert.Empty(t, got[2].Event)
+}
+
+// An event told to observers only comes in an envelope addressed to no
+// session: its line takes the event's own session id, and the key is
+// always there.
+func TestJSONSessionID(t *testing.T) {
+	tests := []struct {
+		name string
+		ev   ev
+		want string
+	}{
+		{"addressed to a session", ev{"s1", runner.ModelCalled{Turn: 1}}, "s1"},
+		{"the envelope wins", ev{"s1", runner.Delta{SessionID: "s2"}}, "s1"},
+		{"streamed text", text("s2", "hi"), "s2"},
+		{"a subagent starts", ev{"", subagent.Started{AgentID: "a1", SessionID: "child", ParentID: "s1"}}, "child"},
+		{"a subagent ends", ev{"", subagent.Finished{AgentID: "a1", SessionID: "child", ParentID: "s1"}}, "child"},
+		{"start hook", ev{"", subagent.SubagentStart{AgentID: "a1", SessionID: "child", ParentSessionID: "s1"}}, "child"},
+		{"stop hook", ev{"", subagent.SubagentStop{AgentID: "a1", SessionID: "child", ParentSessionID: "s1"}}, "child"},
+		{"a background task ends", ev{"", subagent.TaskNotification{TaskID: "a1", SessionID: "s1"}}, "s1"},
+		{"an event naming no session", ev{"", runner.ModelCalled{Turn: 1}}, ""},
+		{"a session id that is no string", ev{"", map[string]any{"session_id": 5}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := bus.New()
+			var out bytes.Buffer
+			stop := JSON(b, &out)
+			tell(t, b, tt.ev)
+			stop()
+			var line map[string]any
+			require.NoError(t, json.Unmarshal(out.Bytes(), &line), out.String())
+			require.Contains(t, line, "session_id", "the key is always written")
+			assert.Equal(t, tt.want, line["session_id"])
+		})
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -160,4 +161,40 @@ func TestRunWhenTheServerRefusesTheKey(t *testing.T) {
 	assert.Equal(t, cli.ExitFailed, code(err))
 	assert.Contains(t, err.Error(), "the run failed: ")
 	assert.Contains(t, err.Error(), "check the key (LLM_API_KEY, or \"api_key\" in .offshoot/config.json)")
+}
+
+// A run that fails on the provider's side, or cannot reach it, says what
+// to do about that.
+func TestRunWhenTheServerFails(t *testing.T) {
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `{"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}`)
+	}))
+	t.Cleanup(failing.Close) // after the parallel subtests
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // nothing listens there any more: connection refused
+
+	tests := []struct {
+		name string
+		url  string
+		want string
+	}{
+		{"HTTP 500 after the retries", failing.URL + "/v1", "the model's provider failed on its side (HTTP 500); wait a while and run it again"},
+		{"connection refused", closed.URL + "/v1", "the model's server could not be reached: check LLM_BASE_URL (or \"base_url\" in .offshoot/config.json) and that the server is up"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each waits through the adapter's retries
+			f := newFixture(t, nil)
+			f.vars["LLM_MODEL_ID"], f.vars["LLM_API_KEY"], f.vars["LLM_BASE_URL"] = "gpt-test", "sk-test", tt.url
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := f.run(t, ctx, &run{task: "Hi."})
+			require.Error(t, err)
+			assert.Equal(t, cli.ExitFailed, code(err))
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NotContains(t, err.Error(), "fix the cause above")
+		})
+	}
 }

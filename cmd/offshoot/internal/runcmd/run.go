@@ -10,7 +10,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -38,7 +41,10 @@ LLM_API_KEY and LLM_BASE_URL, LIGHT_LLM_* for the light model, or "models" in
 .offshoot/config.json) and prints what happens as it happens.
 
 The agent works on a copy of the directory (--dir, default: the project),
-read-only: what it writes stays in its session, never on disk. It has the
+read-only: what it writes stays in its session, never on disk. Left out of
+the copy, at any depth: .git, offshoot's own .offshoot folders (whose
+config.json may hold an API key) and .env and .env.* files, as well as
+files that are not UTF-8 text. It has the
 file and planning tools, Task, TaskOutput and TaskStop over the project's,
 the user's and the built-in agents, dispatch_subagent, and the tools of the
 configured MCP servers. The background tasks it starts are waited for, and it
@@ -175,9 +181,34 @@ func advice(err error) string {
 		return "wait a moment and run it again"
 	case errors.Is(err, model.ErrContextLength):
 		return "give it a narrower task or a smaller --dir"
-	default:
-		return "fix the cause above and run it again"
 	}
+	if status, ok := serverError(err); ok {
+		return fmt.Sprintf("the model's provider failed on its side (HTTP %d); wait a while and run it again, and if it goes on, check the provider's status", status)
+	}
+	if unreachable(err) {
+		return "the model's server could not be reached: check LLM_BASE_URL (or \"base_url\" in .offshoot/config.json) and that the server is up and reachable from here"
+	}
+	return "fix the cause above and run it again"
+}
+
+// serverError returns the HTTP status of an error the provider's server
+// answered with a 5xx status.
+func serverError(err error) (int, bool) {
+	var api *model.APIError
+	if errors.As(err, &api) && api.StatusCode >= 500 && api.StatusCode <= 599 {
+		return api.StatusCode, true
+	}
+	return 0, false
+}
+
+// unreachable reports whether err says no answer came from the model's
+// server: its name did not resolve, the connection was refused or broke,
+// the HTTP exchange failed.
+func unreachable(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	var u *url.Error
+	return errors.As(err, &op) || errors.As(err, &dns) || errors.As(err, &u) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // say prints a line about the run: on standard output with the tree, on

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -326,5 +329,32 @@ func TestRunInterrupted(t *testing.T) {
 	p, err := os.FindProcess(pid)
 	if err == nil {
 		assert.Error(t, p.Signal(syscall.Signal(0)), "the MCP server's process %d is left behind", pid)
+	}
+}
+
+func TestAdvice(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"max turns", runner.ErrMaxTurns, "give it more model calls with --max-turns, or a narrower task"},
+		{"budget", runner.ErrBudgetExceeded, "give it a narrower task"},
+		{"key", fmt.Errorf("x: %w", model.ErrAuth), "check the key (LLM_API_KEY, or \"api_key\" in .offshoot/config.json)"},
+		{"rate limit", &model.RateLimitError{Err: errors.New("slow down")}, "wait a moment and run it again"},
+		{"context length", model.ErrContextLength, "give it a narrower task or a smaller --dir"},
+		{"server error", fmt.Errorf("runner: %w", &model.APIError{StatusCode: 503, Message: "overloaded"}),
+			"the model's provider failed on its side (HTTP 503); wait a while and run it again"},
+		{"a request the server refused", &model.APIError{StatusCode: 400, Message: "bad request"}, "fix the cause above and run it again"},
+		{"connection refused", &url.Error{Op: "Post", URL: "http://localhost:1/v1", Err: refused},
+			"the model's server could not be reached: check LLM_BASE_URL (or \"base_url\" in .offshoot/config.json) and that the server is up"},
+		{"no such host", fmt.Errorf("openai: %w", &net.DNSError{Err: "no such host", Name: "api.example", IsNotFound: true}), "the model's server could not be reached"},
+		{"anything else", errors.New("boom"), "fix the cause above and run it again"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Contains(t, advice(tt.err), tt.want)
+		})
 	}
 }

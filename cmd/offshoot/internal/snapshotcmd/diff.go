@@ -8,7 +8,6 @@ import (
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/sessiontest"
 )
 
 func diffCommand(env *cli.Env) *cobra.Command {
@@ -17,8 +16,14 @@ func diffCommand(env *cli.Env) *cobra.Command {
 		Short: "Show how the state of two saved sessions differs",
 		Long: `diff compares the slices of the session snapshots saved in A and B, item by
 item, and prints a paragraph for each slice that differs: the items only A
-has (-), the items only B has (+) and the items that changed. Identity — ids,
-children, tags, times — is shown but not compared.
+has (-), the items only B has (+) and the items that changed, as compared.
+
+What says which run an item belongs to, or when it happened, is not
+compared, so two runs of the same task that did the same work are equal:
+the session's own identity (ids, children, tags, time) and, inside items,
+the fields ` + fieldList() + `;
+where one of those ids, or a time, appears inside a text (a tool's
+result, a task's notification), it reads <id> or <time>.
 
 Like diff(1), it exits with 0 when the states are equal, 1 when they differ
 and 2 when a file cannot be read.`,
@@ -34,7 +39,11 @@ and 2 when a file cannot be read.`,
 					return fail(cli.ExitUsage, err)
 				}
 			}
-			d := cli.Printable(sessiontest.Diff(snaps[0], snaps[1]))
+			d, err := compare(snaps[0], snaps[1], reg.Name)
+			if err != nil {
+				return fail(cli.ExitUsage, fmt.Errorf("%w; this is a bug, please report it", err))
+			}
+			d = cli.Printable(d)
 			if d == "" {
 				fmt.Fprintf(env.Stdout, "no differences in state between %s and %s\n", args[0], args[1])
 				return nil

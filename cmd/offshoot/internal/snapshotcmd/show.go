@@ -75,38 +75,82 @@ func show(w io.Writer, file string, snap session.Snapshot, reg *serde.Registry, 
 	return nil
 }
 
-// conversations prints every evaluation's conversation.
+// conversations prints every evaluation's conversation, with what it
+// spent over all its queries.
 func conversations(w io.Writer, snap session.Snapshot, full bool) {
 	evals := runner.Evaluations(snap)
 	if len(evals) == 0 {
 		return
 	}
-	rendered := map[string]runner.PromptRendered{}
-	for v := range snap.Items(reflect.TypeFor[runner.PromptRendered]()) {
-		r := v.(runner.PromptRendered)
-		rendered[r.Evaluation] = r
-	}
-	executed := map[string]runner.PromptExecuted{}
-	for v := range snap.Items(reflect.TypeFor[runner.PromptExecuted]()) {
-		e := v.(runner.PromptExecuted)
-		executed[e.Evaluation] = e
-	}
+	sums := spending(snap)
 	fmt.Fprintf(w, "\nconversations (%d):\n", len(evals))
 	for _, id := range evals {
 		msgs := runner.Conversation(snap, id)
 		head := "  " + cli.Printable(id)
-		if r, ok := rendered[id]; ok {
-			head += fmt.Sprintf(" (%s/%s)", r.NS, r.Key)
+		s := sums[id]
+		if s.ns != "" || s.key != "" {
+			head += fmt.Sprintf(" (%s/%s)", cli.Printable(s.ns), cli.Printable(s.key))
 		}
-		head += fmt.Sprintf(": %d messages", len(msgs))
-		if e, ok := executed[id]; ok {
-			head += fmt.Sprintf(", %d model turns, %d tool calls, %d tokens, finished", e.Turns, e.ToolCalls, e.Usage.TotalTokens)
+		head += ": " + plural(len(msgs), "message", "messages")
+		if s.queries > 1 {
+			head += ", " + plural(s.queries, "query", "queries")
+		}
+		if s.finished > 0 {
+			head += fmt.Sprintf(", %s, %s, %s", plural(s.turns, "model turn", "model turns"),
+				plural(s.toolCalls, "tool call", "tool calls"), plural(s.tokens, "token", "tokens"))
+		}
+		switch {
+		case s.finished > 0 && s.finished >= s.queries:
+			head += ", finished"
+		case s.queries > 1:
+			head += fmt.Sprintf(", %d of %d queries finished", s.finished, s.queries)
 		}
 		fmt.Fprintln(w, head)
 		for _, m := range msgs {
 			message(w, m, full)
 		}
 	}
+}
+
+// spent is what an evaluation's queries spent. Continuing a conversation
+// (Request.Continue) records another PromptRendered and, when the query
+// finishes, another PromptExecuted under the same evaluation id: the
+// counts are the sums over the queries that finished (a query that failed
+// or was stopped records no counts).
+type spent struct {
+	ns, key                  string
+	queries, finished        int
+	turns, toolCalls, tokens int
+}
+
+// spending sums the records of each evaluation of snap.
+func spending(snap session.Snapshot) map[string]spent {
+	sums := map[string]spent{}
+	for v := range snap.Items(reflect.TypeFor[runner.PromptRendered]()) {
+		r := v.(runner.PromptRendered)
+		s := sums[r.Evaluation]
+		s.ns, s.key = r.NS, r.Key
+		s.queries++
+		sums[r.Evaluation] = s
+	}
+	for v := range snap.Items(reflect.TypeFor[runner.PromptExecuted]()) {
+		e := v.(runner.PromptExecuted)
+		s := sums[e.Evaluation]
+		s.finished++
+		s.turns += e.Turns
+		s.toolCalls += e.ToolCalls
+		s.tokens += e.Usage.TotalTokens
+		sums[e.Evaluation] = s
+	}
+	return sums
+}
+
+// plural returns n with the singular or the plural noun, as n asks.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // message prints one message of a conversation: its role, then its text
