@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,14 @@ const DefaultMountMaxBytes = 4 << 20
 // ErrOutsideRoots is matched (errors.Is) by the error of a mount whose
 // host path does not resolve inside an allowed root.
 var ErrOutsideRoots = errors.New("vfs: host path outside the allowed roots")
+
+// ErrMountTooLarge is matched (errors.Is) by the error of a mount whose
+// files come to more than its byte cap (MaxBytes).
+var ErrMountTooLarge = errors.New("vfs: the mounted files exceed the byte cap")
+
+// binaryProbe is how much of a file is searched for a NUL byte: a file
+// with one there is binary, not text, and is not copied.
+const binaryProbe = 8 << 10
 
 // Mount copies host files into the VFS, read-only: changes in the VFS never
 // reach the host, and later changes on the host are not seen.
@@ -59,8 +68,10 @@ type Mount struct {
 // mount is followed only when it leads to a regular file inside the
 // mounted directory itself whose path there Exclude does not drop;
 // symlinks to directories are skipped. Also skipped, silently: files that
-// are not UTF-8 text, longer than MaxContentChars characters, or whose
-// VFS path would not be valid. Files are read through a limit, whatever
+// are not UTF-8 text (or hold a NUL byte in their first 8 KiB, as binary
+// files do), longer than MaxContentChars characters, or whose VFS path
+// would not be valid. Files over the cap make an error matching
+// ErrMountTooLarge. Files are read through a limit, whatever
 // size the host reports, and only the files copied count toward MaxBytes.
 // Files get version 1 and their host modification time.
 func LoadMounts(roots []string, mounts ...Mount) (Table, error) {
@@ -292,11 +303,11 @@ func (l *loader) add(p, rel string) error {
 		return nil // not representable in the VFS
 	}
 	data, modTime, ok := l.read(p)
-	if !ok || !utf8.Valid(data) || utf8.RuneCount(data) > MaxContentChars {
+	if !ok || !utf8.Valid(data) || utf8.RuneCount(data) > MaxContentChars || isBinary(data) {
 		return nil
 	}
 	if l.bytesRead+int64(len(data)) > l.budget {
-		return fmt.Errorf("the files exceed the mount's cap of %d bytes at %s; narrow Include or Exclude, or raise MaxBytes", l.budget, rel)
+		return fmt.Errorf("%w: the files exceed the mount's cap of %d bytes at %s; narrow Include or Exclude, or raise MaxBytes", ErrMountTooLarge, l.budget, rel)
 	}
 	l.bytesRead += int64(len(data))
 	if _, exists := l.t.get(name); !exists {
@@ -351,4 +362,10 @@ func matchAny(ps []pattern, rel string) bool {
 		}
 	}
 	return false
+}
+
+// isBinary reports whether data holds a NUL byte in its first binaryProbe
+// bytes.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0
 }

@@ -208,13 +208,14 @@ func TestMountSkipsWhatItCannotHold(t *testing.T) {
 }
 
 // The byte cap counts only the files that are copied: skipped files (not
-// UTF-8, too long) do not use it up.
+// UTF-8, binary, too long) do not use it up.
 func TestMountByteCapCountsOnlyCopiedFiles(t *testing.T) {
 	base := t.TempDir()
 	write := func(name string, data []byte) {
 		require.NoError(t, os.WriteFile(filepath.Join(base, name), data, 0o644))
 	}
 	write("a.bin", []byte(strings.Repeat("\xff", 1000)))
+	write("nul.dat", []byte("valid UTF-8, but binary\x00\x01\x02"))
 	write("b.txt", []byte(strings.Repeat("x", vfs.MaxContentChars+1)))
 	write("c.txt", []byte("12345678"))
 	table, err := vfs.LoadMounts([]string{base}, vfs.Mount{HostPath: base, MaxBytes: 10})
@@ -224,6 +225,23 @@ func TestMountByteCapCountsOnlyCopiedFiles(t *testing.T) {
 	write("d.txt", []byte("123"))
 	_, err = vfs.LoadMounts([]string{base}, vfs.Mount{HostPath: base, MaxBytes: 10})
 	assert.ErrorContains(t, err, "the files exceed the mount's cap of 10 bytes at d.txt; narrow Include or Exclude, or raise MaxBytes")
+	assert.ErrorIs(t, err, vfs.ErrMountTooLarge)
+}
+
+// A file with a NUL byte in its first 8 KiB is binary and is not copied,
+// even when it is valid UTF-8; a NUL further on does not make it binary.
+func TestMountSkipsBinaryFiles(t *testing.T) {
+	base := t.TempDir()
+	for name, data := range map[string]string{
+		"image.png": "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+		"late.txt":  strings.Repeat("a", 9<<10) + "\x00",
+		"notes.md":  "# Notes\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(base, name), []byte(data), 0o644))
+	}
+	table, err := vfs.LoadMounts([]string{base}, vfs.Mount{HostPath: base})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"late.txt", "notes.md"}, paths(table))
 }
 
 // A symlink inside a mount is followed only when its target lies inside

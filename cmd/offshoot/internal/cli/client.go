@@ -126,21 +126,13 @@ func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err er
 		return Usagef("--agent %s did not load: %s; fix it and check with 'offshoot agents validate'", f.Agent, Printable(diag.Error()))
 	case errors.Is(err, model.ErrUnknownModel):
 		return Usagef("--model %s: no model is called so here; use one of %s (configure more in %s)", f.Model, strings.Join(router.Names(), ", "), model.ConfigPath)
-	case overMountCap(err):
+	case errors.Is(err, vfs.ErrMountTooLarge):
 		return Usagef("--dir %s: its text files come to more than %d MiB, the most the agents' files take; point --dir at a smaller directory, such as the part of the project the task is about",
 			dir, vfs.DefaultMountMaxBytes>>20)
 	default:
 		return Usagef("cannot set up the main agent with the files of %s: %v; give a smaller directory with --dir (at most %d MiB of text files are copied), or check --agent and the configuration",
 			dir, err, vfs.DefaultMountMaxBytes>>20)
 	}
-}
-
-// overMountCap reports whether err says the directory copied in holds
-// more than the mount's byte cap. The VFS gives that error no value of its
-// own to match, so its words are: the advice it carries (Include,
-// Exclude, MaxBytes) is for a program, and the command line has its own.
-func overMountCap(err error) bool {
-	return strings.Contains(err.Error(), "exceed the mount's cap")
 }
 
 // countAgentProblems tells, on standard error, how many agent definitions
