@@ -1,0 +1,108 @@
+// Package regfile opens and reads files that come from a tree offshoot does
+// not control (a cloned repository's configuration, agent files, .mcp.json,
+// snapshots, transcripts). Such a path may name a FIFO, a device or a link to
+// one: opening a FIFO for reading blocks until a writer appears, and reading
+// /dev/zero never ends. Open refuses everything but a regular file without
+// blocking, and Read bounds what it reads.
+package regfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is matched (errors.Is) by the error of Open and Read for a
+// path that names a directory, a FIFO, a socket or a device, or a symbolic
+// link to one.
+var ErrNotRegular = errors.New("not a regular file")
+
+// TooLargeError is the error of Read for a file longer than its limit.
+type TooLargeError struct {
+	Path  string // the file
+	Limit int64  // the most that may be read, in bytes
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than %s, the most offshoot reads from such a file; make it smaller", e.Path, Size(e.Limit))
+}
+
+// Open opens path for reading if it is a regular file (a symbolic link is
+// followed). It never blocks on a FIFO: the file is opened non-blocking and
+// checked before it is used. Any other kind of file gives an error that
+// matches ErrNotRegular and names the path.
+func Open(path string) (*os.File, error) {
+	f, err := openNonblocking(path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s): offshoot reads only regular files here", ErrNotRegular, kind(info.Mode()))}
+	}
+	if err := setBlocking(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Read reads the whole of the regular file at path, at most limit bytes; a
+// longer file gives a *TooLargeError and nothing of its content.
+func Read(path string, limit int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadAll(f, path, limit)
+}
+
+// ReadAll reads r to its end, at most limit bytes; name is the file named
+// in the *TooLargeError of a longer input.
+func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &TooLargeError{Path: name, Limit: limit}
+	}
+	return data, nil
+}
+
+// Size formats a byte count for a message: "64 KiB", "16 MiB".
+func Size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}

@@ -1,0 +1,75 @@
+package regfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	regular := filepath.Join(dir, "config.json")
+	require.NoError(t, os.WriteFile(regular, []byte(`{"a":1}`), 0o600))
+	fifo := filepath.Join(dir, "fifo.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	zero := filepath.Join(dir, "zero.json")
+	require.NoError(t, os.Symlink("/dev/zero", zero))
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink(regular, link))
+
+	tests := []struct {
+		name    string
+		path    string
+		limit   int64
+		want    string
+		wantErr string
+		notReg  bool
+	}{
+		{name: "regular file", path: regular, limit: 100, want: `{"a":1}`},
+		{name: "link to a regular file", path: link, limit: 100, want: `{"a":1}`},
+		{name: "exactly the limit", path: regular, limit: 7, want: `{"a":1}`},
+		{name: "over the limit", path: regular, limit: 6, wantErr: "larger than 6 bytes"},
+		{name: "FIFO without a writer", path: fifo, limit: 100, wantErr: "a FIFO", notReg: true},
+		{name: "link to /dev/zero", path: zero, limit: 100, wantErr: "a character device", notReg: true},
+		{name: "directory", path: dir, limit: 100, wantErr: "a directory", notReg: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Read(tt.path, tt.limit)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				assert.Contains(t, err.Error(), tt.path)
+				assert.Equal(t, tt.notReg, errors.Is(err, ErrNotRegular))
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+}
+
+func TestReadMissingFileMatchesNotExist(t *testing.T) {
+	_, err := Read(filepath.Join(t.TempDir(), "absent"), 10)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestTooLargeErrorMatches(t *testing.T) {
+	_, err := ReadAll(strings.NewReader("abcdef"), "x", 3)
+	var tl *TooLargeError
+	require.ErrorAs(t, err, &tl)
+	assert.Equal(t, int64(3), tl.Limit)
+}
+
+func TestSize(t *testing.T) {
+	assert.Equal(t, "64 KiB", Size(64<<10))
+	assert.Equal(t, "16 MiB", Size(16<<20))
+	assert.Equal(t, "1 GiB", Size(1<<30))
+	assert.Equal(t, "1000 bytes", Size(1000))
+}
