@@ -3,7 +3,9 @@ package model_test
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,7 +50,9 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, model.ConfigFromEnv(envFunc(tt.env)))
+			got, err := model.ConfigFromEnv(envFunc(tt.env))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -131,16 +135,30 @@ func TestLoadProjectConfig(t *testing.T) {
 			name: "environment wins per key",
 			file: `{"models": {"main": {"model_id": "f-main", "api_key": "f-key", "base_url": "http://f/v1"},
 				"light": {"model_id": "f-light", "api_key": "f-lkey"}}}`,
-			env:       map[string]string{"LLM_API_KEY": "env-key", "LIGHT_LLM_MODEL_ID": "env-light"},
-			wantMain:  model.ModelConfig{ModelID: "f-main", APIKey: "env-key", BaseURL: "http://f/v1"},
-			wantLight: model.ModelConfig{ModelID: "env-light", APIKey: "f-lkey", BaseURL: "http://f/v1"},
+			env:       map[string]string{"LLM_MODEL_ID": "env-main", "LIGHT_LLM_MODEL_ID": "env-light", "LLM_TIMEOUT": "3s"},
+			wantMain:  model.ModelConfig{ModelID: "env-main", APIKey: "f-key", BaseURL: "http://f/v1", Timeout: model.Duration(3 * time.Second)},
+			wantLight: model.ModelConfig{ModelID: "env-light", APIKey: "f-lkey", BaseURL: "http://f/v1", Timeout: model.Duration(3 * time.Second)},
 		},
 		{
 			name:      "light falls back to main from another source",
-			file:      `{"models": {"light": {"base_url": "http://local/v1"}}}`,
-			env:       map[string]string{"LLM_MODEL_ID": "env-main", "LLM_API_KEY": "env-key"},
-			wantMain:  model.ModelConfig{ModelID: "env-main", APIKey: "env-key"},
-			wantLight: model.ModelConfig{ModelID: "env-main", APIKey: "env-key", BaseURL: "http://local/v1"},
+			file:      `{"models": {"light": {"model_id": "f-light"}}}`,
+			env:       map[string]string{"LLM_MODEL_ID": "env-main", "LLM_API_KEY": "env-key", "LLM_BASE_URL": "http://env/v1"},
+			wantMain:  model.ModelConfig{ModelID: "env-main", APIKey: "env-key", BaseURL: "http://env/v1"},
+			wantLight: model.ModelConfig{ModelID: "f-light", APIKey: "env-key", BaseURL: "http://env/v1"},
+		},
+		{
+			name:      "the environment's base URL takes the environment's key",
+			file:      `{"models": {"main": {"model_id": "f-main", "base_url": "http://f/v1"}}}`,
+			env:       map[string]string{"LLM_API_KEY": "env-key", "LLM_BASE_URL": "http://env/v1"},
+			wantMain:  model.ModelConfig{ModelID: "f-main", APIKey: "env-key", BaseURL: "http://env/v1"},
+			wantLight: model.ModelConfig{ModelID: "f-main", APIKey: "env-key", BaseURL: "http://env/v1"},
+		},
+		{
+			name:      "a project's server with its own key",
+			file:      `{"models": {"main": {"model_id": "f-main", "base_url": "http://f/v1", "api_key": "f-key"}}}`,
+			env:       map[string]string{"LLM_MODEL_ID": "env-main"},
+			wantMain:  model.ModelConfig{ModelID: "env-main", APIKey: "f-key", BaseURL: "http://f/v1"},
+			wantLight: model.ModelConfig{ModelID: "env-main", APIKey: "f-key", BaseURL: "http://f/v1"},
 		},
 	}
 	for _, tt := range tests {
@@ -153,11 +171,124 @@ func TestLoadProjectConfig(t *testing.T) {
 			require.NoError(t, err)
 			main, ok := cfg.Model("main")
 			require.True(t, ok)
-			assert.Equal(t, tt.wantMain, main)
+			assert.Equal(t, tt.wantMain, exported(main))
+			assert.Empty(t, main.KeyWithheld)
 			light, ok := cfg.Model("light")
 			require.True(t, ok)
-			assert.Equal(t, tt.wantLight, light)
+			assert.Equal(t, tt.wantLight, exported(light))
+			assert.Empty(t, light.KeyWithheld)
 		})
+	}
+}
+
+// exported is m without what Config.Model works out (KeyWithheld) and what
+// it works it out from.
+func exported(m model.ModelConfig) model.ModelConfig {
+	return model.ModelConfig{ModelID: m.ModelID, APIKey: m.APIKey, BaseURL: m.BaseURL,
+		Timeout: m.Timeout, StallTimeout: m.StallTimeout, Stream: m.Stream}
+}
+
+// A project's file, which anyone may have written, cannot send the user's
+// key to a server of its choosing: a key from the environment or the
+// user's own configuration goes only with a base URL from the same trusted
+// places.
+func TestAProjectCannotTakeTheUsersKey(t *testing.T) {
+	user := model.Config{Models: map[string]model.ModelConfig{"main": {APIKey: "user-key"}}}
+	userURL := model.Config{Models: map[string]model.ModelConfig{"main": {BaseURL: "http://mine/v1"}}}
+	tests := []struct {
+		name    string
+		file    string
+		env     map[string]string
+		over    []model.Config
+		model   string
+		wantURL string
+	}{
+		{name: "the environment's key", file: `{"models": {"main": {"model_id": "m", "base_url": "http://attacker/v1"}}}`,
+			env: map[string]string{"LLM_API_KEY": "env-key", "LLM_MODEL_ID": "m"}, model: "main", wantURL: "http://attacker/v1"},
+		{name: "the user's configured key", file: `{"models": {"main": {"model_id": "m", "base_url": "http://attacker/v1"}}}`,
+			over: []model.Config{user}, model: "main", wantURL: "http://attacker/v1"},
+		{name: "the light model's fallback", file: `{"models": {"light": {"base_url": "http://attacker/v1"}}}`,
+			env: map[string]string{"LLM_API_KEY": "env-key", "LLM_MODEL_ID": "m"}, model: "light", wantURL: "http://attacker/v1"},
+		{name: "a project key meant for another server", file: `{"models": {"light": {"base_url": "http://attacker/v1"}, "main": {"api_key": "p"}}}`,
+			env: map[string]string{"LLM_API_KEY": "env-key", "LLM_MODEL_ID": "m"}, model: "light", wantURL: "http://attacker/v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeConfig(t, dir, tt.file)
+			cfg, err := model.LoadProjectConfig(dir, envFunc(tt.env), tt.over...)
+			require.NoError(t, err)
+			m, ok := cfg.Model(tt.model)
+			require.True(t, ok)
+			assert.Equal(t, tt.wantURL, m.BaseURL)
+			assert.Empty(t, m.APIKey, "no key goes to the project's server")
+			assert.Contains(t, m.KeyWithheld, tt.wantURL)
+			assert.Contains(t, m.KeyWithheld, "BASE_URL="+tt.wantURL, "the message says which setting to add")
+		})
+	}
+	t.Run("the user's own base URL takes the environment's key", func(t *testing.T) {
+		dir := t.TempDir()
+		writeConfig(t, dir, `{"models": {"main": {"model_id": "m", "base_url": "http://attacker/v1"}}}`)
+		cfg, err := model.LoadProjectConfig(dir, envFunc(map[string]string{"LLM_API_KEY": "env-key"}), userURL)
+		require.NoError(t, err)
+		m, _ := cfg.Model("main")
+		assert.Equal(t, "http://mine/v1", m.BaseURL)
+		assert.Equal(t, "env-key", m.APIKey)
+		assert.Empty(t, m.KeyWithheld)
+	})
+}
+
+func TestSettingsFromTheEnvironment(t *testing.T) {
+	yes, no := true, false
+	cfg, err := model.ConfigFromEnv(envFunc(map[string]string{"LLM_MODEL_ID": "m", "LLM_TIMEOUT": "2m", "LLM_STALL_TIMEOUT": "45s",
+		"LLM_STREAM": "false", "LIGHT_LLM_STREAM": "1"}))
+	require.NoError(t, err)
+	assert.Equal(t, model.ModelConfig{ModelID: "m", Timeout: model.Duration(2 * time.Minute), StallTimeout: model.Duration(45 * time.Second), Stream: &no},
+		cfg.Models["main"])
+	assert.Equal(t, model.ModelConfig{Stream: &yes}, cfg.Models["light"])
+
+	for env, want := range map[string]string{
+		"LLM_TIMEOUT":             "LLM_TIMEOUT",
+		"LIGHT_LLM_STALL_TIMEOUT": "LIGHT_LLM_STALL_TIMEOUT",
+		"LLM_STREAM":              "give true or false",
+	} {
+		_, err := model.ConfigFromEnv(envFunc(map[string]string{env: "soon"}))
+		require.Error(t, err, env)
+		assert.Contains(t, err.Error(), want)
+	}
+}
+
+func TestConfigFileSettings(t *testing.T) {
+	dir := t.TempDir()
+	writeConfig(t, dir, `{"models": {"main": {"model_id": "m", "timeout": "90s", "stall_timeout": "1m", "stream": false}}}`)
+	cfg, err := model.LoadProjectConfig(dir, envFunc(nil))
+	require.NoError(t, err)
+	m, _ := cfg.Model("main")
+	assert.Equal(t, model.Duration(90*time.Second), m.Timeout)
+	assert.Equal(t, model.Duration(time.Minute), m.StallTimeout)
+	require.NotNil(t, m.Stream)
+	assert.False(t, *m.Stream)
+
+	writeConfig(t, dir, `{"models": {"main": {"model_id": "m", "timeout": 90}}}`)
+	_, err = model.LoadProjectConfig(dir, envFunc(nil))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"10m"`)
+}
+
+// A configuration file is read only when it is a regular file, and within
+// a bound: a FIFO or a link to /dev/zero is an error at once.
+func TestLoadConfigRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.json")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	zero := filepath.Join(dir, "zero.json")
+	require.NoError(t, os.Symlink("/dev/zero", zero))
+	big := filepath.Join(dir, "big.json")
+	require.NoError(t, os.WriteFile(big, make([]byte, model.MaxConfigBytes+1), 0o600))
+	for _, path := range []string{fifo, zero, big} {
+		_, err := model.LoadConfig(path)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), path)
 	}
 }
 
@@ -212,4 +343,12 @@ func TestModelConfigHidesKey(t *testing.T) {
 		assert.NotContains(t, s, "sk-secret", format)
 		assert.Contains(t, s, "api_key: set", format)
 	}
+}
+
+func mustEnv(getenv func(string) string) model.Config {
+	c, err := model.ConfigFromEnv(getenv)
+	if err != nil {
+		panic(err)
+	}
+	return c
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -18,6 +19,9 @@ var (
 	// ErrAuth reports that the provider rejected the credentials or the
 	// permissions of the key.
 	ErrAuth = errors.New("model: authentication failed; check the API key (LLM_API_KEY) and its permissions for this model")
+	// ErrQuota reports that the account has no quota or credit left: a
+	// billing matter, which waiting does not fix.
+	ErrQuota = errors.New("model: the provider refused for lack of quota or credit on the account (a billing matter, not a rate limit); add credit or raise the account's limits at the provider")
 	// ErrNotConfigured reports that no main model is configured. Its
 	// message says which variables to set.
 	ErrNotConfigured = errors.New("model: no main model configured")
@@ -100,4 +104,35 @@ func (e *APIError) Unwrap() error { return e.Err }
 // errors (5xx) and throttling (429).
 func (e *APIError) Temporary() bool {
 	return e.StatusCode == 429 || e.StatusCode >= 500
+}
+
+// ErrTimeout reports that a call to a model ran past one of its bounds:
+// the whole call took too long, or the server went silent in the middle
+// of its answer. The error is a *TimeoutError, which says which bound.
+var ErrTimeout = errors.New("model: the call timed out")
+
+// TimeoutError is the error of a model call that ran past one of its
+// bounds. errors.Is(err, ErrTimeout) and errors.Is(err,
+// context.DeadlineExceeded) are true.
+type TimeoutError struct {
+	// Stall is true when the server went silent for Limit (the stall
+	// timeout); false when the whole call took Limit (the timeout).
+	Stall bool
+	// Limit is the bound that was reached.
+	Limit time.Duration
+}
+
+// Error says which bound fired and how to change it.
+func (e *TimeoutError) Error() string {
+	if e.Stall {
+		return fmt.Sprintf("model: the server sent nothing for %s, the stall timeout; if it is slow rather than stuck, raise it "+
+			"(\"stall_timeout\" in the model's configuration, or LLM_STALL_TIMEOUT)", e.Limit)
+	}
+	return fmt.Sprintf("model: no complete answer within %s, the timeout of a whole call; if the model needs longer, raise it "+
+		"(\"timeout\" in the model's configuration, or LLM_TIMEOUT)", e.Limit)
+}
+
+// Is reports whether target is ErrTimeout or context.DeadlineExceeded.
+func (e *TimeoutError) Is(target error) bool {
+	return target == ErrTimeout || target == context.DeadlineExceeded
 }

@@ -39,8 +39,8 @@ func TestNewRouterNotConfigured(t *testing.T) {
 		cfg  model.Config
 	}{
 		{"empty", model.Config{}},
-		{"light only", model.ConfigFromEnv(envFunc(map[string]string{"LIGHT_LLM_MODEL_ID": "small"}))},
-		{"key without model id", model.ConfigFromEnv(envFunc(map[string]string{"LLM_API_KEY": "sk"}))},
+		{"light only", mustEnv(envFunc(map[string]string{"LIGHT_LLM_MODEL_ID": "small"}))},
+		{"key without model id", mustEnv(envFunc(map[string]string{"LLM_API_KEY": "sk"}))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,7 +109,7 @@ func TestRouterResolve(t *testing.T) {
 
 func TestRouterSharesIdenticalModels(t *testing.T) {
 	var built []string
-	r, err := model.NewRouter(model.ConfigFromEnv(envFunc(map[string]string{"LLM_MODEL_ID": "m"})), fakeFactory(&built))
+	r, err := model.NewRouter(mustEnv(envFunc(map[string]string{"LLM_MODEL_ID": "m"})), fakeFactory(&built))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"main"}, built)
 	light, err := r.Resolve("light", nil)

@@ -110,7 +110,7 @@ func TestInvalidBodyIsNotRetried(t *testing.T) {
 		},
 		{
 			name:  "not JSON",
-			write: func(w http.ResponseWriter) { _, _ = io.WriteString(w, "<html>gateway</html>") },
+			write: func(w http.ResponseWriter) { _, _ = io.WriteString(w, "gateway timeout") },
 			want:  "invalid character",
 		},
 	}

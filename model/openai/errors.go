@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"strconv"
@@ -37,21 +38,54 @@ func (m *Model) statusError(resp *http.Response) error {
 		e.Message, e.Code, kind = wrapped.Error.Message, errorCode(wrapped.Error.Code), wrapped.Error.Type
 	case json.Unmarshal(body, &bare) == nil && bare.Message != "":
 		e.Message, e.Code, kind = bare.Message, errorCode(bare.Code), bare.Type
+	case isWebPage(resp.Header, body):
+		e.Message = webPageAdvice
 	default:
 		e.Message = truncate(strings.TrimSpace(string(body)), 500)
 		if e.Message == "" && readErr != nil {
 			e.Err = readErr
 		}
 	}
+	if resp.StatusCode == http.StatusNotFound && e.Message != webPageAdvice {
+		e.Message = strings.TrimSuffix(e.Message, ".") + "; " + wrongPlace
+		if strings.HasPrefix(e.Message, "; ") {
+			e.Message = wrongPlace
+		}
+	}
+	e.Message = m.redact(e.Message)
 	return classify(e, kind, resp.Header, m.cfg.Now())
+}
+
+// wrongPlace says where a request that found no chat completions went.
+const wrongPlace = "the base URL (LLM_BASE_URL, or \"base_url\" in the configuration) probably lacks /v1 or points at " +
+	"another service: it must be the API root whose /chat/completions answers, such as http://localhost:8000/v1"
+
+// webPageAdvice is the message for a server that answered with a web page.
+const webPageAdvice = "the server answered with a web page, not the API: " + wrongPlace
+
+// isWebPage reports whether an answer is HTML.
+func isWebPage(h http.Header, body []byte) bool {
+	if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); mt == "text/html" {
+		return true
+	}
+	head := bytes.ToLower(bytes.TrimSpace(body[:min(len(body), 64)]))
+	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
+}
+
+// webPage is the error of a successful status whose body is a web page.
+func webPage(status int) error {
+	return &model.APIError{StatusCode: status, Message: webPageAdvice}
 }
 
 // classify wraps e in the kind of error its status and code say.
 func classify(e *model.APIError, kind string, header http.Header, now time.Time) error {
 	switch {
+	case e.Code == "insufficient_quota" || kind == "insufficient_quota":
+		return fmt.Errorf("%w: %w", model.ErrQuota, e)
 	case e.StatusCode == http.StatusTooManyRequests:
 		return &model.RateLimitError{RetryAfter: retryAfter(header, now), Err: e}
-	case e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden:
+	case e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden ||
+		e.Code == "invalid_api_key" || kind == "authentication_error" || e.Code == "invalid_authentication":
 		return fmt.Errorf("%w: %w", model.ErrAuth, e)
 	case (e.StatusCode == http.StatusBadRequest || e.StatusCode == http.StatusRequestEntityTooLarge || e.StatusCode == 0) &&
 		isContextLength(e.Code, kind, e.Message):
@@ -103,6 +137,9 @@ func readCompletion(resp *http.Response) (gopenai.ChatCompletionResponse, error)
 	case len(data) > maxBody:
 		return cr, invalidBody(resp.StatusCode, fmt.Sprintf("it is larger than %d MiB", maxBody>>20), nil)
 	}
+	if isWebPage(resp.Header, data) {
+		return cr, webPage(resp.StatusCode)
+	}
 	err = json.NewDecoder(bytes.NewReader(data)).Decode(&cr)
 	switch {
 	case errors.Is(err, io.EOF):
@@ -147,6 +184,9 @@ func isContextLength(code, kind, msg string) bool {
 // retryable reports whether err is throttling (other than an exhausted
 // quota, which waiting does not fix) or a server error.
 func retryable(err error) bool {
+	if errors.Is(err, model.ErrTimeout) { // a stall before the answer began
+		return true
+	}
 	var e *model.APIError
 	if !errors.As(err, &e) {
 		return transient(err)

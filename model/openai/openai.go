@@ -48,6 +48,14 @@ const (
 	DefaultBaseDelay = time.Second
 	// DefaultMaxDelay caps the backoff.
 	DefaultMaxDelay = 30 * time.Second
+	// DefaultTimeout bounds a whole call, retries included: long enough for
+	// a reasoning model that thinks for minutes, short enough that a dead
+	// server does not hold a run forever.
+	DefaultTimeout = 10 * time.Minute
+	// DefaultStallTimeout bounds a silence of the server within a call:
+	// before the first piece of a streamed answer, between two pieces, or
+	// while the body of a whole answer arrives.
+	DefaultStallTimeout = 5 * time.Minute
 )
 
 // Config configures a Model. The zero value of every field is usable; start
@@ -77,6 +85,21 @@ type Config struct {
 	BaseDelay time.Duration
 	// MaxDelay caps the backoff (not Retry-After): DefaultMaxDelay when 0.
 	MaxDelay time.Duration
+	// Timeout bounds a whole call (Generate or Stream), retries and their
+	// waits included: DefaultTimeout when 0. The error of a call that
+	// reaches it matches model.ErrTimeout.
+	Timeout time.Duration
+	// StallTimeout bounds a silence of the server: from sending a streamed
+	// request to the first piece of its answer, between two pieces, and
+	// while the body of a whole answer arrives: DefaultStallTimeout when 0.
+	// A stall before the answer began is retried like a dropped
+	// connection; one in the middle of an answer is not. The error matches
+	// model.ErrTimeout.
+	StallTimeout time.Duration
+	// NoStream makes Stream ask for a whole answer ("stream": false) and
+	// deliver it in one piece, for servers that mishandle streamed
+	// requests.
+	NoStream bool
 	// LegacyMaxTokens sends Request.MaxTokens as max_tokens, for servers
 	// that do not know max_completion_tokens (the current OpenAI field,
 	// used by default).
@@ -111,8 +134,10 @@ func DefaultConfig() Config {
 // Model is a model.Model and model.Streamer that calls an OpenAI-compatible
 // Chat Completions endpoint. It is safe for concurrent use.
 type Model struct {
-	cfg      Config
-	endpoint string
+	cfg           Config
+	endpoint      string
+	shownEndpoint string   // endpoint with its query's values redacted
+	secrets       []string // what no error may show: the key, the query's values
 }
 
 var (
@@ -155,12 +180,28 @@ func New(cfg Config) (*Model, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{}
 	}
-	return &Model{cfg: cfg, endpoint: strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions"}, nil
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.StallTimeout <= 0 {
+		cfg.StallTimeout = DefaultStallTimeout
+	}
+	// The endpoint keeps the base URL's query (some gateways take an
+	// api-version or a key there); what errors show of it is redacted.
+	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
+	u.RawPath = ""
+	m := &Model{cfg: cfg, endpoint: u.String()}
+	m.secrets = secretsOf(cfg.APIKey, u)
+	shown := *u
+	shown.RawQuery = m.redact(u.RawQuery)
+	m.shownEndpoint = shown.String()
+	return m, nil
 }
 
 // Factory returns a model.Factory for model.NewRouter that builds Models
-// from base (DefaultConfig, say), with the router's model id, API key and
-// base URL (when set) taking the place of base's.
+// from base (DefaultConfig, say), with the router's model id, API key,
+// base URL, timeouts and stream setting (when set) taking the place of
+// base's.
 func Factory(base Config) model.Factory {
 	return func(_ string, mc model.ModelConfig) (model.Model, error) {
 		c := base
@@ -170,6 +211,15 @@ func Factory(base Config) model.Factory {
 		}
 		if mc.BaseURL != "" {
 			c.BaseURL = mc.BaseURL
+		}
+		if mc.Timeout > 0 {
+			c.Timeout = time.Duration(mc.Timeout)
+		}
+		if mc.StallTimeout > 0 {
+			c.StallTimeout = time.Duration(mc.StallTimeout)
+		}
+		if mc.Stream != nil {
+			c.NoStream = !*mc.Stream
 		}
 		m, err := New(c)
 		if err != nil {
@@ -192,6 +242,13 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Respon
 	if req == nil {
 		return nil, errors.New("openai: Generate needs a request")
 	}
+	ctx, cancel := m.bound(ctx)
+	defer cancel()
+	resp, err := m.generate(ctx, req)
+	return resp, m.callError(ctx, err)
+}
+
+func (m *Model) generate(ctx context.Context, req *model.Request) (*model.Response, error) {
 	body, out, err := m.chatRequest(req, false)
 	if err != nil {
 		return nil, err
@@ -259,9 +316,19 @@ func (m *Model) send(ctx context.Context, body []byte, stream bool) (*http.Respo
 // body open; otherwise the error, mapped to the model package's kinds, and
 // the response headers when an answer came.
 func (m *Model) post(ctx context.Context, body []byte, stream bool) (*http.Response, http.Header, error) {
+	ctx, watch := m.watch(ctx, stream)
+	resp, header, err := m.attempt(ctx, body, stream)
+	if err != nil {
+		return nil, header, watch.fail(err)
+	}
+	resp.Body = watch.body(resp.Body)
+	return resp, header, nil
+}
+
+func (m *Model) attempt(ctx context.Context, body []byte, stream bool) (*http.Response, http.Header, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, fmt.Errorf("openai: chat completion: %w", err)
+		return nil, nil, fmt.Errorf("openai: chat completion: %w", m.hideURL(err))
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	if stream {
@@ -275,7 +342,7 @@ func (m *Model) post(ctx context.Context, body []byte, stream bool) (*http.Respo
 	}
 	resp, err := m.cfg.HTTPClient.Do(hreq)
 	if err != nil {
-		return nil, nil, fmt.Errorf("openai: chat completion: %w", err)
+		return nil, nil, fmt.Errorf("openai: chat completion: %w", m.hideURL(err))
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return resp, resp.Header, nil

@@ -324,9 +324,10 @@ func TestNewRejectsBadBaseURL(t *testing.T) {
 
 func TestFactoryWithRouter(t *testing.T) {
 	ws := newWireServer(t, reply{status: 200, body: finalReply})
-	cfg := model.ConfigFromEnv(func(k string) string {
+	cfg, err := model.ConfigFromEnv(func(k string) string {
 		return map[string]string{"LLM_MODEL_ID": "gpt-main", "LLM_BASE_URL": ws.URL + "/v1", "LIGHT_LLM_MODEL_ID": "gpt-light", "LLM_API_KEY": "sk-env"}[k]
 	})
+	require.NoError(t, err)
 	r, err := model.NewRouter(cfg, openai.Factory(openai.Config{HTTPClient: ws.Client()}))
 	require.NoError(t, err)
 	light, err := r.Resolve("light", nil)

@@ -137,7 +137,7 @@ func TestErrorsNotRetried(t *testing.T) {
 		{
 			name:   "quota exhausted",
 			reply:  reply{status: 429, header: map[string]string{"Retry-After": "1"}, body: errorBody("You exceeded your current quota.", "insufficient_quota", "insufficient_quota")},
-			is:     model.ErrRateLimited,
+			is:     model.ErrQuota,
 			status: 429,
 		},
 	}

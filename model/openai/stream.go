@@ -43,6 +43,21 @@ func (m *Model) Stream(ctx context.Context, req *model.Request, fn func(model.De
 	if fn == nil {
 		fn = func(model.Delta) error { return nil }
 	}
+	ctx, cancel := m.bound(ctx)
+	defer cancel()
+	if m.cfg.NoStream {
+		answer, err := m.generate(ctx, req)
+		if err != nil {
+			return nil, m.callError(ctx, err)
+		}
+		resp, err := deliverWhole(ctx, req, answer, fn)
+		return resp, m.callError(ctx, err)
+	}
+	resp, err := m.stream(ctx, req, fn)
+	return resp, m.callError(ctx, streamHint(err))
+}
+
+func (m *Model) stream(ctx context.Context, req *model.Request, fn func(model.Delta) error) (*model.Response, error) {
 	body, out, err := m.chatRequest(req, true)
 	if err != nil {
 		return nil, err
@@ -54,16 +69,38 @@ func (m *Model) Stream(ctx context.Context, req *model.Request, fn func(model.De
 	defer resp.Body.Close()
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		return m.wholeAnswer(ctx, req, resp, out, fn)
+	} else if mt == "text/html" {
+		return nil, webPage(resp.StatusCode)
 	}
-	s := streamState{req: req, fn: fn, status: resp.StatusCode, now: m.cfg.Now, limit: maxBody}
+	s := streamState{req: req, fn: fn, status: resp.StatusCode, now: m.cfg.Now, limit: maxBody, redact: m.redact}
 	err = s.read(newEventReader(resp.Body))
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			err = fmt.Errorf("openai: %w while streaming the answer", cerr)
+			err = fmt.Errorf("openai: %w while streaming the answer: %w", cerr, err)
 		}
 		return s.partial(), err
 	}
 	return s.response(out), nil
+}
+
+// streamHint adds to the error of a streamed request that the server
+// refused or answered unreadably how to turn streaming off, since some
+// servers handle only whole answers well.
+func streamHint(err error) error {
+	var api *model.APIError
+	if err == nil || !errors.As(err, &api) || errors.Is(err, model.ErrAuth) || errors.Is(err, model.ErrRateLimited) ||
+		errors.Is(err, model.ErrQuota) || errors.Is(err, model.ErrContextLength) || errors.Is(err, model.ErrTimeout) ||
+		api.StatusCode >= 500 || api.StatusCode == http.StatusNotFound {
+		return err
+	}
+	return fmt.Errorf("%w; if this server mishandles streamed requests, turn streaming off (\"stream\": false in the model's configuration, or LLM_STREAM=false)", err)
+}
+
+// deliverWhole hands a whole answer to fn as a stream would, in pieces.
+func deliverWhole(ctx context.Context, req *model.Request, answer *model.Response, fn func(model.Delta) error) (*model.Response, error) {
+	return model.Stream(ctx, model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+		return answer, nil
+	}), req, fn)
 }
 
 // wholeAnswer handles a server that ignored "stream": true.
@@ -79,9 +116,7 @@ func (m *Model) wholeAnswer(ctx context.Context, req *model.Request, resp *http.
 	if err != nil {
 		return nil, err
 	}
-	return model.Stream(ctx, model.Func(func(context.Context, *model.Request) (*model.Response, error) {
-		return answer, nil
-	}), req, fn)
+	return deliverWhole(ctx, req, answer, fn)
 }
 
 // streamState assembles a streamed answer and delivers its pieces.
@@ -90,6 +125,7 @@ type streamState struct {
 	fn     func(model.Delta) error
 	status int
 	now    func() time.Time
+	redact func(string) string // hides secrets a server echoes
 
 	text, refusal []byte
 	content       bool // a delta had a content that is not null
@@ -337,6 +373,9 @@ func (s *streamState) streamError(v gjson.Result) error {
 	}
 	if e.Message == "" {
 		e.Message = "the server reported an error in the stream: " + truncate(v.Raw, 500)
+	}
+	if s.redact != nil {
+		e.Message = s.redact(e.Message)
 	}
 	return classify(e, kind, nil, s.now())
 }
