@@ -38,6 +38,9 @@ type AgentFlags struct {
 	// MaxTurns bounds the main agent's model calls for each task or
 	// message (--max-turns); 0 for the runner's default.
 	MaxTurns int
+	// Models are the model settings given on the command line (--timeout,
+	// --stall-timeout, --no-stream), which win over the configuration.
+	Models ModelFlags
 }
 
 // Add registers the flags on cmd.
@@ -48,6 +51,7 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl.StringVar(&f.Dir, "dir", "", "the directory the agents read, copied in read-only (default: the project directory)")
 	fl.StringVar(&f.Save, "save", "", "write the session's snapshot to this file at the end (read it with 'offshoot snapshot show')")
 	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
+	f.Models.Add(cmd)
 }
 
 // NewClient returns the client of a command that runs a main agent, as
@@ -83,7 +87,7 @@ func (e *Env) NewClient(f AgentFlags, opts ...offshoot.Option) (*offshoot.Client
 	if err != nil {
 		return nil, Usagef("--dir %s: %v", f.Dir, err)
 	}
-	router, err := e.Models()
+	router, err := e.Models(f.Models)
 	if err != nil {
 		return nil, err
 	}

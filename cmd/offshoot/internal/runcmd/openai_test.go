@@ -59,17 +59,42 @@ func (s *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.seen = append(s.seen, req)
 	s.mu.Unlock()
+	answer := stream
+	if !req.Stream {
+		answer = whole
+	}
 	system, last := req.Messages[0].Content, req.Messages[len(req.Messages)-1]
 	switch {
 	case strings.Contains(system, "# Task\nFind the tests"):
-		stream(w, "The tests are in main_test.go.", nil)
+		answer(w, "The tests are in main_test.go.", nil)
 	case last.Role == "user":
-		stream(w, "Let me look at the files first.", []toolCall{{"ls", map[string]string{"path": ""}}})
+		answer(w, "Let me look at the files first.", []toolCall{{"ls", map[string]string{"path": ""}}})
 	case strings.HasPrefix(last.Content, "Subagent (explore"):
-		stream(w, "There is one program, main.go, and its tests are in main_test.go.", nil)
+		answer(w, "There is one program, main.go, and its tests are in main_test.go.", nil)
 	default:
-		stream(w, "", []toolCall{{"Task", map[string]string{"subagent_type": "explore", "description": "Find the tests", "prompt": "Where are the tests?"}}})
+		answer(w, "", []toolCall{{"Task", map[string]string{"subagent_type": "explore", "description": "Find the tests", "prompt": "Where are the tests?"}}})
 	}
+}
+
+// whole writes an answer as one chat completion, for a request that did
+// not ask for a stream.
+func whole(w http.ResponseWriter, text string, calls []toolCall) {
+	msg := map[string]any{"role": "assistant", "content": text}
+	finish := "stop"
+	if len(calls) > 0 {
+		finish = "tool_calls"
+		var tc []map[string]any
+		for i, c := range calls {
+			args, _ := json.Marshal(c.args)
+			tc = append(tc, map[string]any{"id": fmt.Sprintf("call_%d", i), "type": "function",
+				"function": map[string]string{"name": c.name, "arguments": string(args)}})
+		}
+		msg["tool_calls"] = tc
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-test",
+		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]int{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
 }
 
 type toolCall struct {

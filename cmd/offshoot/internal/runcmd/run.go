@@ -177,6 +177,10 @@ func advice(err error) string {
 		return "give it a narrower task"
 	case errors.Is(err, model.ErrAuth):
 		return "check the key (LLM_API_KEY, or \"api_key\" in .offshoot/config.json)"
+	case errors.Is(err, model.ErrQuota):
+		return "the account behind the key has no quota or credit left: add credit or raise its limits at the provider, or use another key"
+	case errors.Is(err, model.ErrTimeout):
+		return "if the model is slow rather than stuck, give it longer with --timeout or --stall-timeout"
 	case errors.Is(err, model.ErrRateLimited):
 		return "wait a moment and run it again"
 	case errors.Is(err, model.ErrContextLength):
