@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 )
 
 // maxFileSize is the largest agent or config file read.
@@ -53,7 +55,7 @@ func parseMarkdown(path string, data []byte, src Source) (d *draft, skip *Diagno
 
 // readLimited reads the file at path, refusing files over maxFileSize.
 func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path) // never a FIFO or a device
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +86,15 @@ func scanDir(dir string, src Source) (drafts []*draft, errs, warns []*Diagnostic
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if info, err := os.Stat(p); err != nil || info.IsDir() {
+		info, err := os.Stat(p)
+		switch {
+		case err != nil && errors.Is(err, fs.ErrNotExist):
+			warns = append(warns, &Diagnostic{Path: p, Message: "a symbolic link to nothing: skipped"})
+			continue
+		case err != nil:
+			warns = append(warns, &Diagnostic{Path: p, Message: fmt.Sprintf("cannot be read (%v): skipped; a symbolic link that leads back to itself does this", err)})
+			continue
+		case info.IsDir():
 			continue
 		}
 		data, err := readLimited(p)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/serde"
 )
 
@@ -37,6 +38,9 @@ func (s FileStore) Path(ns, key, tag string) (string, error) {
 	return filepath.Join(s.Dir, ns, key, tag+".json"), nil
 }
 
+// maxOverrideBytes is the most Load reads of an override file.
+const maxOverrideBytes = 4 << 20
+
 // Load reads the override (ns, key, tag); it returns nil and no error when
 // there is none. A file that is not a valid override is an error.
 func (s FileStore) Load(ns, key, tag string) (*Override, error) {
@@ -44,7 +48,7 @@ func (s FileStore) Load(ns, key, tag string) (*Override, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := regfile.Read(path, maxOverrideBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

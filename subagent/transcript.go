@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/runner"
 )
@@ -236,7 +237,7 @@ func (r *recorder) open(tail transcriptTail) {
 		r.warn("create the folder of", err)
 		return
 	}
-	f, err := os.OpenFile(r.base+extTranscript, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := regfile.OpenFile(r.base+extTranscript, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600) // never a FIFO or a device
 	if err != nil {
 		r.warn("open", err)
 		return

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/model"
 )
 
@@ -71,6 +72,9 @@ type Transcripts struct {
 
 // maxTranscriptBytes bounds what Read loads of one transcript.
 const maxTranscriptBytes = 256 << 20
+
+// maxMetaBytes bounds what is read of an agent's record (.meta.json).
+const maxMetaBytes = 1 << 20
 
 // List returns the records of every agent under Dir, oldest first. A
 // record that cannot be read is left out, and the problem joined in the
@@ -214,7 +218,7 @@ func agentFile(name string) (string, bool) {
 
 func readMeta(path string) (TranscriptMeta, error) {
 	var m TranscriptMeta
-	data, err := os.ReadFile(path)
+	data, err := regfile.Read(path, maxMetaBytes)
 	if err != nil {
 		return m, err
 	}
@@ -228,7 +232,7 @@ func readMeta(path string) (TranscriptMeta, error) {
 // A missing record leaves Meta with the id alone.
 func readTranscript(base, id string) (*Transcript, transcriptTail, error) {
 	path := base + extTranscript
-	f, err := os.Open(path)
+	f, err := regfile.Open(path) // never a FIFO or a device
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, transcriptTail{}, agentNotFound(id)

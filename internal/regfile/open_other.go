@@ -6,6 +6,8 @@ import "os"
 
 // openNonblocking opens path; systems without FIFOs in the file tree need
 // nothing more.
-func openNonblocking(path string) (*os.File, error) { return os.Open(path) }
+func openNonblocking(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag, perm)
+}
 
 func setBlocking(*os.File) error { return nil }

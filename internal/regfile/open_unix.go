@@ -8,9 +8,9 @@ import (
 )
 
 // openNonblocking opens path with O_NONBLOCK, so that a FIFO without a
-// writer does not block the open.
-func openNonblocking(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// writer (or, for writing, without a reader) does not block the open.
+func openNonblocking(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
 }
 
 // setBlocking clears O_NONBLOCK on a regular file (where it has no effect on

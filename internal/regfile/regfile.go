@@ -34,7 +34,15 @@ func (e *TooLargeError) Error() string {
 // checked before it is used. Any other kind of file gives an error that
 // matches ErrNotRegular and names the path.
 func Open(path string) (*os.File, error) {
-	f, err := openNonblocking(path)
+	return OpenFile(path, os.O_RDONLY, 0)
+}
+
+// OpenFile is os.OpenFile for a regular file: it opens path as flag and
+// perm say (to append to a log, say), without blocking on a FIFO, and
+// refuses anything but a regular file with an error that matches
+// ErrNotRegular.
+func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := openNonblocking(path, flag, perm)
 	if err != nil {
 		return nil, err
 	}

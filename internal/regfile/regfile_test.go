@@ -73,3 +73,29 @@ func TestSize(t *testing.T) {
 	assert.Equal(t, "1 GiB", Size(1<<30))
 	assert.Equal(t, "1000 bytes", Size(1000))
 }
+
+// A FIFO opened to append to is refused at once whether or not a reader
+// waits on it; a regular file is created and appended to.
+func TestOpenFileForAppending(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "log.jsonl")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	_, err := OpenFile(fifo, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	require.Error(t, err)
+
+	reader, err := Open(filepath.Join(dir, "missing"))
+	require.Error(t, err)
+	assert.Nil(t, reader)
+
+	path := filepath.Join(dir, "ok.jsonl")
+	for range 2 {
+		f, err := OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		require.NoError(t, err)
+		_, err = f.WriteString("line\n")
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	data, err := Read(path, 100)
+	require.NoError(t, err)
+	assert.Equal(t, "line\nline\n", string(data))
+}

@@ -8,10 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/model"
 )
 
@@ -47,7 +47,7 @@ func Replay(r io.Reader) (*Replayer, error) {
 
 // ReplayFile reads the cassette at path (see Replay).
 func ReplayFile(path string) (*Replayer, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path) // never a FIFO or a device
 	if err != nil {
 		return nil, fmt.Errorf("scripted: open cassette: %w", err)
 	}

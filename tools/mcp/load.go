@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 )
 
 // Where a project keeps its server configurations, relative to its root.
@@ -20,6 +21,10 @@ const (
 	// over ProjectFile's.
 	ConfigFile = ".offshoot/config.json"
 )
+
+// MaxConfigBytes is the most LoadFile reads of a configuration file; a
+// larger one is an error, as is a FIFO, a device or a link to one.
+const MaxConfigBytes = 1 << 20
 
 // LoadFile reads the "mcpServers" object of a JSON file: a .mcp.json, or
 // an offshoot config.json (whose other keys are ignored). A file without
@@ -37,7 +42,7 @@ func LoadFile(path string) (map[string]ServerConfig, error) {
 // loadFile is LoadFile that also returns the names of the entries it could
 // not read.
 func loadFile(path string) (map[string]ServerConfig, []string, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.Read(path, MaxConfigBytes)
 	if err != nil {
 		return nil, nil, &ConfigError{File: path, Err: err}
 	}

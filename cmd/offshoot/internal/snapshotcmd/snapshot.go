@@ -5,7 +5,6 @@ package snapshotcmd
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
@@ -45,7 +45,7 @@ func Registry() (*serde.Registry, error) {
 
 // read decodes the snapshot saved in the file path, shown as shown.
 func read(path string, reg *serde.Registry) (session.Snapshot, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.Read(path, maxSnapshotBytes)
 	if err != nil {
 		return session.Snapshot{}, fmt.Errorf("cannot read the snapshot: %w; check the path", err)
 	}
@@ -62,6 +62,9 @@ func read(path string, reg *serde.Registry) (session.Snapshot, error) {
 
 // knownPackages says which types Registry knows.
 const knownPackages = "the runner's records, the virtual filesystem and the plan"
+
+// maxSnapshotBytes is the largest snapshot file show and diff read.
+const maxSnapshotBytes = 64 << 20
 
 // unknownTypes returns the type names of data's slices that reg does not
 // know, sorted. Data that is not a snapshot gives none: decoding then says

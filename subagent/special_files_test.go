@@ -1,0 +1,31 @@
+package subagent_test
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/subagent"
+)
+
+// A transcript or a record that is a FIFO or a link to /dev/zero (a
+// project's .offshoot/transcripts comes with the repository) is an error
+// at once, never a wait or an endless read.
+func TestTranscriptsRefuseSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "a1.jsonl"), 0o600))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "a1.meta.json"), 0o600))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "a2.jsonl")))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "a2.meta.json")))
+	tr := subagent.Transcripts{Dir: dir}
+	_, _ = tr.List() // ends, whatever it makes of them
+	for _, id := range []string{"a1", "a2"} {
+		_, err := tr.Read(id)
+		require.Error(t, err, id)
+		assert.Contains(t, err.Error(), id)
+	}
+}
