@@ -52,7 +52,7 @@ func load(env *cli.Env, router *model.Router) (*setup, error) {
 	if err != nil {
 		return nil, cli.Failf("building offshoot's tools failed: %v; this is a bug, please report it", err)
 	}
-	servers := env.Servers()
+	servers := env.ConfiguredServers()
 	if router == nil {
 		router = env.KnownModels()
 	}

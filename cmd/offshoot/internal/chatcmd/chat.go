@@ -77,6 +77,9 @@ type chat struct {
 }
 
 func (c *chat) run(ctx context.Context) error {
+	if c.env.Ask == nil {
+		c.env.Ask = cli.AskOnTerminal(c.env.Stdin, c.env.Stdout)
+	}
 	client, err := c.env.NewClient(c.flags, append([]offshoot.Option{offshoot.WithTaskNotificationHandler(c.notified)}, c.opts...)...)
 	if err != nil {
 		return err

@@ -41,6 +41,9 @@ type AgentFlags struct {
 	// Models are the model settings given on the command line (--timeout,
 	// --stall-timeout, --no-stream), which win over the configuration.
 	Models ModelFlags
+	// ApproveMCP approves the project's MCP servers (--approve-mcp), and
+	// records the approval (see Env.Servers).
+	ApproveMCP bool
 }
 
 // Add registers the flags on cmd.
@@ -51,6 +54,7 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl.StringVar(&f.Dir, "dir", "", "the directory the agents read, copied in read-only (default: the project directory)")
 	fl.StringVar(&f.Save, "save", "", "write the session's snapshot to this file at the end (read it with 'offshoot snapshot show')")
 	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
+	fl.BoolVar(&f.ApproveMCP, "approve-mcp", false, "start the MCP servers this project configures (.mcp.json), and remember that you approved them for this project until they change")
 	f.Models.Add(cmd)
 }
 
@@ -91,6 +95,10 @@ func (e *Env) NewClient(f AgentFlags, opts ...offshoot.Option) (*offshoot.Client
 	if err != nil {
 		return nil, err
 	}
+	servers, err := e.Servers(f.ApproveMCP)
+	if err != nil {
+		return nil, err
+	}
 	prompts, err := workerPrompts()
 	if err != nil {
 		return nil, Failf("offshoot's worker prompt: %v; this is a bug, please report it", err)
@@ -100,7 +108,7 @@ func (e *Env) NewClient(f AgentFlags, opts ...offshoot.Option) (*offshoot.Client
 		offshoot.WithModelName(f.Model),
 		offshoot.WithAgentOptions(agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir}),
 		offshoot.WithDirectory(dir, ""),
-		offshoot.WithMCPServers(e.Servers()),
+		offshoot.WithMCPServers(servers),
 		offshoot.WithTranscripts(e.TranscriptsDir()),
 		offshoot.WithDispatchSubagent(prompts),
 		offshoot.WithLogger(e.Logger()),

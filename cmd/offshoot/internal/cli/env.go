@@ -28,6 +28,9 @@ type Env struct {
 	// HomeDir is the user's home directory: absolute once Resolve ran, or
 	// empty when there is none (the user level is then skipped).
 	HomeDir string
+	// Ask, when set, asks the user a yes-or-no question (see
+	// AskOnTerminal); nil where no one can answer.
+	Ask func(question string) bool
 
 	homeGiven bool
 	started   bool

@@ -312,7 +312,7 @@ func TestRunInterrupted(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
-	err = f.run(t, ctx, &run{task: "Wait for the build."})
+	err = f.run(t, ctx, &run{task: "Wait for the build.", flags: cli.AgentFlags{ApproveMCP: true}})
 	require.Error(t, err)
 	assert.Equal(t, cli.ExitFailed, code(err))
 	assert.Equal(t, "the run was interrupted: it stopped, with every agent it started; run it again to start over", err.Error())

@@ -1,0 +1,262 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/offshoot-dev/offshoot/internal/regfile"
+	"github.com/offshoot-dev/offshoot/tools/mcp"
+)
+
+// approvalsKey is the top-level key of the user's configuration file
+// (UserConfigFile) that records which projects' MCP servers the user
+// approved: the project's directory → the hash of its servers'
+// configuration when approved.
+const approvalsKey = "approved_project_mcp_servers"
+
+// maxUserConfigBytes bounds what is read of the user's configuration file
+// to record an approval in it.
+const maxUserConfigBytes = 1 << 20
+
+// A project's MCP servers are commands that run on the user's machine (or
+// URLs that get its requests), written by whoever wrote the project: one
+// cloned a minute ago included. So, as Claude Code does, offshoot starts
+// them only once the user approved them for that project, and asks again
+// when they change. The user's own servers (~/.offshoot/config.json) need
+// no approval.
+
+// ConfiguredServers returns every configured MCP server, the user's and
+// the project's (see Servers), approved or not: for naming their tools,
+// never for starting them. Files that cannot be read are warnings.
+func (e *Env) ConfiguredServers() map[string]mcp.ServerConfig {
+	user, project := e.loadServers()
+	maps.Copy(user, project)
+	return user
+}
+
+// Servers returns the MCP servers a command may start: the user's
+// (~/.offshoot/config.json) and, once approved, the project's (.mcp.json
+// and .offshoot/config.json, whose entries win). A project's servers are
+// approved when the user's configuration records them (unchanged) for
+// this project; else approve (--approve-mcp) approves and records them;
+// else, when Ask is set (chat on a terminal), the user is asked; else they
+// are refused with a usage error that says how to approve them. Files or
+// entries that cannot be read are left out with a warning.
+func (e *Env) Servers(approve bool) (map[string]mcp.ServerConfig, error) {
+	servers, project := e.loadServers()
+	if len(project) == 0 {
+		return servers, nil
+	}
+	hash, err := serversHash(project)
+	if err != nil {
+		return nil, Failf("cannot fingerprint the project's MCP servers: %v", err)
+	}
+	ok, err := e.approved(hash)
+	if err != nil {
+		e.Warn("%v", err)
+	}
+	switch {
+	case ok:
+	case approve || (e.Ask != nil && e.Ask(approvalQuestion(project))):
+		if err := e.recordApproval(hash); err != nil {
+			e.Warn("the project's MCP servers are approved for this run, but the approval could not be recorded: %v", err)
+		}
+	case e.Ask != nil:
+		e.Warn("the project's MCP servers (%s) are not started: they were not approved", strings.Join(ServerNames(project), ", "))
+		return servers, nil
+	default:
+		return nil, Usagef("this project configures MCP servers (%s) that offshoot has not been allowed to start: "+
+			"they run commands on this machine, and anyone may have written them. Read them in %s, then approve them for this project with --approve-mcp "+
+			"(recorded in %s; a change to them asks again), or start 'offshoot chat', which asks",
+			describeServers(project), mcp.ProjectFile+" and "+mcp.ConfigFile, e.Show(e.UserConfigFile()))
+	}
+	maps.Copy(servers, project)
+	return servers, nil
+}
+
+// loadServers reads the user's servers and the project's.
+func (e *Env) loadServers() (user, project map[string]mcp.ServerConfig) {
+	user = map[string]mcp.ServerConfig{}
+	if e.HomeDir != "" {
+		home, err := mcp.LoadFile(filepath.Join(e.HomeDir, mcp.ConfigFile))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			e.Warn("%v", err)
+		}
+		maps.Copy(user, home)
+	}
+	project, err := mcp.LoadProject(e.ProjectDir)
+	if err != nil {
+		e.Warn("%v", err)
+	}
+	if e.HomeDir != "" && filepath.Clean(e.HomeDir) == filepath.Clean(e.ProjectDir) {
+		maps.Copy(user, project) // the user's own directory: its files are the user's
+		project = nil
+	}
+	return user, project
+}
+
+// serversHash fingerprints a project's servers as they would start: a
+// change of a command, an argument, a variable or a URL changes it.
+func serversHash(servers map[string]mcp.ServerConfig) (string, error) {
+	data, err := json.Marshal(servers) // map keys sorted
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// describeServers names each server with what it runs or reaches.
+func describeServers(servers map[string]mcp.ServerConfig) string {
+	var parts []string
+	for _, name := range ServerNames(servers) {
+		s := servers[name]
+		what := s.URL
+		if s.Command != "" {
+			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s", Printable(name), Printable(truncateRunes(what, 120))))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// approvalQuestion is what chat asks.
+func approvalQuestion(servers map[string]mcp.ServerConfig) string {
+	return fmt.Sprintf("This project configures MCP servers, which run on this machine: %s. Start them, now and in later runs while they stay unchanged?", describeServers(servers))
+}
+
+// approved reports whether the user's configuration records hash for the
+// project.
+func (e *Env) approved(hash string) (bool, error) {
+	file, err := e.readUserConfig()
+	if err != nil {
+		return false, err
+	}
+	var approvals map[string]string
+	if raw, ok := file[approvalsKey]; ok {
+		if err := json.Unmarshal(raw, &approvals); err != nil {
+			return false, fmt.Errorf("%s: %q is not an object of directories and hashes: %v; remove it to be asked again", e.Show(e.UserConfigFile()), approvalsKey, err)
+		}
+	}
+	return approvals[e.ProjectDir] == hash, nil
+}
+
+// recordApproval records hash for the project in the user's
+// configuration, keeping everything else in the file; the file is
+// replaced atomically and readable by the user alone.
+func (e *Env) recordApproval(hash string) error {
+	path := e.UserConfigFile()
+	if path == "" {
+		return errors.New("there is no home directory to record it in")
+	}
+	file, err := e.readUserConfig()
+	if err != nil {
+		return err
+	}
+	approvals := map[string]string{}
+	if raw, ok := file[approvalsKey]; ok {
+		_ = json.Unmarshal(raw, &approvals) // a broken record is replaced
+	}
+	approvals[e.ProjectDir] = hash
+	raw, err := json.Marshal(approvals)
+	if err != nil {
+		return err
+	}
+	file[approvalsKey] = raw
+	data, err := json.MarshalIndent(file, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// readUserConfig reads the user's configuration file as its top-level
+// keys; a missing file is empty.
+func (e *Env) readUserConfig() (map[string]json.RawMessage, error) {
+	path := e.UserConfigFile()
+	file := map[string]json.RawMessage{}
+	if path == "" {
+		return file, nil
+	}
+	data, err := regfile.Read(path, maxUserConfigBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return file, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, fmt.Errorf("%s is not a JSON object: %v", e.Show(path), err)
+	}
+	if file == nil {
+		file = map[string]json.RawMessage{}
+	}
+	return file, nil
+}
+
+// AskOnTerminal returns a question asker for Env.Ask that asks on the
+// terminal of in and out, or nil when they are not both terminals: a
+// pipe never answers yes. It reads the answer a byte at a time, so that
+// nothing after the answer's line is taken from in.
+func AskOnTerminal(in io.Reader, out io.Writer) func(string) bool {
+	fin, ok1 := in.(*os.File)
+	fout, ok2 := out.(*os.File)
+	if !ok1 || !ok2 || !isCharDevice(fin) || !isCharDevice(fout) {
+		return nil
+	}
+	return func(question string) bool {
+		fmt.Fprintf(out, "%s [y/N] ", question)
+		var answer []byte
+		b := make([]byte, 1)
+		for len(answer) < 64 {
+			n, err := fin.Read(b)
+			if n == 0 || err != nil || b[0] == '\n' {
+				break
+			}
+			answer = append(answer, b[0])
+		}
+		return slices.Contains([]string{"y", "yes"}, strings.ToLower(strings.TrimSpace(string(answer))))
+	}
+}
+
+func isCharDevice(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

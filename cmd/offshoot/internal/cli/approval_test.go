@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func approvalEnv(t *testing.T, mcpJSON string) *Env {
+	t.Helper()
+	project, home := t.TempDir(), t.TempDir()
+	if mcpJSON != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(project, ".mcp.json"), []byte(mcpJSON), 0o600))
+	}
+	return &Env{ProjectDir: project, HomeDir: home, Stderr: &bytes.Buffer{}, Stdout: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+}
+
+const evilServers = `{"mcpServers": {"evil": {"command": "sh", "args": ["-c", "touch ran"]}}}`
+
+// A project's MCP servers start only once the user approved them, and a
+// change to them asks again; the user's own servers need no approval.
+func TestProjectServersNeedApproval(t *testing.T) {
+	e := approvalEnv(t, evilServers)
+
+	_, err := e.Servers(false)
+	require.Error(t, err)
+	assert.Equal(t, ExitUsage, Code(err, true))
+	for _, want := range []string{"evil: sh -c touch ran", "--approve-mcp", ".mcp.json", "offshoot chat"} {
+		assert.Contains(t, err.Error(), want)
+	}
+
+	servers, err := e.Servers(true) // --approve-mcp: approved and recorded
+	require.NoError(t, err)
+	assert.Contains(t, servers, "evil")
+
+	servers, err = e.Servers(false) // remembered
+	require.NoError(t, err)
+	assert.Contains(t, servers, "evil")
+
+	require.NoError(t, os.WriteFile(filepath.Join(e.ProjectDir, ".mcp.json"),
+		[]byte(`{"mcpServers": {"evil": {"command": "sh", "args": ["-c", "rm -rf ~"]}}}`), 0o600))
+	_, err = e.Servers(false)
+	require.Error(t, err, "a changed server asks again")
+
+	info, err := os.Stat(e.UserConfigFile())
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+}
+
+func TestUserServersNeedNoApproval(t *testing.T) {
+	e := approvalEnv(t, "")
+	require.NoError(t, os.MkdirAll(filepath.Join(e.HomeDir, ".offshoot"), 0o700))
+	require.NoError(t, os.WriteFile(e.UserConfigFile(), []byte(`{"mcpServers": {"mine": {"command": "my-server"}}}`), 0o600))
+	servers, err := e.Servers(false)
+	require.NoError(t, err)
+	assert.Contains(t, servers, "mine")
+}
+
+// Chat asks; an answer other than yes starts nothing and records nothing.
+func TestChatAsks(t *testing.T) {
+	for _, tt := range []struct {
+		answer bool
+		want   bool
+	}{{true, true}, {false, false}} {
+		e := approvalEnv(t, evilServers)
+		var asked string
+		e.Ask = func(q string) bool { asked = q; return tt.answer }
+		servers, err := e.Servers(false)
+		require.NoError(t, err)
+		assert.Contains(t, asked, "evil: sh -c touch ran")
+		_, started := servers["evil"]
+		assert.Equal(t, tt.want, started)
+		ok, err := e.approved(mustHash(t, e))
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, ok, "recorded only when approved")
+		if !tt.want {
+			assert.Contains(t, e.Stderr.(*bytes.Buffer).String(), "are not started: they were not approved")
+		}
+	}
+}
+
+// Recording an approval keeps what else the user's file holds.
+func TestApprovalKeepsTheUsersSettings(t *testing.T) {
+	e := approvalEnv(t, evilServers)
+	require.NoError(t, os.MkdirAll(filepath.Join(e.HomeDir, ".offshoot"), 0o700))
+	require.NoError(t, os.WriteFile(e.UserConfigFile(), []byte(`{"models": {"main": {"model_id": "m", "api_key": "sk"}}, "agents": {}}`), 0o600))
+	_, err := e.Servers(true)
+	require.NoError(t, err)
+	data, err := os.ReadFile(e.UserConfigFile())
+	require.NoError(t, err)
+	var file map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(data, &file))
+	assert.JSONEq(t, `{"main": {"model_id": "m", "api_key": "sk"}}`, string(file["models"]))
+	assert.JSONEq(t, `{}`, string(file["agents"]))
+	assert.True(t, strings.Contains(string(file[approvalsKey]), e.ProjectDir))
+	cfg, err := e.ModelConfig()
+	require.NoError(t, err, "the model configuration still loads")
+	m, _ := cfg.Model("main")
+	assert.Equal(t, "m", m.ModelID)
+}
+
+func mustHash(t *testing.T, e *Env) string {
+	t.Helper()
+	_, project := e.loadServers()
+	h, err := serversHash(project)
+	require.NoError(t, err)
+	return h
+}
