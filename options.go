@@ -96,23 +96,35 @@ func WithSystemPrompt(text string) Option { return func(c *config) { c.systemPro
 // agent's virtual filesystem under mountPath ("" for its root): changes
 // the agents make stay in the session, and nothing outside dir is read.
 // Left out, at any depth, is what is no file of the project's or may hold
-// a secret: .git directories, offshoot's own .offshoot
-// folders (whose config.json may hold an API key), and .env and .env.*
-// files; so is the directory of WithTranscripts when it lies inside dir.
-// See vfs.Mount for the limits.
+// a secret: .git directories, offshoot's own .offshoot folders (whose
+// config.json may hold an API key), what the directory's .gitignore
+// ignores, and the files vfs.DefaultSecrets names (.env files, SSH and TLS
+// keys, .npmrc, .netrc, .aws, .docker, credentials, …); so is the
+// directory of WithTranscripts when it lies inside dir. See vfs.Mount for
+// the limits, and DirectoryMount to learn what was left out.
 func WithDirectory(dir, mountPath string) Option {
-	return func(c *config) {
-		c.mounts = append(c.mounts, vfs.Mount{HostPath: dir, MountPath: mountPath, Exclude: directoryExcludes()})
-	}
+	return WithMount(DirectoryMount(dir, mountPath))
+}
+
+// DirectoryMount returns the mount WithDirectory copies dir with, for a
+// program that changes it before giving it to WithMount: to set its
+// Report, to learn what was copied and what was left out, say.
+func DirectoryMount(dir, mountPath string) vfs.Mount {
+	return vfs.Mount{HostPath: dir, MountPath: mountPath, Exclude: directoryExcludes(), GitIgnore: true}
+}
+
+// WithMount copies host files into the main agent's virtual filesystem,
+// read-only, as m says (see vfs.Mount); WithDirectory is the usual one.
+func WithMount(m vfs.Mount) Option {
+	return func(c *config) { c.mounts = append(c.mounts, m) }
 }
 
 // directoryExcludes returns the globs (vfs.Mount.Exclude) of what
-// WithDirectory leaves out of a directory it copies in.
+// WithDirectory leaves out of a directory it copies in besides secrets.
 func directoryExcludes() []string {
 	return []string{
 		".git", "**/.git",
 		".offshoot", "**/.offshoot",
-		".env", "**/.env", ".env.*", "**/.env.*",
 	}
 }
 

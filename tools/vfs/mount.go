@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // DefaultMountMaxBytes is the byte cap of a mount whose MaxBytes is 0.
@@ -54,6 +56,18 @@ type Mount struct {
 	// copy more is an error. Skipped files do not count. 0 means
 	// DefaultMountMaxBytes.
 	MaxBytes int64
+	// Secrets are names of files and directories that may hold
+	// credentials, left out at any depth (the glob syntax of Exclude,
+	// matched against the path and each of its trailing parts); nil means
+	// DefaultSecrets, an empty slice none. They are counted apart in
+	// Report, and a symlink cannot expose one.
+	Secrets []string
+	// GitIgnore leaves out what the .gitignore at the top of the mounted
+	// directory ignores.
+	GitIgnore bool
+	// Report, when set, is filled with what the mount copied and what it
+	// left out, and why.
+	Report *MountReport
 }
 
 // LoadMounts reads the mounts, in order, into a new Table (a later mount's
@@ -144,6 +158,14 @@ func (m Mount) load(t Table, roots []string) (Table, error) {
 	if err != nil {
 		return t, fmt.Errorf("exclude: %w", err)
 	}
+	secretNames := m.Secrets
+	if secretNames == nil {
+		secretNames = DefaultSecrets
+	}
+	secrets, err := compileAll(anyDepth(secretNames))
+	if err != nil {
+		return t, fmt.Errorf("secrets: %w", err)
+	}
 	abs, err := filepath.Abs(m.HostPath)
 	if err != nil {
 		return t, err
@@ -174,7 +196,7 @@ func (m Mount) load(t Table, roots []string) (Table, error) {
 	if err != nil {
 		return t, err
 	}
-	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, budget: m.MaxBytes}
+	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, secrets: secrets, budget: m.MaxBytes, report: m.Report}
 	if l.budget == 0 {
 		l.budget = DefaultMountMaxBytes
 	}
@@ -191,6 +213,9 @@ func (m Mount) load(t Table, roots []string) (Table, error) {
 	}
 	defer dir.Close()
 	l.root, l.hostDir = dir, resolvedPath
+	if m.GitIgnore {
+		l.ignore = gitignoreMatcher(resolvedPath)
+	}
 	err = fs.WalkDir(dir.FS(), ".", l.visit)
 	return l.t, err
 }
@@ -224,7 +249,10 @@ type loader struct {
 	t                 Table
 	mountDir          string
 	include, exclude  []pattern
+	secrets           []pattern
+	ignore            gitignore.Matcher // the mounted directory's .gitignore, or nil
 	budget, bytesRead int64
+	report            *MountReport
 }
 
 // visit is the fs.WalkDirFunc of a directory mount: p is relative to the
@@ -232,12 +260,19 @@ type loader struct {
 // regular files inside the mount are looked at; nothing else is opened.
 func (l *loader) visit(p string, d fs.DirEntry, err error) error {
 	switch {
-	case err != nil:
+	case err != nil && p == ".":
 		return err
+	case err != nil: // an unreadable directory: the rest is still read
+		l.report.leave(LeftUnreadable, p)
+		if d != nil && d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
 	case p == ".":
 		return nil
 	case d.IsDir():
-		if matchAny(l.exclude, p) {
+		if reason := l.leaveOut(p, true); reason != "" {
+			l.report.leave(reason, p)
 			return fs.SkipDir
 		}
 		return nil
@@ -247,8 +282,24 @@ func (l *loader) visit(p string, d fs.DirEntry, err error) error {
 		if target, ok := l.linkTarget(p); ok {
 			return l.add(target, p)
 		}
+		l.report.leave(LeftUnreadable, p)
+		return nil
 	}
-	return nil // a FIFO, socket, device or other special file
+	l.report.leave(LeftSpecial, p) // a FIFO, socket, device or other special file
+	return nil
+}
+
+// leaveOut returns why the file or directory rel is left out, or "".
+func (l *loader) leaveOut(rel string, dir bool) string {
+	switch {
+	case matchAny(l.secrets, rel):
+		return LeftSecret
+	case matchAny(l.exclude, rel) || !dir && len(l.include) > 0 && !matchAny(l.include, rel):
+		return LeftExcluded
+	case l.ignore != nil && l.ignore.Match(strings.Split(rel, "/"), dir):
+		return LeftIgnored
+	}
+	return ""
 }
 
 // linkTarget returns the path, relative to the mounted directory, of the
@@ -265,7 +316,7 @@ func (l *loader) linkTarget(p string) (string, bool) {
 		return "", false
 	}
 	target := filepath.ToSlash(rel)
-	if excluded(l.exclude, target) {
+	if excluded(l.exclude, target) || excluded(l.secrets, target) {
 		return "", false
 	}
 	info, err := l.root.Lstat(target)
@@ -291,7 +342,8 @@ func excluded(exclude []pattern, rel string) bool {
 // The file is read through a limit, never trusting the size the host
 // reports, and counts toward the byte cap only when it is copied.
 func (l *loader) add(p, rel string) error {
-	if len(l.include) > 0 && !matchAny(l.include, rel) || matchAny(l.exclude, rel) {
+	if reason := l.leaveOut(rel, false); reason != "" {
+		l.report.leave(reason, rel)
 		return nil
 	}
 	name := rel
@@ -300,10 +352,19 @@ func (l *loader) add(p, rel string) error {
 	}
 	name, err := NormalizePath(name)
 	if err != nil {
-		return nil // not representable in the VFS
+		l.report.leave(LeftExcluded, rel) // not representable in the VFS
+		return nil
 	}
 	data, modTime, ok := l.read(p)
-	if !ok || !utf8.Valid(data) || utf8.RuneCount(data) > MaxContentChars || isBinary(data) {
+	switch {
+	case !ok && data == nil:
+		l.report.leave(LeftUnreadable, rel)
+		return nil
+	case !ok || utf8.RuneCount(data) > MaxContentChars:
+		l.report.leave(LeftTooLong, rel)
+		return nil
+	case !utf8.Valid(data) || isBinary(data):
+		l.report.leave(LeftNotText, rel)
 		return nil
 	}
 	if l.bytesRead+int64(len(data)) > l.budget {
@@ -317,6 +378,9 @@ func (l *loader) add(p, rel string) error {
 	}
 	at := stamp(modTime)
 	l.t = l.t.set(&File{Path: name, Content: string(data), Version: 1, CreatedAt: at, UpdatedAt: at})
+	if l.report != nil {
+		l.report.Copied++
+	}
 	return nil
 }
 
@@ -335,8 +399,11 @@ func (l *loader) read(p string) (data []byte, modTime time.Time, ok bool) {
 		return nil, time.Time{}, false
 	}
 	data, err = io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil || len(data) > maxFileBytes {
+	if err != nil {
 		return nil, time.Time{}, false
+	}
+	if len(data) > maxFileBytes {
+		return data[:0], time.Time{}, false // too long
 	}
 	return data, info.ModTime(), true
 }

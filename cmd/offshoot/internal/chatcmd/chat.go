@@ -105,6 +105,9 @@ func (c *chat) run(ctx context.Context) error {
 		dir = c.env.ProjectDir
 	}
 	c.say("offshoot chat: %s, with %s of %s copied in read-only", who, files(vfs.Files(client.Session()).Len()), dir)
+	if left := c.env.Copied.Summary(); left != "" {
+		c.say("offshoot chat: %s", cli.Printable(left))
+	}
 	c.say("type a message; @NAME TEXT hands TEXT to an agent; /help lists the commands; /exit or Ctrl-D ends")
 
 	for {

@@ -99,6 +99,9 @@ func (e *Env) NewClient(f AgentFlags, opts ...offshoot.Option) (*offshoot.Client
 	if err != nil {
 		return nil, err
 	}
+	e.Copied = vfs.MountReport{}
+	mount := offshoot.DirectoryMount(dir, "")
+	mount.Report = &e.Copied
 	prompts, err := workerPrompts()
 	if err != nil {
 		return nil, Failf("offshoot's worker prompt: %v; this is a bug, please report it", err)
@@ -107,7 +110,7 @@ func (e *Env) NewClient(f AgentFlags, opts ...offshoot.Option) (*offshoot.Client
 		offshoot.WithRouter(router),
 		offshoot.WithModelName(f.Model),
 		offshoot.WithAgentOptions(agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir}),
-		offshoot.WithDirectory(dir, ""),
+		offshoot.WithMount(mount),
 		offshoot.WithMCPServers(servers),
 		offshoot.WithTranscripts(e.TranscriptsDir()),
 		offshoot.WithDispatchSubagent(prompts),

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
 // Env is the environment of one invocation of offshoot. The root command
@@ -31,6 +33,9 @@ type Env struct {
 	// Ask, when set, asks the user a yes-or-no question (see
 	// AskOnTerminal); nil where no one can answer.
 	Ask func(question string) bool
+	// Copied is filled by NewClient: what it copied of the directory and
+	// what it left out, and why.
+	Copied vfs.MountReport
 
 	homeGiven bool
 	started   bool

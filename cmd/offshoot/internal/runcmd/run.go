@@ -95,9 +95,16 @@ func (r *run) run(ctx context.Context) error {
 	var stop func()
 	if r.json {
 		stop = progress.JSON(client.Session().Bus(), out)
+		if left := r.env.Copied.Summary(); left != "" {
+			r.say("%s", cli.Printable(left))
+		}
 	} else {
 		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor)})
-		fmt.Fprintf(out, "offshoot run: %s, with %s of %s copied in read-only\n\n", r.who(), filesOf(client), r.dir())
+		fmt.Fprintf(out, "offshoot run: %s, with %s of %s copied in read-only\n", r.who(), filesOf(client), r.dir())
+		if left := r.env.Copied.Summary(); left != "" {
+			fmt.Fprintf(out, "offshoot run: %s\n", cli.Printable(left))
+		}
+		fmt.Fprintln(out)
 	}
 	err = r.work(ctx, client)
 	// The tasks still running when the run failed or was interrupted end

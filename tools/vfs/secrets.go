@@ -1,0 +1,149 @@
+package vfs
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/offshoot-dev/offshoot/internal/regfile"
+)
+
+// DefaultSecrets are the names of files and directories that usually hold
+// credentials — keys, tokens, passwords — matched at any depth. A mount
+// whose Secrets is nil leaves them out; give an empty, non-nil slice to
+// copy them. The list is deliberately broad: a model that cannot read a
+// key cannot leak it.
+var DefaultSecrets = []string{
+	// environment files
+	".env", ".env.*", "*.env",
+	// SSH, GnuPG and TLS keys and certificates' private halves
+	".ssh", ".gnupg", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.ppk", "*.asc",
+	// clients' credentials
+	".aws", ".azure", ".gcloud", ".kube", ".docker", ".config/gcloud",
+	".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".netrc", "_netrc", ".git-credentials",
+	".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml", ".terraformrc",
+	"credentials", "credentials.json", "*.tfstate", "*.tfstate.*", ".htpasswd",
+	"secrets.yml", "secrets.yaml", "secrets.json", "*.secret", "*.secrets",
+}
+
+// Reasons a mount leaves a file or directory out, as MountReport counts
+// them.
+const (
+	// LeftSecret: a name in the mount's Secrets (DefaultSecrets).
+	LeftSecret = "may hold a secret"
+	// LeftIgnored: ignored by the mounted directory's .gitignore.
+	LeftIgnored = "ignored by .gitignore"
+	// LeftExcluded: matched by the mount's Exclude, or not by its Include.
+	LeftExcluded = "excluded"
+	// LeftNotText: not UTF-8 text, or binary.
+	LeftNotText = "not text"
+	// LeftTooLong: longer than a file the VFS holds.
+	LeftTooLong = "too long"
+	// LeftUnreadable: could not be read (permissions, say), or a link
+	// that leads outside the mount or to nothing.
+	LeftUnreadable = "unreadable"
+	// LeftSpecial: a FIFO, socket or device.
+	LeftSpecial = "not a regular file"
+)
+
+// MountReport says what a mount copied and what it left out, and why.
+// Give a Mount a pointer to one to have it filled.
+type MountReport struct {
+	// Copied is the number of files copied.
+	Copied int
+	// LeftOut counts the files and directories left out, by reason (one
+	// of the Left* constants). A directory left out counts once.
+	LeftOut map[string]int
+	// Examples holds, by reason, the first few paths left out (relative
+	// to the mounted directory).
+	Examples map[string][]string
+}
+
+// maxExamples is how many paths a MountReport keeps for each reason.
+const maxExamples = 3
+
+func (r *MountReport) leave(reason, rel string) {
+	if r == nil {
+		return
+	}
+	if r.LeftOut == nil {
+		r.LeftOut, r.Examples = map[string]int{}, map[string][]string{}
+	}
+	r.LeftOut[reason]++
+	if len(r.Examples[reason]) < maxExamples {
+		r.Examples[reason] = append(r.Examples[reason], rel)
+	}
+}
+
+// Summary says in one phrase what was left out: "11 left out: 8 may hold
+// a secret (.ssh, .npmrc, server.pem, …), 3 ignored by .gitignore"; ""
+// when nothing was.
+func (r *MountReport) Summary() string {
+	if r == nil || len(r.LeftOut) == 0 {
+		return ""
+	}
+	total := 0
+	reasons := make([]string, 0, len(r.LeftOut))
+	for reason, n := range r.LeftOut {
+		total += n
+		reasons = append(reasons, reason)
+	}
+	slices.SortFunc(reasons, func(a, b string) int {
+		if r.LeftOut[a] != r.LeftOut[b] {
+			return r.LeftOut[b] - r.LeftOut[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, 0, len(reasons))
+	for _, reason := range reasons {
+		ex := strings.Join(r.Examples[reason], ", ")
+		if r.LeftOut[reason] > len(r.Examples[reason]) {
+			ex += ", …"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s (%s)", r.LeftOut[reason], reason, ex))
+	}
+	return fmt.Sprintf("%d left out: %s", total, strings.Join(parts, "; "))
+}
+
+// anyDepth returns each name as a pattern for the name itself and for
+// it at any depth.
+func anyDepth(names []string) []string {
+	out := make([]string, 0, 2*len(names))
+	for _, n := range names {
+		out = append(out, n, "**/"+n)
+	}
+	return out
+}
+
+// maxGitignoreBytes bounds what is read of a .gitignore.
+const maxGitignoreBytes = 1 << 20
+
+// gitignoreMatcher reads the .gitignore at the top of the mounted
+// directory (a regular file of at most maxGitignoreBytes); nil when there
+// is none or it cannot be read.
+func gitignoreMatcher(hostDir string) gitignore.Matcher {
+	data, err := regfile.Read(filepath.Join(hostDir, ".gitignore"), maxGitignoreBytes)
+	if err != nil {
+		return nil
+	}
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), maxGitignoreBytes)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, nil))
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return gitignore.NewMatcher(ps)
+}
