@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,8 +24,9 @@ type DelegateParams struct {
 
 // delegateTool runs n child evaluations, in parallel, with the call's ctx:
 // what a delegation engine does. Each child spends perCall tokens per model
-// call, calling echo until it is stopped.
-func delegateTool(t *testing.T, parent func() *session.Session, perCall int, started chan<- struct{}) tools.Tool {
+// call, calling echo until it is stopped. onCall, when set, is called at
+// each child's model call.
+func delegateTool(t *testing.T, parent func() *session.Session, perCall int, onCall func()) tools.Tool {
 	t.Helper()
 	child, err := prompt.New("test", "child", prompt.Markdown[prompt.NoParams]("Child", "Keep echoing.", prompt.WithTools(echoTool(t))))
 	require.NoError(t, err)
@@ -41,11 +42,8 @@ func delegateTool(t *testing.T, parent func() *session.Session, perCall int, sta
 				}
 				defer s.Close()
 				m := scripted.New(scripted.Repeat(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
-					if started != nil {
-						select {
-						case started <- struct{}{}:
-						default:
-						}
+					if onCall != nil {
+						onCall()
 					}
 					return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text":"x"}`}),
 						Usage: model.Usage{InputTokens: perCall - 1, OutputTokens: 1, TotalTokens: perCall}}, nil
@@ -84,14 +82,17 @@ func TestChildUsageSurvivesTheParentsCancellation(t *testing.T) {
 	s := newSession(t)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	started := make(chan struct{}, 1)
-	go func() {
-		<-started
-		time.Sleep(20 * time.Millisecond)
-		cancel()
-	}()
+	// The cancel comes from inside, after the children made some model
+	// calls (each spending 7 tokens) and while they still run: they call
+	// echo for ever until stopped.
+	var calls atomic.Int32
+	onCall := func() {
+		if calls.Add(1) == 6 {
+			cancel()
+		}
+	}
 	m := scripted.New(scripted.ToolCall("delegate", `{"n":3}`), scripted.Text("unreached"))
-	resp, err := runner.Evaluate(cctx, request(newPrompt(t, delegateTool(t, func() *session.Session { return s }, 7, started)), s, m))
+	resp, err := runner.Evaluate(cctx, request(newPrompt(t, delegateTool(t, func() *session.Session { return s }, 7, onCall)), s, m))
 	require.True(t, errors.Is(err, context.Canceled), "got %v", err)
 	require.NotNil(t, resp)
 	assert.Positive(t, resp.ChildUsage.TotalTokens, "the children's spending is not lost")

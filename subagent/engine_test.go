@@ -172,6 +172,10 @@ func TestNestedDelegationWithholdsTheDelegatingToolAtTheLimit(t *testing.T) {
 func TestConcurrencyPerParentAndSpawnBudget(t *testing.T) {
 	parent := newParent(t)
 	var running, peak atomic.Int32
+	// The calls wait until two of them run at once: the limit is reached
+	// whatever the machine's speed (and a third never gets a slot).
+	both := make(chan struct{})
+	var once sync.Once
 	m := scripted.New(scripted.Repeat(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
 		n := running.Add(1)
 		defer running.Add(-1)
@@ -181,7 +185,14 @@ func TestConcurrencyPerParentAndSpawnBudget(t *testing.T) {
 				break
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		if n == 2 {
+			once.Do(func() { close(both) })
+		}
+		select {
+		case <-both:
+		case <-time.After(time.Minute):
+			return nil, errors.New("no second child ever ran beside this one")
+		}
 		return &model.Response{Message: model.AssistantMessage("done")}, nil
 	})))
 	e := subagent.New(subagent.WithMaxConcurrent(2), subagent.WithMaxSpawns(6))
@@ -219,7 +230,7 @@ func TestWaitingForASlotHonoursTheContext(t *testing.T) {
 	done := make(chan error, 1)
 	run := inRun(runner.NewScope(0))
 	go func() { _, err := e.Run(run, spec(t, parent, m)); done <- err }()
-	require.Eventually(t, func() bool { return len(parent.ChildIDs()) == 1 }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return len(parent.ChildIDs()) == 1 }, 30*time.Second, time.Millisecond)
 	c, cancel := context.WithTimeout(run, 20*time.Millisecond)
 	defer cancel()
 	_, err := e.Run(c, spec(t, parent, m))
@@ -396,7 +407,10 @@ func TestATimedOutChildStillReportsWhatItSpent(t *testing.T) {
 		}),
 	)
 	run := runner.NewScope(0)
-	out, err := subagent.New(subagent.WithTimeout(50*time.Millisecond)).Run(inRun(run), spec(t, parent, m, writeTool(t)))
+	// The first turn takes microseconds; the second waits for the
+	// timeout. The timeout is long enough that the first turn is over
+	// before it fires on any machine (the engine's timer is a real one).
+	out, err := subagent.New(subagent.WithTimeout(3*time.Second)).Run(inRun(run), spec(t, parent, m, writeTool(t)))
 	require.ErrorIs(t, err, subagent.ErrTimeout)
 	require.NotNil(t, out)
 	assert.Equal(t, spent, out.Usage.Own)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,18 +84,20 @@ func TestABudgetBoundsTheChildrenTogether(t *testing.T) {
 func TestCancellingTheParentKeepsWhatTheChildrenSpent(t *testing.T) {
 	parent := newParent(t)
 	spend := model.Usage{InputTokens: 4, OutputTokens: 1, TotalTokens: 5}
-	started := make(chan struct{}, 10)
+	run := runner.NewScope(0)
+	c, cancel := context.WithCancel(inRun(run))
+	// The children call write until stopped; the sixth model call cancels
+	// the parent, from inside, while they run.
+	var calls atomic.Int32
 	m := scripted.New(scripted.Repeat(scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
-		started <- struct{}{}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(time.Millisecond):
+		if calls.Add(1) == 6 {
+			cancel()
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "write", Arguments: `{"text":"x"}`}), Usage: spend}, nil
 	})))
-	run := runner.NewScope(0)
-	c, cancel := context.WithCancel(inRun(run))
 	e := subagent.New()
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
@@ -108,10 +110,6 @@ func TestCancellingTheParentKeepsWhatTheChildrenSpent(t *testing.T) {
 			_, errs[i] = e.Run(c, sp)
 		}()
 	}
-	for range 6 {
-		<-started
-	}
-	cancel()
 	wg.Wait()
 	for _, err := range errs {
 		require.ErrorIs(t, err, context.Canceled, fmt.Sprint(err))

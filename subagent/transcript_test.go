@@ -52,7 +52,7 @@ func TestTranscriptIsWrittenAsTheChildGoes(t *testing.T) {
 		scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
 			// Before the child's last turn, its transcript holds the
 			// prompt, its tool call and the call's result.
-			require.Eventually(t, func() bool { return len(lines(t, path)) == 3 }, 5*time.Second, time.Millisecond)
+			require.Eventually(t, func() bool { return len(lines(t, path)) == 3 }, 30*time.Second, time.Millisecond)
 			midway = lines(t, path)
 			return &model.Response{Message: model.AssistantMessage("one finding"), Usage: model.Usage{InputTokens: 5, OutputTokens: 2, TotalTokens: 7}}, nil
 		}),

@@ -74,7 +74,6 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":   exits,
-			"sleep":   sleep,
 			"waitfor": waitFor,
 			"gone":    gone,
 		},
@@ -109,17 +108,4 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d; its stderr:\n%s", strings.Join(args[1:], " "), got, want, ts.ReadFile("stderr"))
 	}
-}
-
-// sleep pauses the script: "sleep DURATION", a Go duration of at most a
-// minute.
-func sleep(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: sleep DURATION")
-	}
-	d, err := time.ParseDuration(args[0])
-	if err != nil || d < 0 || d > time.Minute {
-		ts.Fatalf("sleep: %q is not a duration of at most a minute", args[0])
-	}
-	time.Sleep(d)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -49,25 +50,33 @@ func mcpWait() {
 // most 30 seconds: "waitfor FILE [LINES]" (one line by default).
 func waitFor(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: waitfor FILE [LINES]")
+		ts.Fatalf("usage: waitfor FILE [LINES | /REGEXP/]")
 	}
 	want := 1
+	var re *regexp.Regexp
 	if len(args) == 2 {
-		n, err := strconv.Atoi(args[1])
-		if err != nil || n < 1 {
-			ts.Fatalf("waitfor: %q is not a number of lines", args[1])
+		if rest, ok := strings.CutPrefix(args[1], "/"); ok && strings.HasSuffix(rest, "/") && len(rest) > 1 {
+			var err error
+			if re, err = regexp.Compile("(?m)" + strings.TrimSuffix(rest, "/")); err != nil {
+				ts.Fatalf("waitfor: %v", err)
+			}
+		} else {
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 1 {
+				ts.Fatalf("waitfor: %q is neither a number of lines nor a /regexp/", args[1])
+			}
+			want = n
 		}
-		want = n
 	}
 	path := ts.MkAbs(args[0])
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // a watchdog, not an expectation
 	for {
 		data, err := os.ReadFile(path)
-		if err == nil && strings.Count(string(data), "\n") >= want {
+		if err == nil && (re == nil && strings.Count(string(data), "\n") >= want || re != nil && re.Match(data)) {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("waitfor: %s does not hold %d lines after 30s", args[0], want)
+			ts.Fatalf("waitfor: %s does not hold %s after 30s", args[0], args[len(args)-1])
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

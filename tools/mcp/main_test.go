@@ -123,10 +123,10 @@ func gone(pid int) bool {
 	return false
 }
 
-// waitGone waits up to five seconds for pid to stop.
+// waitGone waits for pid to stop, with a watchdog of thirty seconds.
 func waitGone(t testing.TB, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !gone(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("process %d still runs", pid)

@@ -270,7 +270,7 @@ func TestInProcessServerThatCloses(t *testing.T) {
 	require.True(t, call(t, ts, "mcp__mem__echo", `{"text":"a"}`).Success)
 
 	require.NoError(t, ss.Close())
-	require.Eventually(t, func() bool { return len(m.Warnings()) == 1 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(m.Warnings()) == 1 }, 30*time.Second, 10*time.Millisecond)
 	assert.Equal(t, `MCP server "mem": stopped: the connection to it was lost`, m.Warnings()[0].Error())
 
 	// An in-memory transport connects once: starting it again fails, at once.

@@ -54,7 +54,7 @@ func timedCall(t *testing.T, h *harness, name, args string, deadline time.Durati
 	}
 }
 
-// A deadline stops grep and glob within 50 ms, even inside one long line
+// A deadline stops grep and glob promptly, even inside one long line
 // that a costly pattern takes long to match, and even when a glob pattern
 // would take exponential time to match naively.
 func TestSearchesHonourTheDeadline(t *testing.T) {
@@ -80,7 +80,11 @@ func TestSearchesHonourTheDeadline(t *testing.T) {
 				assert.False(t, out.Success)
 				assert.Contains(t, out.Text, "context deadline exceeded")
 			}
-			assert.Less(t, late, 50*time.Millisecond, "time past the deadline")
+			// Promptly, not at once: the searches check the deadline as they
+			// go (usually within a few milliseconds); the bound leaves room
+			// for a loaded machine, and is still far below what the work
+			// would take if the deadline were not checked.
+			assert.Less(t, late, 2*time.Second, "time past the deadline")
 		})
 	}
 }
