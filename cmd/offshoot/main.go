@@ -19,9 +19,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 )
@@ -31,7 +33,9 @@ func main() { os.Exit(runMain()) }
 // runMain runs offshoot on the process's arguments and streams. SIGTERM
 // cancels the command's context; so does Ctrl-C (SIGINT), unless the
 // command takes it itself (cli.Env.OnInterrupt), as chat does to stop a
-// turn and go on.
+// turn and go on. Once the context is cancelled, a second Ctrl-C or
+// SIGTERM ends the process at once, and so does the end of termGrace
+// after a SIGTERM: a command that does not stop cannot hold the terminal.
 func runMain() int {
 	env := &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -41,18 +45,52 @@ func runMain() int {
 	defer signal.Stop(signals)
 	done := make(chan struct{})
 	defer close(done)
-	go func() {
-		for {
-			select {
-			case s := <-signals:
-				if s == os.Interrupt && env.Interrupt() {
-					continue
-				}
-				cancel()
-			case <-done:
-				return
-			}
-		}
-	}()
+	go watchSignals(signals, done, env, cancel, termGrace, func(code int) {
+		fmt.Fprintln(os.Stderr, "\noffshoot: stopped at once, without waiting for the agents and servers to end")
+		os.Exit(code)
+	})
 	return Run(ctx, env, os.Args[1:])
+}
+
+// termGrace is how long a command may take to stop after SIGTERM.
+const termGrace = 5 * time.Second
+
+// watchSignals handles the signals until done: the first cancels the
+// command (or, for Ctrl-C, goes to the command's own handler); once it
+// is cancelled, another signal, or grace after a SIGTERM, calls exit
+// with the shell's code for the signal (130 for SIGINT, 143 for
+// SIGTERM).
+func watchSignals(signals <-chan os.Signal, done <-chan struct{}, env *cli.Env, cancel func(), grace time.Duration, exit func(code int)) {
+	cancelled := false
+	var deadline <-chan time.Time
+	for {
+		select {
+		case s := <-signals:
+			switch {
+			case cancelled:
+				exit(signalCode(s))
+				return
+			case s == os.Interrupt && env.Interrupt():
+				continue
+			}
+			cancel()
+			cancelled = true
+			if s == syscall.SIGTERM {
+				deadline = time.After(grace)
+			}
+		case <-deadline:
+			exit(signalCode(syscall.SIGTERM))
+			return
+		case <-done:
+			return
+		}
+	}
+}
+
+// signalCode is the exit code a shell gives a process a signal ended.
+func signalCode(s os.Signal) int {
+	if s == syscall.SIGTERM {
+		return 128 + int(syscall.SIGTERM)
+	}
+	return 128 + int(syscall.SIGINT)
 }

@@ -47,13 +47,15 @@ func Replay(r io.Reader) (*Replayer, error) {
 
 // ReplayFile reads the cassette at path (see Replay).
 func ReplayFile(path string) (*Replayer, error) {
-	f, err := regfile.Open(path) // never a FIFO or a device
+	data, err := regfile.Read(path, MaxCassetteBytes) // never a FIFO or a device
 	if err != nil {
 		return nil, fmt.Errorf("scripted: open cassette: %w", err)
 	}
-	defer f.Close()
-	return load(f, "cassette "+path)
+	return load(bytes.NewReader(data), "cassette "+path)
 }
+
+// MaxCassetteBytes is the largest cassette file ReplayFile reads.
+const MaxCassetteBytes = 64 << 20
 
 func load(r io.Reader, source string) (*Replayer, error) {
 	p := &Replayer{source: source, byHash: map[string]*recorded{}}

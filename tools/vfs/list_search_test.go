@@ -51,7 +51,6 @@ func TestLs(t *testing.T) {
 			{Path: "docs/guide.md", Kind: vfs.KindFile, SizeBytes: 19, Version: 1, UpdatedAt: at},
 			{Path: "docs/zeta.md", Kind: vfs.KindFile, SizeBytes: 5, Version: 1, UpdatedAt: at},
 		}},
-		{"missing directory gives an empty list", `{"path": "nowhere"}`, []vfs.Entry{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ok[vfs.ListResult](h, "ls", tc.args)
@@ -61,6 +60,19 @@ func TestLs(t *testing.T) {
 			assert.Equal(t, tc.want, got.Entries)
 		})
 	}
+}
+
+// ls of a path that does not exist fails, as ls does, instead of
+// listing nothing as a success.
+func TestLsOfAMissingDirectory(t *testing.T) {
+	h := newHarness(t)
+	h.write(map[string]string{"docs/guide.md": "# Guide"})
+	assert.Equal(t, "ls nowhere: no such file or directory; list its parent with ls, or find files with glob", fail(h, "ls", `{"path": "nowhere"}`))
+	assert.Contains(t, fail(h, "ls", `{"path": "docs/guide"}`), "no such file or directory")
+	got := ok[vfs.ListResult](h, "ls", `{}`)
+	assert.Len(t, got.Entries, 1, "the root of an empty or full table is a directory")
+	empty := newHarness(t)
+	assert.Empty(t, ok[vfs.ListResult](empty, "ls", `{}`).Entries)
 }
 
 func TestLsDirectoryTotals(t *testing.T) {

@@ -49,6 +49,9 @@ func ls(_ context.Context, inv *tools.Invocation, p ListParams) (tools.Result[Li
 	if _, ok := t.get(dir); ok {
 		return tools.Failed[ListResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotDirectory, Hint: "it is a file; read it with read_file"}).Error()), nil
 	}
+	if !t.IsDir(dir) {
+		return tools.Failed[ListResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotFound, Hint: "list its parent with ls, or find files with glob"}).Error()), nil
+	}
 	entries := t.List(dir)
 	name := dir
 	if name == "" {
