@@ -3,9 +3,9 @@ package tools
 import "github.com/offshoot-dev/offshoot/session"
 
 // Redescribe returns t with its description replaced, everything else (name,
-// schemas, handler, Installer) unchanged. The prompt package uses it to apply
-// description overrides. The description is trimmed and checked as New
-// checks it.
+// schemas, handler, Installer, State) unchanged. The prompt package uses it
+// to apply description overrides. The description is trimmed and checked as
+// New checks it.
 func Redescribe(t Tool, description string) (Tool, error) {
 	if t == nil {
 		return nil, errNilTool
@@ -21,7 +21,7 @@ func Redescribe(t Tool, description string) (Tool, error) {
 		t = w.Tool
 	}
 	r := redescribed{Tool: t, description: desc}
-	if in, ok := t.(Installer); ok {
+	if in, ok := installerOf(t); ok {
 		return &redescribedInstaller{redescribed: r, installer: in}, nil
 	}
 	return &r, nil
@@ -35,13 +35,11 @@ type redescribed struct {
 
 func (r *redescribed) Description() string { return r.description }
 
-// State returns the State of the tool it wraps, if any.
-func (r *redescribed) State() State {
-	s, _ := StateOf(r.Tool)
-	return s
-}
+// Unwrap returns the tool with its own description.
+func (r *redescribed) Unwrap() Tool { return r.Tool }
 
-// redescribedInstaller is a redescribed Installer.
+// redescribedInstaller is a redescribed Installer, so that a type
+// assertion to Installer holds for it as for the tool it wraps.
 type redescribedInstaller struct {
 	redescribed
 	installer Installer

@@ -30,12 +30,18 @@ func WithState(s State) Option {
 }
 
 // StateOf returns the State a tool declares: with WithState, or through a
-// method State() State of its own.
+// method State() State of its own, or of a tool it wraps (see Unwrap).
 func StateOf(t Tool) (State, bool) {
-	if st, ok := t.(interface{ State() State }); ok {
-		if s := st.State(); s != nil {
-			return s, true
+	for range maxWrapDepth {
+		if t == nil {
+			return nil, false
 		}
+		if st, ok := t.(interface{ State() State }); ok {
+			if s := st.State(); s != nil {
+				return s, true
+			}
+		}
+		t = Unwrap(t)
 	}
 	return nil, false
 }

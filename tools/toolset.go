@@ -99,13 +99,13 @@ func (s Toolset) Filter(f Filter) (Toolset, error) {
 	return Toolset{list: list}, nil
 }
 
-// Install calls Install on every tool of s that is an Installer, in order,
-// and returns their errors joined. The runner calls it with the session it
-// evaluates against.
+// Install calls Install on every tool of s that is an Installer (or wraps
+// one, see Unwrap), in order, and returns their errors joined. The runner
+// calls it with the session it evaluates against.
 func (s Toolset) Install(sess *session.Session) error {
 	var errs []error
 	for _, t := range s.list {
-		if in, ok := t.(Installer); ok {
+		if in, ok := installerOf(t); ok {
 			if err := in.Install(sess); err != nil {
 				errs = append(errs, fmt.Errorf("tools: installing tool %q: %w", t.Name(), err))
 			}

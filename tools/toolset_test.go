@@ -180,3 +180,52 @@ func TestRedescribeKeepsEverythingElse(t *testing.T) {
 	_, err = tools.Redescribe(nil, "x")
 	assert.Error(t, err)
 }
+
+// A wrapper that declares Unwrap keeps the optional methods of the tool
+// it wraps: its State and its Install, found through any number of
+// wrappers; a wrapper's own Install wins.
+func TestAWrapperDoesNotChangeWhatAToolIs(t *testing.T) {
+	type state struct{ tools.State }
+	st := state{}
+	installed := ""
+	inner := newLs(t, listPath, tools.WithState(st), tools.WithInstall("k", func(*session.Session) error { installed += "inner "; return nil }))
+	wrapped := &unwrapping{Tool: &unwrapping{Tool: inner}}
+	got, ok := tools.StateOf(wrapped)
+	require.True(t, ok)
+	assert.Equal(t, tools.State(st), got)
+	set, err := tools.NewToolset(wrapped)
+	require.NoError(t, err)
+	assert.Equal(t, []tools.State{st}, set.States())
+	s, err := session.New()
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, set.Install(s))
+	assert.Equal(t, "inner ", installed)
+
+	own := &installing{unwrapping: unwrapping{Tool: inner}, f: func() { installed += "own " }}
+	set, err = tools.NewToolset(own)
+	require.NoError(t, err)
+	require.NoError(t, set.Install(s))
+	assert.Equal(t, "inner own ", installed, "the wrapper's own Install wins")
+	got, ok = tools.StateOf(own)
+	require.True(t, ok, "and the State is still the tool's")
+	assert.Equal(t, tools.State(st), got)
+
+	re, err := tools.Redescribe(wrapped, "Another description.")
+	require.NoError(t, err)
+	got, ok = tools.StateOf(re)
+	require.True(t, ok)
+	assert.Equal(t, tools.State(st), got)
+	assert.Same(t, wrapped, tools.Unwrap(re))
+}
+
+type unwrapping struct{ tools.Tool }
+
+func (u *unwrapping) Unwrap() tools.Tool { return u.Tool }
+
+type installing struct {
+	unwrapping
+	f func()
+}
+
+func (i *installing) Install(*session.Session) error { i.f(); return nil }

@@ -1,14 +1,18 @@
 package promptsubagent_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -87,4 +91,52 @@ func TestArtifactsOfTheChildPromptsOwnTools(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With host mounts, the VFS tools are wrapped to seed new sessions; the
+// wrapper must not hide what the tools are. A dispatched child still hands
+// back the files it wrote (listed and copied into the parent), and its
+// prompt still says what files it starts from.
+func TestArtifactsWithMountedFiles(t *testing.T) {
+	host := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(host, "README.md"), []byte("# Project\n"), 0o600))
+	opts := vfs.Options{Mounts: []vfs.Mount{{HostPath: host}}, AllowedRoots: []string{host}}
+	const workerText = "You write notes."
+	reg := prompt.NewRegistry()
+	worker, err := prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", workerText))
+	require.NoError(t, err)
+	require.NoError(t, reg.Register(worker))
+	engine := subagent.New()
+	parent, err := prompt.New("root", "lead", prompt.Markdown[prompt.NoParams]("Lead", "You delegate."),
+		vfs.Section(opts), promptsubagent.Section(reg, engine))
+	require.NoError(t, err)
+	s, err := session.New()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+
+	var childSystem string
+	call := promptsubagent.DispatchSubagent{Mode: "ad_hoc", PromptNS: "agents", PromptKey: "worker", Instructions: "Write the notes."}
+	m := scripted.New(
+		scripted.When(scripted.SystemContains(workerText),
+			scripted.Func(func(_ context.Context, req *model.Request) (*model.Response, error) {
+				childSystem = req.Messages[0].Content
+				return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "w", Name: "write_file",
+					Arguments: `{"file_path":"notes.md","content":"# Notes\n"}`})}, nil
+			}),
+			scripted.Text("wrote notes.md")),
+		scripted.ToolCall("dispatch_subagent", args(t, call)),
+		scripted.Text("done"),
+	)
+	_, err = runner.Evaluate(ctx, runner.Request{Prompt: parent, Session: s, Model: m, ModelName: "scripted", UserMessage: "go"})
+	require.NoError(t, err)
+
+	ti, ok := session.Latest[runner.ToolInvoked](s)
+	require.True(t, ok)
+	require.True(t, ti.Success, ti.Result)
+	var res promptsubagent.DispatchSubagentResult
+	require.NoError(t, json.Unmarshal(ti.Value, &res))
+	assert.Equal(t, []string{"notes.md"}, res.Artifacts, "listed as an artifact")
+	_, copied := vfs.Files(s).Get("notes.md")
+	assert.True(t, copied, "copied back into the parent")
+	assert.Contains(t, childSystem, "README.md", "the child's prompt says what files it starts from")
 }

@@ -65,6 +65,10 @@ type seeding struct {
 	files Table
 }
 
+// Unwrap returns the VFS tool itself, so the seeding wrapper keeps what
+// the tool is (its State: the files as delegation sees them).
+func (t *seeding) Unwrap() tools.Tool { return t.Tool }
+
 // Install registers the VFS reducers on s and seeds it with the mounted
 // files when it has no VFS state yet.
 func (t *seeding) Install(s *session.Session) error {
