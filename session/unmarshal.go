@@ -2,12 +2,14 @@ package session
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/benbjohnson/immutable"
@@ -438,29 +440,42 @@ func decodeChildren(raw json.RawMessage, self, parent string) (*immutable.Sorted
 	if raw == nil || isNull(raw) {
 		return nil, nil
 	}
-	var ids []string
+	// Room for every id at once (json.Unmarshal appends to it): at most
+	// one per comma, and at most one per four bytes ("a",).
+	ids := make([]string, 0, min(bytes.Count(raw, []byte{','}), len(raw)/4)+1)
 	if err := json.Unmarshal(raw, &ids); err != nil || firstByte(raw) != '[' {
 		return nil, restoreErr("children_ids", "must be a list of ids", nil)
 	}
-	m := immutable.NewSortedMap[int, string](nil)
-	seen := make(map[string]bool, len(ids))
 	for i, id := range ids {
-		path := fmt.Sprintf("children_ids[%d]", i)
+		path := func() string { return fmt.Sprintf("children_ids[%d]", i) }
 		if err := checkID(id); err != nil {
-			return nil, restoreErr(path, err.Error(), nil)
+			return nil, restoreErr(path(), err.Error(), nil)
 		}
-		switch {
-		case id == self:
-			return nil, restoreErr(path, fmt.Sprintf("%q is the session's own id; a session cannot be its own child", id), nil)
-		case id == parent:
-			return nil, restoreErr(path, fmt.Sprintf("%q is the session's parent; a session cannot be its parent's parent", id), nil)
-		case seen[id]:
-			return nil, restoreErr(path, fmt.Sprintf("%q appears twice", id), nil)
+		switch id {
+		case self:
+			return nil, restoreErr(path(), fmt.Sprintf("%q is the session's own id; a session cannot be its own child", id), nil)
+		case parent:
+			return nil, restoreErr(path(), fmt.Sprintf("%q is the session's parent; a session cannot be its parent's parent", id), nil)
 		}
-		seen[id] = true
-		m = m.Set(i+1, id)
 	}
-	return m, nil
+	// Duplicates, found in a sorted copy of the ids (a set of 100,000
+	// strings would cost several times the input).
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Or(strings.Compare(ids[a], ids[b]), a-b) })
+	for k := 1; k < len(order); k++ {
+		if ids[order[k]] == ids[order[k-1]] {
+			return nil, restoreErr(fmt.Sprintf("children_ids[%d]", order[k]), fmt.Sprintf("%q appears twice", ids[order[k]]), nil)
+		}
+	}
+	// Built in place, then frozen: one persistent map, not one per id.
+	b := immutable.NewSortedMapBuilder[int, string](nil)
+	for i, id := range ids {
+		b.Set(i+1, id)
+	}
+	return b.Map(), nil
 }
 
 func firstByte(data []byte) byte {
