@@ -218,6 +218,7 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 			}
 		}
 	}
+	warnedNesting := false
 	own := map[string]bool{}
 	for _, s := range d.def.MCPServers {
 		own[s.Name] = true
@@ -239,6 +240,12 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 			d.warn(line, f, fmt.Sprintf("%s in disallowedTools: argument rules are not supported, so all of %s is disallowed", quote(entry), ref.base))
 			add(ref.names...)
 		case ref.known, ref.mcpServer != "":
+			if allow && slices.ContainsFunc(ref.names, func(n string) bool { return slices.Contains(delegationTools, n) }) && !warnedNesting {
+				warnedNesting = true
+				d.warn(line, f, fmt.Sprintf("%s in tools lets the agent hand work to other agents, which a subagent may do only below the nesting limit "+
+					"(by default a subagent starts none, and loses Task, TaskOutput and TaskStop): the agent has them as the main agent (offshoot run --agent), "+
+					"or as a subagent when the limit is raised (offshoot.WithMaxDepth)", quote(entry)))
+			}
 			add(ref.names...)
 		default:
 			also := ""

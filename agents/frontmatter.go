@@ -51,9 +51,12 @@ func isFence(line string) bool {
 	return len(t) >= 3 && strings.Trim(t, "-") == ""
 }
 
-// split finds the frontmatter of text (normalized): blank lines may come
-// first, the opening fence may be indented, the closing fence may be longer
-// than three dashes, and the file need not end with a newline.
+// split finds the frontmatter of text (normalized). As Claude Code reads
+// agent files, the opening fence is the file's first line, unindented;
+// the closing fence may be longer than three dashes, and the file need
+// not end with a newline. A file whose fence comes after blank lines or
+// indented is skipped with a warning saying why: Claude Code would not
+// read its frontmatter either.
 func split(text string) (document, *splitError) {
 	lines := strings.Split(text, "\n")
 	open := 0
@@ -63,6 +66,11 @@ func split(text string) (document, *splitError) {
 	if open == len(lines) || !isFence(lines[open]) {
 		return document{}, &splitError{notAgent: true, line: open + 1,
 			message: "no frontmatter: an agent file starts with a line ---, then name: and description:, then a line ---, then the agent's instructions"}
+	}
+	if open > 0 || strings.TrimLeft(lines[open], " \t") != lines[open] || !strings.HasPrefix(lines[open], "---") {
+		return document{}, &splitError{notAgent: true, line: open + 1,
+			message: "the frontmatter does not begin on the first line (blank lines or indentation come before its ---), so Claude Code would not read it either: " +
+				"start the file with the line --- to make it an agent"}
 	}
 	closing := -1
 	for i := open + 1; i < len(lines); i++ {

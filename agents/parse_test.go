@@ -95,14 +95,9 @@ func TestParseTolerantCases(t *testing.T) {
 			want: Definition{Name: "a", Description: "Does A.", Prompt: "You do A.\nThen stop."},
 		},
 		{
-			name: "leading blank lines, indented opening fence, long closing fence, no final newline",
-			text: "\n\n  \n  ---\nname: a\ndescription: Does A.\n--------\nYou do A.",
+			name: "long closing fence, no final newline",
+			text: "---\nname: a\ndescription: Does A.\n--------\nYou do A.",
 			want: Definition{Name: "a", Description: "Does A.", Prompt: "You do A."},
-		},
-		{
-			name: "frontmatter indented as a whole",
-			text: "  ---\n  name: a\n  description: Does A.\n  tools: Read\n  ---\nYou do A.",
-			want: Definition{Name: "a", Description: "Does A.", Prompt: "You do A.", Tools: []string{"read_file"}},
 		},
 		{
 			name: "non-ASCII text",

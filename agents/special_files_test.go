@@ -1,6 +1,7 @@
 package agents_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 // A cloned repository may put anything where an agent file should be: a
@@ -40,4 +42,37 @@ func TestLoadSurvivesSpecialFiles(t *testing.T) {
 		assert.Contains(t, all, name)
 	}
 	assert.Contains(t, all, "not a regular file")
+}
+
+// Only Claude Code's own tool names map to offshoot's: a name merely like
+// one (WriteFile) grants nothing — it is warned about, and the agent does
+// not get write_file.
+func TestANameLikeAToolGrantsNothing(t *testing.T) {
+	dir := t.TempDir()
+	agentsDir := filepath.Join(dir, ".claude", "agents")
+	require.NoError(t, os.MkdirAll(agentsDir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(agentsDir, "w.md"),
+		[]byte("---\nname: w\ndescription: Writes.\ntools: Read, WriteFile\n---\nYou write.\n"), 0o600))
+	reg := agents.Load(agents.Options{ProjectDir: dir, HomeDir: t.TempDir()})
+	def, err := reg.Find("w")
+	require.NoError(t, err)
+	var warnings []string
+	for _, d := range reg.Warnings() {
+		warnings = append(warnings, d.Error())
+	}
+	assert.Contains(t, strings.Join(warnings, "\n"), `unknown tool "WriteFile" in tools`)
+	parent, err := tools.NewToolset(namedTool(t, "read_file"), namedTool(t, "write_file"))
+	require.NoError(t, err)
+	got, err := def.ResolveTools(parent, false)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"read_file"}, got.Names())
+}
+
+func namedTool(t *testing.T, name string) tools.Tool {
+	t.Helper()
+	tool, err := tools.New(name, "A tool.", func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
+		return tools.OK("ok", "ok"), nil
+	})
+	require.NoError(t, err)
+	return tool
 }

@@ -24,10 +24,11 @@ var standardTools = slices.Sorted(slices.Values(append([]string{
 }, planningTools...)))
 
 // claudeTools maps Claude Code's tool names, lower-cased, to offshoot's.
+// Only Claude Code's own names are here: a name merely like one
+// (WriteFile) is unknown, warned about, and grants nothing.
 var claudeTools = map[string][]string{
 	"read":       {"read_file"},
 	"write":      {"write_file"},
-	"writefile":  {"write_file"},
 	"edit":       {"edit_file"},
 	"multiedit":  {"edit_file"},
 	"glob":       {"glob"},

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSplitToolList(t *testing.T) {
@@ -44,11 +45,21 @@ func TestSlugify(t *testing.T) {
 }
 
 func TestSplitAndDedent(t *testing.T) {
-	doc, err := split("\n\n  ---\n  name: a\n    nested: b\n\n  description: c\n  -----\n\nbody\n")
+	doc, err := split("---\n  name: a\n    nested: b\n\n  description: c\n  -----\n\nbody\n")
 	assert.Nil(t, err)
 	assert.Equal(t, []string{"name: a", "  nested: b", "", "description: c"}, doc.front)
-	assert.Equal(t, 4, doc.frontLine)
+	assert.Equal(t, 2, doc.frontLine)
 	assert.Equal(t, "body", doc.body)
+
+	// As Claude Code reads them, the frontmatter begins on the first line:
+	// after blank lines, or indented, it is not read, and the file is
+	// skipped with the reason.
+	for _, text := range []string{"\n\n  ---\nname: a\ndescription: c\n---\nbody", "  ---\nname: a\n---\nbody", "\n---\nname: a\n---\n"} {
+		_, err = split(text)
+		require.NotNil(t, err, "%q", text)
+		assert.True(t, err.notAgent)
+		assert.Contains(t, err.message, "does not begin on the first line")
+	}
 
 	doc, err = split("---\nname: a\n---")
 	assert.Nil(t, err)
