@@ -23,8 +23,15 @@ const (
 	// PhaseRender: rendering the prompt or installing its tools.
 	PhaseRender Phase = "render"
 	// PhaseRequest: before or during a model call (deadline, cancellation,
-	// budget, turn limit, model error).
+	// model error).
 	PhaseRequest Phase = "request"
+	// PhaseLimit: a limit of the evaluation was reached before a model
+	// call: MaxTurns (ErrMaxTurns) or Budget (ErrBudgetExceeded).
+	PhaseLimit Phase = "limit"
+	// PhaseRecord: what the evaluation did could not be recorded in its
+	// session (a reducer refused it), so the session's conversation is
+	// incomplete and a later Continue would not see it.
+	PhaseRecord Phase = "record"
 	// PhaseTool: running tool calls (the deadline passed during a tool).
 	PhaseTool Phase = "tool"
 	// PhaseResponse: finishing (parsing structured output, deadline at the

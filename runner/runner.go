@@ -254,14 +254,20 @@ func (r *run) loop() (*Response, error) {
 			return r.partial(PhaseRequest, err)
 		}
 		if r.overBudget() {
-			return r.partial(PhaseRequest, ErrBudgetExceeded)
+			return r.partial(PhaseLimit, ErrBudgetExceeded)
 		}
 		if r.resp.Turns >= r.maxTurns {
-			return r.partial(PhaseRequest, fmt.Errorf("%w: the model was still calling tools after %d turns; raise MaxTurns or narrow the task", ErrMaxTurns, r.maxTurns))
+			return r.partial(PhaseLimit, fmt.Errorf("%w: the model was still calling tools after %d turns; raise MaxTurns or narrow the task", ErrMaxTurns, r.maxTurns))
 		}
-		r.drainInbound()
+		if err := r.drainInbound(); err != nil {
+			return r.partial(PhaseRecord, err)
+		}
 		r.phase = PhaseRequest
 		msg, err := r.callModel()
+		var re *recordError
+		if errors.As(err, &re) {
+			return r.partial(PhaseRecord, re.err)
+		}
 		if msg.Role != "" {
 			r.resp.Messages = append(r.resp.Messages, msg)
 			if msg.Content != "" || len(msg.ToolCalls) == 0 {
@@ -276,7 +282,7 @@ func (r *run) loop() (*Response, error) {
 			return r.finish()
 		}
 		if r.overBudget() {
-			return r.partial(PhaseRequest, ErrBudgetExceeded)
+			return r.partial(PhaseLimit, ErrBudgetExceeded)
 		}
 		r.calls, r.next = msg.ToolCalls, 0
 	}
@@ -434,7 +440,9 @@ func (r *run) callModel() (model.Message, error) {
 	if err != nil {
 		rec.Error = err.Error()
 		if msg.Content == "" {
-			_ = r.req.Session.Dispatch(r.ctx, rec)
+			if rerr := r.commit(rec); rerr != nil {
+				return model.Message{}, errors.Join(err, rerr)
+			}
 			return model.Message{}, err
 		}
 	}
@@ -444,9 +452,30 @@ func (r *run) callModel() (model.Message, error) {
 		r.final = []any{answer, rec, nil}
 		return msg, nil
 	}
-	_ = r.req.Session.Dispatch(r.ctx, answer, rec)
+	if rerr := r.commit(answer, rec); rerr != nil {
+		if err == nil {
+			return msg, &recordError{rerr}
+		}
+		return msg, errors.Join(err, rerr)
+	}
 	return msg, err
 }
+
+// commit dispatches what the evaluation did to its session; a failure says
+// what it means.
+func (r *run) commit(events ...any) error {
+	if err := r.req.Session.Dispatch(r.ctx, events...); err != nil {
+		return fmt.Errorf("runner: recording the evaluation in session %s failed, so its conversation there is incomplete (a later Continue would not see this turn): %w", r.req.Session.ID(), err)
+	}
+	return nil
+}
+
+// recordError marks a failure to record, so the loop reports it in
+// PhaseRecord.
+type recordError struct{ err error }
+
+func (e *recordError) Error() string { return e.err.Error() }
+func (e *recordError) Unwrap() error { return e.err }
 
 // generate calls the model, turning a panic into an error. It streams
 // when someone observes the evaluation's Delta events.
@@ -483,10 +512,10 @@ func outputName(rd *prompt.Rendered) string {
 
 // drainInbound adds the Inbound messages not delivered yet, and records
 // that they were.
-func (r *run) drainInbound() {
+func (r *run) drainInbound() error {
 	in := session.Get[Inbound](r.req.Session)
 	if r.inboundSeen >= in.Len() {
-		return
+		return nil
 	}
 	events := make([]any, 0, 1+in.Len()-r.inboundSeen)
 	for ; r.inboundSeen < in.Len(); r.inboundSeen++ {
@@ -495,7 +524,7 @@ func (r *run) drainInbound() {
 		events = append(events, ConversationMessage{Evaluation: r.eval, Message: msg})
 	}
 	events = append(events, InboundRead{Upto: r.inboundSeen})
-	_ = r.req.Session.Dispatch(r.ctx, events...)
+	return r.commit(events...)
 }
 
 // collectChildUsage charges the ChildUsage events dispatched to the
@@ -525,7 +554,9 @@ func (r *run) childUsage() model.Usage {
 
 func (r *run) partial(phase Phase, err error) (*Response, error) {
 	if r.final != nil {
-		_ = r.req.Session.Dispatch(r.ctx, r.final[:2]...)
+		if rerr := r.commit(r.final[:2]...); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
 		r.final = nil
 	}
 	r.collectChildUsage()
@@ -555,6 +586,8 @@ func (r *run) finish() (*Response, error) {
 	rec.Usage, rec.Turns, rec.ToolCalls, rec.Duration = r.resp.Usage, r.resp.Turns, r.resp.ToolCalls, r.resp.Duration
 	events := append(r.final[:2], rec)
 	r.final = nil
-	_ = r.req.Session.Dispatch(r.ctx, events...)
+	if err := r.commit(events...); err != nil {
+		return r.resp, r.fail(PhaseRecord, err)
+	}
 	return r.resp, nil
 }

@@ -385,7 +385,9 @@ func TestClosedSessionEndsTheEvaluation(t *testing.T) {
 	_, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
 	var ee *runner.EvaluationError
 	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, runner.PhaseTool, ee.Phase)
+	// The model's answer can no longer be recorded: the evaluation ends
+	// there, before any tool runs.
+	assert.Equal(t, runner.PhaseRecord, ee.Phase)
 	assert.ErrorIs(t, err, session.ErrClosed)
 }
 

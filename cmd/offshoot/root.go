@@ -68,6 +68,7 @@ error.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().StringVar(&env.ProjectDir, "project", "", "the project directory (default: the working directory)")
 	root.PersistentFlags().StringVar(&env.HomeDir, "home", "", "the user's home directory, for ~/.offshoot (default: $HOME)")
+	root.PersistentFlags().BoolVar(&env.Verbose, "verbose", false, "when something fails, show the whole error chain after the explanation")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return cli.Usagef("%v; see '%s --help'", err, cmd.CommandPath())
 	})

@@ -190,7 +190,12 @@ func (c *chat) turn(ctx context.Context, prompt string) {
 		c.say("stopped the turn (Ctrl-C), with the agents it started; say what to do next")
 	case ctx.Err() != nil:
 	default:
-		c.fail("the turn failed: %v; say it again, or /exit", res.Err)
+		what, todo := cli.Explain(res.Err)
+		if c.env.Verbose {
+			c.fail("the turn failed: %s; %s; or say it again, or /exit\n  the error in full: %s", what, todo, cli.Chain(res.Err))
+		} else {
+			c.fail("the turn failed: %s; %s; or say it again, or /exit", what, todo)
+		}
 	}
 }
 

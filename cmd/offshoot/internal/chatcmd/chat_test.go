@@ -300,7 +300,7 @@ func TestChatErrors(t *testing.T) {
 		err := f.chat(t, context.Background(), strings.NewReader("hello\nagain\n"), m, &chat{})
 		require.NoError(t, err)
 		assert.Contains(t, f.stderr.String(), "offshoot: the turn failed: ")
-		assert.Contains(t, f.stderr.String(), "the provider is down; say it again, or /exit\n")
+		assert.Contains(t, f.stderr.String(), "the turn failed: the provider is down; fix the cause above and run it again; or say it again, or /exit\n")
 		assert.Contains(t, f.stdout.String(), "  ✎ Back.\n")
 	})
 	t.Run("/save without a file", func(t *testing.T) {

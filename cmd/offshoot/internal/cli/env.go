@@ -33,6 +33,9 @@ type Env struct {
 	// Ask, when set, asks the user a yes-or-no question (see
 	// AskOnTerminal); nil where no one can answer.
 	Ask func(question string) bool
+	// Verbose is set by --verbose: a failure shows the whole error chain
+	// after the sentence that explains it.
+	Verbose bool
 	// Copied is filled by NewClient: what it copied of the directory and
 	// what it left out, and why.
 	Copied vfs.MountReport

@@ -205,8 +205,8 @@ func TestRunWhenTheServerFails(t *testing.T) {
 		url  string
 		want string
 	}{
-		{"HTTP 500 after the retries", failing.URL + "/v1", "the model's provider failed on its side (HTTP 500); wait a while and run it again"},
-		{"connection refused", closed.URL + "/v1", "the model's server could not be reached: check LLM_BASE_URL (or \"base_url\" in .offshoot/config.json) and that the server is up"},
+		{"HTTP 500 after the retries", failing.URL + "/v1", "the model's provider failed on its side (HTTP 500): The server had an error while processing your request.; wait a while and run it again"},
+		{"connection refused", closed.URL + "/v1", "the model's server could not be reached (connection refused); check LLM_BASE_URL (or \"base_url\" in .offshoot/config.json) and that the server is up"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

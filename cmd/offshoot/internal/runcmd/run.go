@@ -10,18 +10,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/offshoot-dev/offshoot"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
-	"github.com/offshoot-dev/offshoot/model"
-	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -127,7 +122,7 @@ func (r *run) run(ctx context.Context) error {
 // has the main agent read what they report, as often as they start more,
 // up to maxRounds times.
 func (r *run) work(ctx context.Context, client *offshoot.Client) error {
-	if err := failed(query(ctx, client, r.task)); err != nil {
+	if err := r.failed(query(ctx, client, r.task)); err != nil {
 		return err
 	}
 	for round := 0; ; round++ {
@@ -149,7 +144,7 @@ func (r *run) work(ctx context.Context, client *offshoot.Client) error {
 		if errors.Is(res.Err, offshoot.ErrNothingToContinue) {
 			return nil
 		}
-		if err := failed(res); err != nil {
+		if err := r.failed(res); err != nil {
 			return err
 		}
 	}
@@ -167,59 +162,17 @@ func query(ctx context.Context, client *offshoot.Client, prompt string) offshoot
 	return res
 }
 
-// failed returns the error of a query that failed, saying what to do.
-func failed(res offshoot.ResultMessage) error {
+// failed returns the error of a query that failed: what happened and
+// what to do, in a sentence each; the whole chain with --verbose.
+func (r *run) failed(res offshoot.ResultMessage) error {
 	if res.Err == nil {
 		return nil
 	}
-	return cli.Failf("the run failed: %v; %s", res.Err, advice(res.Err))
-}
-
-// advice says what to do after a run failed with err.
-func advice(err error) string {
-	switch {
-	case errors.Is(err, runner.ErrMaxTurns):
-		return "give it more model calls with --max-turns, or a narrower task"
-	case errors.Is(err, runner.ErrBudgetExceeded):
-		return "give it a narrower task"
-	case errors.Is(err, model.ErrAuth):
-		return "check the key (LLM_API_KEY, or \"api_key\" in .offshoot/config.json)"
-	case errors.Is(err, model.ErrQuota):
-		return "the account behind the key has no quota or credit left: add credit or raise its limits at the provider, or use another key"
-	case errors.Is(err, model.ErrTimeout):
-		return "if the model is slow rather than stuck, give it longer with --timeout or --stall-timeout"
-	case errors.Is(err, model.ErrRateLimited):
-		return "wait a moment and run it again"
-	case errors.Is(err, model.ErrContextLength):
-		return "give it a narrower task or a smaller --dir"
+	what, todo := cli.Explain(res.Err)
+	if r.env.Verbose {
+		return cli.Failf("the run failed: %s; %s\n  the error in full: %s", what, todo, cli.Chain(res.Err))
 	}
-	if status, ok := serverError(err); ok {
-		return fmt.Sprintf("the model's provider failed on its side (HTTP %d); wait a while and run it again, and if it goes on, check the provider's status", status)
-	}
-	if unreachable(err) {
-		return "the model's server could not be reached: check LLM_BASE_URL (or \"base_url\" in .offshoot/config.json) and that the server is up and reachable from here"
-	}
-	return "fix the cause above and run it again"
-}
-
-// serverError returns the HTTP status of an error the provider's server
-// answered with a 5xx status.
-func serverError(err error) (int, bool) {
-	var api *model.APIError
-	if errors.As(err, &api) && api.StatusCode >= 500 && api.StatusCode <= 599 {
-		return api.StatusCode, true
-	}
-	return 0, false
-}
-
-// unreachable reports whether err says no answer came from the model's
-// server: its name did not resolve, the connection was refused or broke,
-// the HTTP exchange failed.
-func unreachable(err error) bool {
-	var op *net.OpError
-	var dns *net.DNSError
-	var u *url.Error
-	return errors.As(err, &op) || errors.As(err, &dns) || errors.As(err, &u) || errors.Is(err, syscall.ECONNREFUSED)
+	return cli.Failf("the run failed: %s; %s", what, todo)
 }
 
 // say prints a line about the run: on standard output with the tree, on

@@ -258,9 +258,9 @@ func TestRunFails(t *testing.T) {
 		{"empty task", `{"turns": [{"text": "Hi."}]}`, run{task: "  "}, cli.ExitUsage, "the task is empty; say what the agent should do"},
 		{"unknown agent", `{"turns": [{"text": "Hi."}]}`, run{task: "Hi.", flags: cli.AgentFlags{Agent: "debugger"}}, cli.ExitUsage, "--agent debugger: no agent is called so"},
 		{"the provider refuses the key", `{"turns": [{"error": {"kind": "auth", "message": "bad key"}}]}`, run{task: "Hi."}, cli.ExitFailed,
-			"the run failed: runner: evaluating offshoot/main failed in the request phase: "},
+			"the run failed: the model's server refused the API key; check the key"},
 		{"max turns", `{"turns": [{"tool_calls": [{"name": "ls", "arguments": {"path": ""}}], "repeat": true}]}`, run{task: "Hi.", flags: cli.AgentFlags{MaxTurns: 3}}, cli.ExitFailed,
-			"the model was still calling tools after 3 turns; raise MaxTurns or narrow the task; give it more model calls with --max-turns, or a narrower task"},
+			"the run failed: the main agent was still calling tools when it reached its limit of model calls; give it more model calls with --max-turns, or a narrower task"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -332,29 +332,39 @@ func TestRunInterrupted(t *testing.T) {
 	}
 }
 
-func TestAdvice(t *testing.T) {
+// A failure is said in two sentences: what happened, what to do; the
+// library's chain is for --verbose.
+func TestExplain(t *testing.T) {
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	tests := []struct {
-		name string
-		err  error
-		want string
+		name       string
+		err        error
+		what, todo string
 	}{
-		{"max turns", runner.ErrMaxTurns, "give it more model calls with --max-turns, or a narrower task"},
-		{"budget", runner.ErrBudgetExceeded, "give it a narrower task"},
-		{"key", fmt.Errorf("x: %w", model.ErrAuth), "check the key (LLM_API_KEY, or \"api_key\" in .offshoot/config.json)"},
-		{"rate limit", &model.RateLimitError{Err: errors.New("slow down")}, "wait a moment and run it again"},
-		{"context length", model.ErrContextLength, "give it a narrower task or a smaller --dir"},
+		{"max turns", fmt.Errorf("runner: x: %w: the model was still calling tools after 2 turns; raise MaxTurns", runner.ErrMaxTurns),
+			"the main agent was still calling tools when it reached its limit of model calls", "give it more model calls with --max-turns, or a narrower task"},
+		{"budget", runner.ErrBudgetExceeded, "the run spent its token budget", "give it a narrower task"},
+		{"key", fmt.Errorf("x: %w", model.ErrAuth), "the model's server refused the API key", "check the key (LLM_API_KEY, or \"api_key\" in .offshoot/config.json)"},
+		{"quota", fmt.Errorf("x: %w: %w", model.ErrQuota, &model.APIError{StatusCode: 429, Code: "insufficient_quota", Message: "You exceeded your current quota."}),
+			"no quota or credit left: You exceeded your current quota.", "add credit"},
+		{"rate limit", &model.RateLimitError{Err: errors.New("slow down")}, "limiting the rate", "wait a moment and run it again"},
+		{"timeout", fmt.Errorf("runner: x: openai: %w", &model.TimeoutError{Limit: 3e9}), "no complete answer within 3s, the timeout of a whole call", "--timeout"},
+		{"context length", model.ErrContextLength, "context window", "give it a narrower task or a smaller --dir"},
 		{"server error", fmt.Errorf("runner: %w", &model.APIError{StatusCode: 503, Message: "overloaded"}),
-			"the model's provider failed on its side (HTTP 503); wait a while and run it again"},
-		{"a request the server refused", &model.APIError{StatusCode: 400, Message: "bad request"}, "fix the cause above and run it again"},
+			"the model's provider failed on its side (HTTP 503): overloaded", "wait a while and run it again"},
+		{"a request the server refused", &model.APIError{StatusCode: 400, Message: "bad request"}, "answered with an error (HTTP 400): bad request", "fix the model's configuration"},
 		{"connection refused", &url.Error{Op: "Post", URL: "http://localhost:1/v1", Err: refused},
-			"the model's server could not be reached: check LLM_BASE_URL (or \"base_url\" in .offshoot/config.json) and that the server is up"},
-		{"no such host", fmt.Errorf("openai: %w", &net.DNSError{Err: "no such host", Name: "api.example", IsNotFound: true}), "the model's server could not be reached"},
-		{"anything else", errors.New("boom"), "fix the cause above and run it again"},
+			"the model's server could not be reached", "check LLM_BASE_URL (or \"base_url\" in .offshoot/config.json) and that the server is up"},
+		{"no such host", fmt.Errorf("openai: %w", &net.DNSError{Err: "no such host", Name: "api.example", IsNotFound: true}), "could not be reached", "check LLM_BASE_URL"},
+		{"anything else", fmt.Errorf("runner: evaluating x: %w", errors.New("boom")), "boom", "fix the cause above and run it again"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Contains(t, advice(tt.err), tt.want)
+			what, todo := cli.Explain(tt.err)
+			assert.Contains(t, what, tt.what)
+			assert.Contains(t, todo, tt.todo)
+			assert.NotContains(t, what+todo, "runner:", "no library chain in the explanation")
+			assert.NotContains(t, what+todo, "MaxTurns", "no Go names for a command's user")
 		})
 	}
 }
