@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/serde"
@@ -19,6 +20,15 @@ import (
 // ReducerFailurePrefix starts the text the model sees when the events of a
 // tool call could not be applied.
 const ReducerFailurePrefix = "Reducer errors prevented applying tool result: "
+
+// maxArgumentBytes bounds the arguments of one tool call: a call with more
+// fails as invalid arguments, which the model can correct, and its
+// arguments are neither run nor kept in the conversation.
+const maxArgumentBytes = 1 << 20
+
+// maxResultBytes bounds the text of a tool result the model reads and the
+// session records; the rest is cut, with a note saying so.
+const maxResultBytes = 256 << 10
 
 // callResult is one executed tool call, waiting to be recorded.
 type callResult struct {
@@ -101,6 +111,13 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 	t, ok := r.toolset.Lookup(c.Name)
 	if !ok {
 		res.outcome = tools.Outcome{Text: fmt.Sprintf("Unknown tool '%s'. Available tools: %s", clipName(c.Name), strings.Join(r.toolset.Names(), ", "))}
+		return
+	}
+	if n, over := r.oversized[c.ID]; over {
+		err := &tools.ValidationError{Tool: t.Name(), Err: &serde.ValidationError{Reason: fmt.Sprintf(
+			"the arguments are %s, more than the %s a call may have; send smaller arguments (write a large file in parts, with edit_file, say)",
+			byteSize(n), byteSize(maxArgumentBytes))}}
+		res.outcome = tools.Outcome{Text: err.Error(), Err: err}
 		return
 	}
 	args := json.RawMessage(strings.TrimSpace(c.Arguments))
@@ -236,6 +253,10 @@ func clipName(name string) string {
 // record (a closed session) ends the evaluation.
 func (r *run) record(res *callResult) error {
 	o := res.outcome
+	if len(o.Text) > maxResultBytes {
+		o.Text = clipResult(o.Text)
+		o.ValueJSON, o.Value = nil, nil // the value is in the text, cut
+	}
 	res.rec.Result, res.rec.Success = o.Text, o.Success
 	// Like the model's text, the record leaves a zero value out.
 	if o.ValueJSON != nil {
@@ -290,4 +311,26 @@ func compactArgs(args string) json.RawMessage {
 	}
 	s, _ := json.Marshal(args)
 	return s
+}
+
+// clipResult cuts a tool result's text to maxResultBytes, at a character
+// boundary, and says how much was cut.
+func clipResult(text string) string {
+	cut := maxResultBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + fmt.Sprintf("\n[… %s more cut: a tool result may have at most %s; ask for less, such as a range of lines or a narrower pattern]",
+		byteSize(len(text)-cut), byteSize(maxResultBytes))
+}
+
+// byteSize words a number of bytes: "10 MiB", "256 KiB", "812 bytes".
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -190,6 +190,9 @@ type run struct {
 	// ownGoroutine says that the loop runs on a goroutine of its own (see
 	// runOwn).
 	ownGoroutine bool
+	// oversized are the calls of the turn whose arguments were over
+	// maxArgumentBytes, by call id, with their size.
+	oversized map[string]int
 }
 
 func (r *run) fail(phase Phase, err error) error {
@@ -436,6 +439,19 @@ func (r *run) callModel() (model.Message, error) {
 		// the next request would be refused.
 		msg.ToolCalls = slices.Clone(msg.ToolCalls)
 		model.FillToolCallIDs(req, msg.ToolCalls)
+	}
+	r.oversized = nil
+	if slices.ContainsFunc(msg.ToolCalls, func(c model.ToolCall) bool { return len(c.Arguments) > maxArgumentBytes }) {
+		// Arguments over the bound are one failed call each; they are not
+		// kept, so the conversation the model is sent next stays small.
+		msg.ToolCalls = slices.Clone(msg.ToolCalls)
+		r.oversized = map[string]int{}
+		for i, c := range msg.ToolCalls {
+			if len(c.Arguments) > maxArgumentBytes {
+				r.oversized[c.ID] = len(c.Arguments)
+				msg.ToolCalls[i].Arguments = fmt.Sprintf(`{"omitted":"%d bytes of arguments, more than a call may have"}`, len(c.Arguments))
+			}
+		}
 	}
 	if err != nil {
 		rec.Error = err.Error()

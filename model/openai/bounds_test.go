@@ -257,3 +257,24 @@ func TestAWebPageSaysTheBaseURLIsWrong(t *testing.T) {
 		})
 	}
 }
+
+// A tool call whose arguments come in one 10 MB event reaches the caller
+// (which refuses it as one failed call) instead of failing the request.
+func TestABigToolCallInOneEvent(t *testing.T) {
+	args := `{"content":"` + strings.Repeat("x", 10<<20) + `"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		call, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{"tool_calls": []any{
+			map[string]any{"index": 0, "id": "c1", "type": "function", "function": map[string]any{"name": "write_file", "arguments": args}}}}}}})
+		fmt.Fprintf(w, "data: %s\n\n", call)
+		fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	m, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m", HTTPClient: srv.Client()})
+	require.NoError(t, err)
+	resp, err := m.Stream(context.Background(), req(), nil)
+	require.NoError(t, err)
+	require.Len(t, resp.Message.ToolCalls, 1)
+	assert.Len(t, resp.Message.ToolCalls[0].Arguments, len(args))
+}

@@ -8,8 +8,11 @@ import (
 	"io"
 )
 
-// maxEvent bounds the data of one server-sent event.
-const maxEvent = 8 << 20
+// maxEvent bounds the data of one server-sent event: as much as a whole
+// answer may hold (maxBody) and its envelope, so that one big piece — a
+// tool call whose arguments come in one event — reaches the caller, which
+// may refuse it as one failed call, instead of failing the request.
+const maxEvent = maxBody + 64<<10
 
 // eventReader reads server-sent events (text/event-stream): lines of
 // "field: value", an event ending at a blank line. Only data fields count
