@@ -55,7 +55,11 @@ func (r *run) runTools() error {
 		if j == i+1 {
 			if !r.ranInline {
 				r.ranInline = true
+				r.toolsRunning(calls[i].Name)
 				r.execute(calls[i], &r.inline)
+			}
+			if r.toolsRunning() {
+				return errAbandoned
 			}
 			res := r.inline
 			r.ranInline = false
@@ -70,6 +74,11 @@ func (r *run) runTools() error {
 		}
 		group := calls[i:j]
 		results := make([]callResult, len(group))
+		names := make([]string, len(group))
+		for k, c := range group {
+			names[k] = c.Name
+		}
+		r.toolsRunning(names...)
 		var wg sync.WaitGroup
 		for k := range group {
 			wg.Add(1)
@@ -79,6 +88,9 @@ func (r *run) runTools() error {
 			}()
 		}
 		wg.Wait()
+		if r.toolsRunning() {
+			return errAbandoned
+		}
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
@@ -223,6 +235,10 @@ func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (den
 	}
 	return fmt.Sprintf("Permission to use the tool '%s' was denied: %s", name, err.Error()), false
 }
+
+// errAbandoned stops the loop of an abandoned evaluation (see
+// run.abandon): its caller has its result already.
+var errAbandoned = errors.New("runner: the evaluation was abandoned")
 
 // errGoexit is the failure of a tool that ended its goroutine.
 var errGoexit = errors.New("the tool ended its goroutine (runtime.Goexit) without returning a result")

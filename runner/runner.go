@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/offshoot-dev/offshoot/bus"
@@ -31,6 +33,9 @@ import (
 // DefaultMaxTurns bounds the model calls of an evaluation whose MaxTurns is
 // zero.
 const DefaultMaxTurns = 50
+
+// DefaultCancelGrace is the CancelGrace of a Request that sets none.
+const DefaultCancelGrace = 5 * time.Second
 
 // Request is one evaluation.
 type Request struct {
@@ -85,8 +90,15 @@ type Request struct {
 	// evaluations and to its subagents (subagent.WithApprover), so that one
 	// set of rules covers them all.
 	Approve func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
-	// Logger is handed to tools (a discarding logger when nil).
+	// Logger is handed to tools (a discarding logger when nil), and warns
+	// of tool calls abandoned after CancelGrace.
 	Logger *slog.Logger
+	// CancelGrace is how long a cancelled evaluation waits for the tool
+	// calls that run to return: past it, a tool that ignores its context
+	// is abandoned — it goes on in the background until it returns, its
+	// result is dropped — and Evaluate returns an error matching
+	// ErrAbandoned and the context's error. DefaultCancelGrace when 0.
+	CancelGrace time.Duration
 	// Clock times model and tool calls (the session bus's clock when nil).
 	Clock func() time.Time
 }
@@ -193,6 +205,29 @@ type run struct {
 	// oversized are the calls of the turn whose arguments were over
 	// maxArgumentBytes, by call id, with their size.
 	oversized map[string]int
+
+	// abandonMu guards running and abandoned, which the caller's
+	// goroutine reads when it abandons tool calls that ignore the
+	// cancellation (see runOwn): while running is not empty, the loop is
+	// inside tool calls and touches nothing else of the run.
+	abandonMu sync.Mutex
+	running   []string // the tools being called
+	abandoned bool
+}
+
+// ErrAbandoned is matched (errors.Is) by the error of an evaluation that
+// was cancelled while a tool that ignores its context ran, and returned
+// without it after Request.CancelGrace.
+var ErrAbandoned = errors.New("runner: a tool call was abandoned")
+
+// toolsRunning records that the loop starts (names) or stops (none)
+// calling tools, and reports whether the evaluation was abandoned
+// meanwhile: then the loop must stop at once, touching nothing.
+func (r *run) toolsRunning(names ...string) (abandoned bool) {
+	r.abandonMu.Lock()
+	defer r.abandonMu.Unlock()
+	r.running = names
+	return r.abandoned
 }
 
 func (r *run) fail(phase Phase, err error) error {
@@ -249,6 +284,9 @@ func (r *run) loop() (*Response, error) {
 			}
 			r.phase = PhaseTool
 			if err := r.runTools(); err != nil {
+				if errors.Is(err, errAbandoned) {
+					return nil, err // the caller is gone; touch nothing
+				}
 				return r.partial(PhaseTool, err)
 			}
 			r.calls = nil
@@ -297,32 +335,83 @@ func (r *run) loop() (*Response, error) {
 // goroutine, and when a tool ends the loop's goroutine, the loop goes on
 // on a new one from where it was: the call's failed result (which execute
 // recorded on the way out) is in r.inline. One goroutine per evaluation
-// that calls tools, not one per call.
-func (r *run) runOwn() (resp *Response, err error) {
+// that calls tools, not one per call. When the evaluation is cancelled and
+// the tools being called do not return within CancelGrace, they are
+// abandoned (see abandon).
+func (r *run) runOwn() (*Response, error) {
 	r.ownGoroutine = true
-	done := make(chan struct{})
+	type result struct {
+		resp *Response
+		err  error
+	}
+	done := make(chan result, 1) // the loop never waits for a caller gone
 	var serve func()
 	serve = func() {
+		var out result
 		returned := false
 		defer func() {
 			switch p := recover(); {
 			case returned:
 			case p != nil:
-				resp, err = r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))
+				out = result{r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))}
 			case r.ranInline:
 				go serve() // a tool ended the goroutine: go on without it
 				return
 			default:
-				resp, err = r.partial(r.phase, errLoopGoexit)
+				out.resp, out.err = r.partial(r.phase, errLoopGoexit)
 			}
-			close(done)
+			done <- out
 		}()
-		resp, err = r.loop()
+		out.resp, out.err = r.loop()
 		returned = true
 	}
 	go serve()
-	<-done
-	return resp, err
+	select {
+	case out := <-done:
+		return out.resp, out.err
+	case <-r.ctx.Done():
+	}
+	grace := r.req.CancelGrace
+	if grace <= 0 {
+		grace = DefaultCancelGrace
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case out := <-done:
+		return out.resp, out.err
+	case <-t.C:
+		if resp, err, ok := r.abandon(grace); ok {
+			return resp, err
+		}
+		out := <-done // not in a tool call: the loop stops soon
+		return out.resp, out.err
+	}
+}
+
+// abandon gives up on the tool calls that still run CancelGrace after the
+// cancellation: it returns what the evaluation did so far, with an error
+// naming them, and marks the run abandoned, so that the loop, when the
+// calls return at last, stops without touching anything. ok is false when
+// the loop is not inside tool calls (it is about to stop by itself).
+func (r *run) abandon(grace time.Duration) (resp *Response, err error, ok bool) {
+	r.abandonMu.Lock()
+	defer r.abandonMu.Unlock()
+	if len(r.running) == 0 {
+		return nil, nil, false
+	}
+	r.abandoned = true
+	cp := *r.resp
+	cp.Messages = slices.Clone(r.resp.Messages)
+	cp.ToolsUsed = slices.Clone(r.resp.ToolsUsed)
+	cp.Duration = r.clock().Sub(r.start)
+	names := strings.Join(r.running, ", ")
+	if r.req.Logger != nil {
+		r.req.Logger.Warn("runner: abandoned tool calls that ignore the cancellation; their goroutines run until they return",
+			"prompt", r.prompt, "tools", names, "grace", grace)
+	}
+	return &cp, r.fail(PhaseTool, fmt.Errorf("%w: %s still ran %s after the evaluation was cancelled (%w), and goes on in the background; "+
+		"a tool must return when its context is done", ErrAbandoned, names, grace, r.ctx.Err())), true
 }
 
 // errLoopGoexit is the failure of an evaluation whose loop's goroutine
