@@ -14,7 +14,16 @@ func listCommand(env *cli.Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the agents, sorted by name, with where each comes from, its model and its tools",
-		Args:  cli.Args(),
+		Long: `list prints one line per agent, sorted by name: its name, where it comes
+from (project, program, user or built-in), its model ("inherit" when it runs
+on the model of the agent that dispatches it) and the tools it may use ("all",
+"none", a list, or what it is denied). Where two levels define one name, only
+the one in force is listed.
+
+A definition that cannot be loaded is left out; standard error counts those
+and the warnings, and 'offshoot agents validate' shows each with its file and
+line.`,
+		Args: cli.Args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := load(env, nil)
 			if err != nil {
