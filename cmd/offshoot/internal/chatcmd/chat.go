@@ -17,6 +17,8 @@ import (
 	"github.com/offshoot-dev/offshoot"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -69,9 +71,15 @@ type chat struct {
 	// models.
 	opts []offshoot.Option
 
-	client  *offshoot.Client
-	in      input
-	inTurn  atomic.Bool          // a turn runs: its query reads what tasks report
+	client *offshoot.Client
+	in     input
+	// turnMu guards turning and ended: while a turn runs, the tasks that
+	// end are noted in ended, and told at its end only if the turn did not
+	// read what they reported (one that ends after the turn's last model
+	// call is read at the next message).
+	turnMu  sync.Mutex
+	turning bool
+	ended   []string
 	cancels []context.CancelFunc // of the turns, which their background tasks run under
 	outMu   sync.Mutex
 }
@@ -170,14 +178,25 @@ func (c *chat) turn(ctx context.Context, prompt string) {
 	c.cancels = append(c.cancels, cancel)
 	var interrupted atomic.Bool
 	restore := c.env.OnInterrupt(func() { interrupted.Store(true); cancel() })
-	c.inTurn.Store(true)
+	c.turnMu.Lock()
+	c.turning = true
+	c.turnMu.Unlock()
 	var res offshoot.ResultMessage
 	for msg := range c.client.Query(tctx, prompt) {
 		if m, ok := msg.(offshoot.ResultMessage); ok {
 			res = m
 		}
 	}
-	c.inTurn.Store(false)
+	c.turnMu.Lock()
+	c.turning = false
+	ended := c.ended
+	c.ended = nil
+	c.turnMu.Unlock()
+	if len(ended) > 0 && unread(c.client.Session()) {
+		for _, id := range ended {
+			c.readLater(id)
+		}
+	}
 	restore()
 	switch {
 	case res.Err == nil:
@@ -202,9 +221,26 @@ func (c *chat) turn(ctx context.Context, prompt string) {
 // notified tells, between turns, that a background task ended; the tree
 // has printed its line. During a turn the main agent reads it at once.
 func (c *chat) notified(_ context.Context, n offshoot.TaskNotificationMessage) {
-	if !c.inTurn.Load() {
-		c.say("  the main agent reads what task %s reported at your next message; an empty line has it answer now", cli.Printable(n.TaskID))
+	c.turnMu.Lock()
+	if c.turning {
+		c.ended = append(c.ended, n.TaskID)
+		c.turnMu.Unlock()
+		return
 	}
+	c.turnMu.Unlock()
+	c.readLater(n.TaskID)
+}
+
+// readLater tells that what task id reported waits for the next message.
+func (c *chat) readLater(id string) {
+	c.say("  the main agent reads what task %s reported at your next message; an empty line has it answer now", cli.Printable(id))
+}
+
+// unread reports whether the session holds messages from background
+// tasks that no evaluation has read yet.
+func unread(s *session.Session) bool {
+	read, _ := session.Latest[runner.InboundRead](s)
+	return session.Len[runner.Inbound](s) > read.Upto
 }
 
 // say prints a line for the user.

@@ -123,6 +123,10 @@ const reviewer = "---\nname: code-reviewer\ndescription: Reviews code for qualit
 // commands' mistakes, the end.
 func TestChat(t *testing.T) {
 	f := newFixture(t, map[string]string{"main.go": "package main\n", ".offshoot/agents/code-reviewer.md": reviewer})
+	// The watcher ends after the main agent's last model call of the turn
+	// began, and before the turn ends: what it reports is not read by this
+	// turn, and the chat says it will be at the next message.
+	c := &chat{}
 	m := scripted.New(
 		scripted.When(scripted.SystemContains("You review code."), scripted.Text("main.go is fine.")),
 		scripted.When(scripted.SystemContains("# Task\nWatch the build"), scripted.Text("The build is green.")),
@@ -131,7 +135,16 @@ func TestChat(t *testing.T) {
 			scripted.Text("The reviewer says main.go is fine.")),
 		scripted.When(scripted.LastUserContains("in the background"),
 			scripted.ToolCall("Task", `{"subagent_type":"general-purpose","description":"Watch the build","prompt":"Watch it.","run_in_background":true}`),
-			scripted.Text("A watcher is on it.")),
+			scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+				for session.Len[runner.Inbound](c.client.Session()) == 0 { // the watcher has reported
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-time.After(time.Millisecond):
+					}
+				}
+				return &model.Response{Message: model.AssistantMessage("A watcher is on it.")}, nil
+			})),
 		scripted.When(scripted.LastUserContains("<task-notification>"), scripted.Text("The watcher says the build is green.")),
 		scripted.Text("Hello! What shall we look at?"),
 	)
@@ -151,7 +164,7 @@ func TestChat(t *testing.T) {
 		"/exit",
 		"never read",
 	}, "\n") + "\n"
-	err := f.chat(t, context.Background(), strings.NewReader(input), m, &chat{})
+	err := f.chat(t, context.Background(), strings.NewReader(input), m, c)
 	require.NoError(t, err, f.stderr.String())
 	out := f.stdout.String()
 	for _, want := range []string{
