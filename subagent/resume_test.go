@@ -223,3 +223,31 @@ func TestResumeAForkedAgentOnItsParentsStateNow(t *testing.T) {
 	assert.Equal(t, "forked", tr.Meta.Mode)
 	assert.Equal(t, 2, tr.Meta.Runs)
 }
+
+// A transcript damaged otherwise than by a torn last write — a complete
+// line that is not a message — is an error that names the file and the
+// line, and resuming changes nothing of it.
+func TestResumeRefusesADamagedTranscript(t *testing.T) {
+	dir := t.TempDir()
+	parent := newParent(t)
+	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("d")))
+	out, err := e.Run(ctx, freshSpec(t, parent, scripted.New(scripted.Text("done"))))
+	require.NoError(t, err)
+	tr, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	require.NoError(t, err)
+	f, err := os.OpenFile(tr.Path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("this line is no message\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	before, err := os.ReadFile(tr.Path)
+	require.NoError(t, err)
+
+	_, err = e.Run(ctx, resumeSpec(t, e, parent, out.AgentID, "Go on.", scripted.New(scripted.Text("never"))))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), tr.Path)
+	assert.Contains(t, err.Error(), "line 3: not a message")
+	after, err := os.ReadFile(tr.Path)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "nothing was cut or appended")
+}

@@ -146,13 +146,20 @@ func TestATornLastLineIsIgnored(t *testing.T) {
 		want    int
 		wantErr string
 	}{
-		"whole":                         {data: valid, want: 2},
-		"torn last line":                {data: valid + `{"role":"assistant","cont`, want: 2},
-		"torn last line with newline":   {data: valid + `{"role":"tool","content":"x` + "\n\n", want: 2},
-		"complete line without newline": {data: strings.TrimSuffix(valid, "\n"), want: 2},
-		"empty":                         {data: "", want: 0},
-		"damaged middle line":           {data: `{"role":"user","content":"task"}` + "\n" + "garbage\n" + valid, wantErr: "line 2: not a message"},
-		"unknown role in the middle":    {data: `{"role":"robot","content":"x"}` + "\n" + valid, wantErr: `line 1: not a message: the role "robot"`},
+		"whole":          {data: valid, want: 2},
+		"torn last line": {data: valid + `{"role":"assistant","cont`, want: 2},
+		// Only a last line without its newline is a torn write: the writer
+		// appends each line with its newline in one write, so anything else
+		// is damage, an error naming the line, and nothing is cut.
+		"a cut line with its newline":       {data: valid + `{"role":"tool","content":"x` + "\n\n", wantErr: "line 3: not a message"},
+		"a complete garbage last line":      {data: valid + "garbage\n", wantErr: "line 3: not a message"},
+		"garbage without newline":           {data: valid + "garbage", wantErr: "line 3: not a message"},
+		"one big garbage line":              {data: strings.Repeat("\x00garbage", 1<<17), wantErr: "line 1: not a message"},
+		"a cut line that is no JSON object": {data: valid + `["role"`, wantErr: "line 3: not a message"},
+		"complete line without newline":     {data: strings.TrimSuffix(valid, "\n"), want: 2},
+		"empty":                             {data: "", want: 0},
+		"damaged middle line":               {data: `{"role":"user","content":"task"}` + "\n" + "garbage\n" + valid, wantErr: "line 2: not a message"},
+		"unknown role in the middle":        {data: `{"role":"robot","content":"x"}` + "\n" + valid, wantErr: `line 1: not a message: the role "robot"`},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -287,10 +288,10 @@ func parseTranscript(data []byte) ([]model.Message, transcriptTail, error) {
 		if len(bytes.TrimSpace(line)) > 0 {
 			m, err := parseLine(line)
 			if err != nil {
-				if i == last {
-					break // torn
+				if i == last && !complete && cutShort(line) {
+					break // torn: a write the process did not finish
 				}
-				return nil, tail, fmt.Errorf("line %d: %w", i+1, err)
+				return nil, tail, fmt.Errorf("line %d: %w; the transcript was left as it is", i+1, err)
 			}
 			msgs = append(msgs, m)
 		}
@@ -301,6 +302,18 @@ func parseTranscript(data []byte) ([]model.Message, transcriptTail, error) {
 		off = end + 1
 	}
 	return msgs, tail, nil
+}
+
+// cutShort reports whether line is the start of a JSON object that ends
+// too soon: what a write cut short leaves. Anything else on a last line
+// is damage, not a torn write.
+func cutShort(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return false
+	}
+	var v any
+	return errors.Is(json.NewDecoder(bytes.NewReader(line)).Decode(&v), io.ErrUnexpectedEOF)
 }
 
 func parseLine(line []byte) (model.Message, error) {
