@@ -25,6 +25,10 @@ const (
 	TaskStatusCompleted TaskStatus = "completed"
 	TaskStatusFailed    TaskStatus = "failed"
 	TaskStatusStopped   TaskStatus = "stopped"
+	// TaskStatusInterrupted is what a record that says running reads as
+	// once the process that ran the agent has ended (killed, crashed, out
+	// of disk): the agent never finished. Resume it to go on.
+	TaskStatusInterrupted TaskStatus = "interrupted"
 )
 
 // TaskNotification tells that a background task ended. It is published

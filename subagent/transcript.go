@@ -68,6 +68,8 @@ func (e *Engine) record(c *child, now time.Time) *recorder {
 			Background: c.background, Status: TaskStatusRunning, StartedAt: now, UpdatedAt: now,
 		},
 	}
+	owner := thisProcess()
+	r.meta.Owner = &owner
 	if c.prior != nil {
 		r.meta.StartedAt, r.meta.Usage, r.meta.Runs = c.prior.StartedAt, c.prior.Usage, c.prior.Runs
 	}

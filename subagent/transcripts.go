@@ -39,9 +39,12 @@ type TranscriptMeta struct {
 	ParentSessionID string `json:"parent_session_id"`
 	RootSessionID   string `json:"root_session_id"`
 	Background      bool   `json:"background,omitempty"`
-	// Status is running while the agent runs (or when its process ended
-	// before it did), then completed, failed or stopped.
+	// Status is running while the agent runs, then completed, failed or
+	// stopped; a record read after the process that ran the agent ended
+	// before it did (Owner) says interrupted.
 	Status TaskStatus `json:"status"`
+	// Owner is the process that runs or ran the agent.
+	Owner *Owner `json:"owner,omitempty"`
 	// Error is why it failed or stopped.
 	Error      string    `json:"error,omitempty"`
 	StartedAt  time.Time `json:"started_at"`
@@ -225,6 +228,9 @@ func readMeta(path string) (TranscriptMeta, error) {
 	}
 	if err := json.Unmarshal(data, &m); err != nil {
 		return m, fmt.Errorf("subagent: the agent record %s is damaged: %w", path, err)
+	}
+	if m.Status == TaskStatusRunning && m.Owner.gone() {
+		m.Status = TaskStatusInterrupted
 	}
 	return m, nil
 }
