@@ -16,3 +16,6 @@ func killGroup(cmd *exec.Cmd) error {
 	_ = cmd.Process.Kill()
 	return nil
 }
+
+// onSpawnThread runs f.
+func onSpawnThread(f func()) { f() }

@@ -9,9 +9,11 @@ import (
 )
 
 // ownGroup makes cmd the leader of a new process group, so that the
-// processes it starts can be stopped with it.
+// processes it starts can be stopped with it; on Linux the kernel also
+// kills it when offshoot dies (see dieWithParent).
 func ownGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // killGroup kills every process left in the group cmd leads. It is not an

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"maps"
 	"net/http"
 	"os"
@@ -74,7 +75,7 @@ func newLink(cfg ServerConfig) *link {
 		cmd.WaitDelay = pipeGrace
 		ownGroup(cmd)
 		return &link{
-			transport: &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace},
+			transport: &spawning{&sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}},
 			cmd:       cmd, stderr: stderr,
 		}
 	}
@@ -158,4 +159,14 @@ func (t *tail) String() string {
 	defer t.mu.Unlock()
 	s := strings.ToValidUTF8(string(t.buf), "")
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// spawning starts a command server on the spawning thread (see
+// onSpawnThread), so that the kernel ends the server with offshoot.
+type spawning struct{ *sdk.CommandTransport }
+
+// Connect starts the server and connects to it.
+func (t *spawning) Connect(ctx context.Context) (conn sdk.Connection, err error) {
+	onSpawnThread(func() { conn, err = t.CommandTransport.Connect(ctx) })
+	return conn, err
 }

@@ -2,6 +2,8 @@
 //
 //	-exit-at-start   write a reason to standard error and exit 1 at once
 //	-hang-at-start   never answer
+//	-outlive         when standard input closes, keep running for an hour,
+//	                 as servers that ignore the end of their input do
 //	-tag TEXT        ignored; marks the process for tests that look for it
 package main
 
@@ -20,6 +22,7 @@ import (
 func main() {
 	exitAtStart := flag.Bool("exit-at-start", false, "exit at once with a reason on standard error")
 	hangAtStart := flag.Bool("hang-at-start", false, "never answer")
+	outlive := flag.Bool("outlive", false, "keep running when standard input closes")
 	flag.String("tag", "", "ignored: marks the process, so that tests can find it")
 	flag.Parse()
 	switch {
@@ -29,7 +32,11 @@ func main() {
 	case *hangAtStart:
 		time.Sleep(time.Hour)
 	}
-	if err := testserver.New().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	err := testserver.New().Run(context.Background(), &mcp.StdioTransport{})
+	if *outlive {
+		time.Sleep(time.Hour)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
