@@ -34,6 +34,9 @@ import (
 // zero.
 const DefaultMaxTurns = 50
 
+// DefaultOutputRetries is the OutputRetries of a Request that sets none.
+const DefaultOutputRetries = 2
+
 // DefaultCancelGrace is the CancelGrace of a Request that sets none.
 const DefaultCancelGrace = 5 * time.Second
 
@@ -93,6 +96,12 @@ type Request struct {
 	// Logger is handed to tools (a discarding logger when nil), and warns
 	// of tool calls abandoned after CancelGrace.
 	Logger *slog.Logger
+	// OutputRetries is how many times an answer that does not match the
+	// prompt's declared output is sent back to the model, with what was
+	// wrong, before the evaluation fails with the last error
+	// (DefaultOutputRetries when 0, none when negative). Each retry is a
+	// turn, and counts toward MaxTurns and the usage.
+	OutputRetries int
 	// CancelGrace is how long a cancelled evaluation waits for the tool
 	// calls that run to return: past it, a tool that ignores its context
 	// is abandoned — it goes on in the background until it returns, its
@@ -191,6 +200,7 @@ type run struct {
 
 	inboundSeen, childSeen int
 	maxTurns               int
+	outputRetries          int // left
 
 	// The calls of the turn being run: calls[next:] are not recorded yet.
 	// ranInline says that inline holds the outcome of calls[next], run on
@@ -271,6 +281,12 @@ func (r *run) evaluate() (*Response, error) {
 	if r.maxTurns <= 0 {
 		r.maxTurns = DefaultMaxTurns
 	}
+	switch r.outputRetries = r.req.OutputRetries; {
+	case r.outputRetries == 0:
+		r.outputRetries = DefaultOutputRetries
+	case r.outputRetries < 0:
+		r.outputRetries = 0
+	}
 	return r.loop()
 }
 
@@ -320,6 +336,13 @@ func (r *run) loop() (*Response, error) {
 		}
 		if len(msg.ToolCalls) == 0 {
 			r.phase = PhaseResponse
+			again, err := r.reask()
+			if err != nil {
+				return r.partial(PhaseRecord, err)
+			}
+			if again {
+				continue
+			}
 			return r.finish()
 		}
 		if r.overBudget() {
@@ -668,6 +691,31 @@ func (r *run) partial(phase Phase, err error) (*Response, error) {
 	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
 	return r.resp, r.fail(phase, err)
+}
+
+// reask sends an answer that does not match the declared output back to
+// the model, with what was wrong, while retries and turns are left; it
+// reports whether it did. The answer and the request are recorded like
+// any turn.
+func (r *run) reask() (bool, error) {
+	out := r.rendered.Output
+	if out == nil || r.outputRetries <= 0 || r.resp.Turns >= r.maxTurns || r.ctx.Err() != nil {
+		return false, nil
+	}
+	_, err := out.Parse(r.resp.Text)
+	if err == nil {
+		return false, nil
+	}
+	r.outputRetries--
+	what := strings.TrimPrefix(err.Error(), "prompt: structured output: ")
+	ask := model.UserMessage("Your answer could not be used: " + what + ". Answer again with the whole result as JSON that matches the required output, and nothing else.")
+	events := append(r.final[:2], ConversationMessage{Evaluation: r.eval, Message: ask})
+	r.final = nil
+	if err := r.commit(events...); err != nil {
+		return false, err
+	}
+	r.resp.Messages = append(r.resp.Messages, ask)
+	return true, nil
 }
 
 // finish parses structured output and records the final answer and the

@@ -417,7 +417,7 @@ func TestStructuredOutput(t *testing.T) {
 	_, err = runner.Output[string](resp)
 	assert.ErrorContains(t, err, "is a runner_test.Verdict")
 
-	bad := scripted.New(scripted.Text(`{"ok":"yes"}`))
+	bad := scripted.New(scripted.Repeat(scripted.Text(`{"ok":"yes"}`))) // every retry as wrong
 	_, err = runner.Evaluate(ctx, request(p, newSession(t), bad))
 	var ee *runner.EvaluationError
 	require.ErrorAs(t, err, &ee)

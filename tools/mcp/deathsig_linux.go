@@ -11,28 +11,52 @@ import (
 // dieWithParent has the kernel send SIGKILL to the server when offshoot's
 // process dies — even by SIGKILL, when nothing of offshoot runs to stop
 // it. The kernel sends it when the thread that started the server ends,
-// not the process; so servers are started on one thread that lives as
-// long as the process (onSpawnThread).
+// not the process; so servers are started on a thread kept for them
+// (onSpawnThread).
 func dieWithParent(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }
 
-// spawnThread runs what it is given on one goroutine locked to its OS
-// thread for the life of the process: a goroutine that exits while
-// locked takes its thread with it, and the children that thread started
-// with a parent-death signal would be killed too.
-var spawnThread = sync.OnceValue(func() chan<- func() {
-	ch := make(chan func())
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread must not end
-		for f := range ch {
-			f()
-		}
-	}()
-	return ch
-})
+// spawner is a goroutine locked to its OS thread that starts the servers,
+// kept while one of them runs: a goroutine that exits while locked takes
+// its thread with it, and any thread may be taken so, which would kill
+// the servers that thread started. When the last server has stopped, the
+// goroutine unlocks and ends; the next server starts a new one.
+var spawner struct {
+	mu   sync.Mutex
+	ch   chan func()
+	live int
+}
 
-// onSpawnThread runs f on the spawning thread and waits for it.
-func onSpawnThread(f func()) {
+// onSpawnThread runs f on the spawning thread and waits for it. Call
+// release once the process f started has ended (or when it did not
+// start).
+func onSpawnThread(f func()) (release func()) {
+	spawner.mu.Lock()
+	if spawner.ch == nil {
+		ch := make(chan func())
+		spawner.ch = ch
+		go func() {
+			runtime.LockOSThread()
+			for f := range ch {
+				f()
+			}
+			runtime.UnlockOSThread() // no server depends on the thread any more
+		}()
+	}
+	spawner.live++
+	ch := spawner.ch
+	spawner.mu.Unlock()
 	done := make(chan struct{})
-	spawnThread() <- func() { defer close(done); f() }
+	ch <- func() { defer close(done); f() }
 	<-done
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			spawner.mu.Lock()
+			defer spawner.mu.Unlock()
+			if spawner.live--; spawner.live == 0 {
+				close(spawner.ch)
+				spawner.ch = nil
+			}
+		})
+	}
 }

@@ -8,4 +8,4 @@ import "syscall"
 func dieWithParent(*syscall.SysProcAttr) {}
 
 // onSpawnThread runs f.
-func onSpawnThread(f func()) { f() }
+func onSpawnThread(f func()) (release func()) { f(); return func() {} }

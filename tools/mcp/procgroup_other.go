@@ -18,4 +18,4 @@ func killGroup(cmd *exec.Cmd) error {
 }
 
 // onSpawnThread runs f.
-func onSpawnThread(f func()) { f() }
+func onSpawnThread(f func()) (release func()) { f(); return func() {} }

@@ -166,7 +166,28 @@ func (t *tail) String() string {
 type spawning struct{ *sdk.CommandTransport }
 
 // Connect starts the server and connects to it.
-func (t *spawning) Connect(ctx context.Context) (conn sdk.Connection, err error) {
-	onSpawnThread(func() { conn, err = t.CommandTransport.Connect(ctx) })
-	return conn, err
+func (t *spawning) Connect(ctx context.Context) (sdk.Connection, error) {
+	var conn sdk.Connection
+	var err error
+	release := onSpawnThread(func() { conn, err = t.CommandTransport.Connect(ctx) })
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return &spawned{Connection: conn, release: release}, nil
+}
+
+// spawned is the connection to a server started on the spawning thread;
+// closing it, which ends the server, releases the thread.
+type spawned struct {
+	sdk.Connection
+	release func()
+}
+
+// Close closes the connection, which stops the server, then releases the
+// spawning thread.
+func (c *spawned) Close() error {
+	err := c.Connection.Close()
+	c.release()
+	return err
 }
