@@ -30,7 +30,9 @@ func Format(d Definition) ([]byte, error) {
 	add := func(key string, v *yaml.Node) {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
 	}
-	str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: s} }
+	// Tagged strings, so that a value such as null, ~, true or 12 is
+	// quoted and reads back as the text it is.
+	str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
 	list := func(items []string) *yaml.Node {
 		n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 		for _, it := range items {
@@ -72,7 +74,7 @@ func Format(d Definition) ([]byte, error) {
 		}
 		add("mcpServers", servers)
 	}
-	if r := strings.TrimSpace(d.CriticalSystemReminder); r != "" {
+	if r := strings.TrimSpace(lineEnds(d.CriticalSystemReminder)); r != "" {
 		add("criticalSystemReminder", str(r))
 	}
 	var b bytes.Buffer
@@ -86,9 +88,18 @@ func Format(d Definition) ([]byte, error) {
 		return nil, fmt.Errorf("agents: encode the frontmatter of %q: %w", d.Name, err)
 	}
 	b.WriteString("---\n\n")
-	b.WriteString(strings.TrimSpace(d.Prompt))
+	b.WriteString(strings.TrimSpace(lineEnds(d.Prompt)))
 	b.WriteString("\n")
 	return b.Bytes(), nil
+}
+
+// lineEnds writes CRLF and lone CR line ends as \n, as an agent file is
+// read: the prompt written is the prompt read back.
+func lineEnds(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // serversNode writes MCP servers as a list of names and {name: config}
@@ -162,7 +173,7 @@ func validateStrict(d Definition) error {
 		bad(text.f, "%s is not valid UTF-8 text; write it in UTF-8", text.f)
 	}
 	for _, sk := range d.Skills {
-		if sk == "" || strings.ContainsAny(sk, " \t\r\n,()") || !utf8.ValidString(sk) {
+		if strings.TrimSpace(sk) != sk || sk == "" || strings.ContainsAny(sk, " \t\r\n,()") || !utf8.ValidString(sk) {
 			bad(fSkills, "%s in skills must be a skill name, without spaces or commas", quote(sk))
 		}
 	}

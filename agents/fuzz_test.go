@@ -193,8 +193,8 @@ func FuzzFormat(f *testing.F) {
 			t.Fatalf("Format wrote a file that does not load (%v):\n%s", back.errs, out)
 		}
 		got := back.def
-		if got.Name != def.Name || got.Description != strings.TrimSpace(def.Description) || got.Prompt != strings.TrimSpace(def.Prompt) ||
-			got.MaxTurns != def.MaxTurns || got.CriticalSystemReminder != strings.TrimSpace(def.CriticalSystemReminder) ||
+		if got.Name != def.Name || got.Description != strings.TrimSpace(def.Description) || got.Prompt != strings.TrimSpace(lineEnds(def.Prompt)) ||
+			got.MaxTurns != def.MaxTurns || got.CriticalSystemReminder != strings.TrimSpace(lineEnds(def.CriticalSystemReminder)) ||
 			strings.Join(got.Skills, "\x00") != strings.Join(def.Skills, "\x00") {
 			t.Fatalf("Format does not round-trip:\n%#v\n%s\n%#v", def, out, got)
 		}
