@@ -48,7 +48,7 @@ func TestEventReader(t *testing.T) {
 }
 
 func TestEventReaderBoundsAnEvent(t *testing.T) {
-	assert.Equal(t, 8<<20, newEventReader(nil).max)
+	assert.Equal(t, maxBody+64<<10, newEventReader(nil).max, "one event may hold a whole answer, a tool call of many MiB included")
 	r := newEventReader(strings.NewReader(strings.Repeat("data: "+strings.Repeat("x", 10<<10)+"\n", 10) + "\n"))
 	r.max = 64 << 10
 	_, err := r.next()
