@@ -43,7 +43,7 @@ and 2 when a file cannot be read.`,
 			if err != nil {
 				return fail(cli.ExitUsage, fmt.Errorf("%w; this is a bug, please report it", err))
 			}
-			d = cli.Printable(d)
+			d = cli.Printable(clipLines(d, maxDiffLine))
 			if d == "" {
 				fmt.Fprintf(env.Stdout, "no differences in state between %s and %s\n", args[0], args[1])
 				return nil
@@ -58,4 +58,20 @@ and 2 when a file cannot be read.`,
 			return cli.Silent(cli.ExitFailed)
 		},
 	}
+}
+
+// maxDiffLine bounds the printed width of one line of a diff: a value of
+// many megabytes is shown cut, saying how much more it holds.
+const maxDiffLine = 2000
+
+// clipLines cuts every line of s longer than n bytes (see capped).
+func clipLines(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = capped(l, n)
+	}
+	return strings.Join(lines, "\n")
 }

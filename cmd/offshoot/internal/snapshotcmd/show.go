@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -160,9 +161,11 @@ func message(w io.Writer, m model.Message, full bool) {
 	if m.Role == model.RoleTool && m.Name != "" {
 		role = "tool " + cli.Printable(m.Name)
 	}
-	text := cli.Printable(m.Content)
+	text := m.Content
 	if !full {
 		text = oneLine(text, 100)
+	} else {
+		text = cli.Printable(capped(text, maxShownBytes))
 	}
 	switch {
 	case text == "" && len(m.ToolCalls) > 0:
@@ -175,9 +178,9 @@ func message(w io.Writer, m model.Message, full bool) {
 		fmt.Fprintf(w, "    %s: %s\n", role, text)
 	}
 	for _, c := range m.ToolCalls {
-		args := cli.Printable(c.Arguments)
+		args := cli.Printable(capped(c.Arguments, maxShownBytes))
 		if !full {
-			args = oneLine(args, 80)
+			args = oneLine(c.Arguments, 80)
 		}
 		fmt.Fprintf(w, "    %s → %s %s\n", m.Role, cli.Printable(c.Name), args)
 	}
@@ -212,9 +215,30 @@ func plan(w io.Writer, snap session.Snapshot) {
 	}
 }
 
+// maxShownBytes bounds what --full prints of one message or tool call's
+// arguments: a snapshot may hold a message of many megabytes.
+const maxShownBytes = 64 << 10
+
+// capped returns s cut to n bytes at a character boundary, saying how
+// much more there is.
+func capped(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf(" … (%s more not shown)", size(len(s)-cut))
+}
+
 // oneLine returns s on one line, its runs of white space made single
-// spaces, cut at n characters, with control characters escaped.
+// spaces, cut at n characters, with control characters escaped. Only the
+// start of a long s is looked at.
 func oneLine(s string, n int) string {
+	if len(s) > 8*n+64 {
+		s = strings.ToValidUTF8(s[:8*n+64], "")
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		s = string(r[:n]) + "…"

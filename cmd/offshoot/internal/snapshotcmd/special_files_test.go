@@ -2,12 +2,15 @@ package snapshotcmd
 
 import (
 	"os"
+	"strings"
 	"path/filepath"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model"
 )
 
 // show and diff read only a regular file of at most maxSnapshotBytes: a
@@ -31,4 +34,27 @@ func TestReadRefusesSpecialAndHugeFiles(t *testing.T) {
 		assert.Contains(t, err.Error(), path)
 		assert.Contains(t, err.Error(), want)
 	}
+}
+
+// A message of many megabytes is printed cut, in both modes, saying how
+// much is not shown.
+func TestShowCapsWhatItPrints(t *testing.T) {
+	var b strings.Builder
+	big := strings.Repeat("x", 3<<20)
+	message(&b, model.UserMessage(big), false)
+	assert.Less(t, b.Len(), 1<<10)
+	b.Reset()
+	message(&b, model.UserMessage(big), true)
+	assert.Less(t, b.Len(), maxShownBytes+1<<10)
+	assert.Contains(t, b.String(), "more not shown)")
+}
+
+func TestDiffLinesAreClipped(t *testing.T) {
+	got := clipLines("short\n"+strings.Repeat("é", 5000)+"\nend", maxDiffLine)
+	lines := strings.Split(got, "\n")
+	require.Len(t, lines, 3)
+	assert.Equal(t, "short", lines[0])
+	assert.Less(t, len(lines[1]), maxDiffLine+64)
+	assert.Contains(t, lines[1], "more not shown)")
+	assert.Equal(t, "end", lines[2])
 }
