@@ -2,8 +2,8 @@ package snapshotcmd
 
 import (
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
