@@ -71,3 +71,18 @@ func TestServersDieWithTheirParent(t *testing.T) {
 	_ = parent.Wait()
 	waitGone(t, servers[0])
 }
+
+// A server that writes what is no MCP on its standard output is reported
+// with the protocol error that made offshoot stop it, not as a process
+// that ended by a signal.
+func TestAServerThatWritesGarbage(t *testing.T) {
+	requireLinux(t)
+	m := newManager(t, map[string]mcp.ServerConfig{"noisy": stdioConfig(t, "-garbage")})
+	_, _ = m.Tools(ctx, "noisy") // an unavailable server is a warning
+	warnings := m.Warnings()
+	require.Len(t, warnings, 1)
+	msg := warnings[0].Error()
+	require.NotContains(t, msg, "signal: terminated")
+	require.NotContains(t, msg, "signal: killed")
+	require.Contains(t, msg, "invalid character")
+}

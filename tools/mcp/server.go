@@ -165,7 +165,10 @@ func (s *server) connect() (*conn, []*sdk.Tool, *ServerError) {
 	case timedOut:
 		err = fmt.Errorf("did not start within %v; check that its command runs by hand, or allow it more time", s.m.opts.startTimeout)
 	default:
-		if ended := l.exited(); ended != "" {
+		// A process that exited on its own says why by its status; one
+		// that offshoot stopped after what it sent broke the protocol
+		// says so by the error that made it stop.
+		if ended := l.exited(); ended != "" && !l.signaled() {
 			err = errors.New(ended)
 		}
 		err = fmt.Errorf("%w; check its configuration%s", err, where(s.cfg.Source))
@@ -178,7 +181,7 @@ func (s *server) connect() (*conn, []*sdk.Tool, *ServerError) {
 // for is recorded and becomes a warning.
 func (s *server) watch(c *conn) {
 	defer s.m.wg.Done()
-	_ = c.session.Wait()
+	waitErr := c.session.Wait()
 	closing := s.m.ctx.Err() != nil
 	s.mu.Lock()
 	if s.conn == c { // no new call gets this connection
@@ -192,7 +195,13 @@ func (s *server) watch(c *conn) {
 	}
 	var cause *ServerError
 	if !closing {
-		cause = &ServerError{Server: s.name, Err: errors.New(c.link.ended()), Stderr: c.link.stderr.String()}
+		why := errors.New(c.link.ended())
+		if waitErr != nil && (c.link.cmd == nil || c.link.signaled()) {
+			// The connection broke (what the server sent was no MCP, say)
+			// and offshoot stopped the server: the break is the cause.
+			why = fmt.Errorf("stopped: %w", waitErr)
+		}
+		cause = &ServerError{Server: s.name, Err: why, Stderr: c.link.stderr.String()}
 	}
 	s.mu.Lock()
 	if cause != nil {

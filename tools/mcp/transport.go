@@ -99,6 +99,12 @@ func (l *link) exited() string {
 	return ""
 }
 
+// signaled reports whether a command server's process was ended by a
+// signal — by offshoot stopping it — rather than exiting on its own.
+func (l *link) signaled() bool {
+	return l.cmd != nil && l.cmd.ProcessState != nil && !l.cmd.ProcessState.Exited()
+}
+
 // headerTransport adds the configured headers to every request, leaving
 // those the SDK sets itself alone.
 type headerTransport struct {

@@ -2,6 +2,7 @@
 //
 //	-exit-at-start   write a reason to standard error and exit 1 at once
 //	-hang-at-start   never answer
+//	-garbage         write lines that are no JSON-RPC on standard output, then wait
 //	-outlive         when standard input closes, keep running for an hour,
 //	                 as servers that ignore the end of their input do
 //	-tag TEXT        ignored; marks the process for tests that look for it
@@ -23,6 +24,7 @@ func main() {
 	exitAtStart := flag.Bool("exit-at-start", false, "exit at once with a reason on standard error")
 	hangAtStart := flag.Bool("hang-at-start", false, "never answer")
 	outlive := flag.Bool("outlive", false, "keep running when standard input closes")
+	garbage := flag.Bool("garbage", false, "write what is no JSON-RPC on standard output, then wait")
 	flag.String("tag", "", "ignored: marks the process, so that tests can find it")
 	flag.Parse()
 	switch {
@@ -30,6 +32,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cannot open the database: permission denied")
 		os.Exit(1)
 	case *hangAtStart:
+		time.Sleep(time.Hour)
+	case *garbage:
+		fmt.Println("Welcome to the server! Starting up...")
 		time.Sleep(time.Hour)
 	}
 	err := testserver.New().Run(context.Background(), &mcp.StdioTransport{})
