@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
@@ -72,7 +73,49 @@ type tree struct {
 	// arriving holds, per session, the files a dispatch just recorded
 	// there copies back from its child.
 	arriving map[string]map[string]bool
+	// shown counts the bytes of streamed text shown of each model turn
+	// (session id and turn), up to maxTurnText.
+	shown map[turnKey]int
 }
+
+// turnKey names one model turn of one session.
+type turnKey struct {
+	session string
+	turn    int
+}
+
+// maxTurnText bounds the streamed text shown of one model turn: a model
+// that streams megabytes does not flood the terminal; the session keeps
+// the whole answer.
+const maxTurnText = 64 << 10
+
+// within cuts text to what may still be shown of its turn, and reports
+// whether this piece reached the bound (the note is then due).
+func (t *tree) within(e runner.Delta) (text string, reached bool) {
+	if t.shown == nil {
+		t.shown = map[turnKey]int{}
+	}
+	k := turnKey{e.SessionID, e.Turn}
+	n := t.shown[k]
+	if n >= maxTurnText {
+		return "", false
+	}
+	text = e.Text
+	if n+len(text) >= maxTurnText {
+		cut := maxTurnText - n
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text, reached = text[:cut], true
+		t.shown[k] = maxTurnText
+		return text, reached
+	}
+	t.shown[k] = n + len(text)
+	return text, false
+}
+
+// cutNote is shown where a turn's text reached maxTurnText.
+const cutNote = "… (the rest of this answer is not shown here: more than 64 KiB; the session keeps it whole)"
 
 func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 	t.mu.Lock()
@@ -127,20 +170,27 @@ func (t *tree) delta(e runner.Delta) {
 	if e.Text == "" {
 		return
 	}
+	text, reached := t.within(e)
+	if reached {
+		text += "\n" + cutNote + "\n"
+	}
+	if text == "" {
+		return
+	}
 	if _, isChild := t.agents[e.SessionID]; isChild {
 		b := t.text[e.SessionID]
 		if b == nil {
 			b = &strings.Builder{}
 			t.text[e.SessionID] = b
 		}
-		b.WriteString(e.Text)
-		if strings.Contains(e.Text, "\n") {
+		b.WriteString(text)
+		if strings.Contains(text, "\n") {
 			t.flush(e.SessionID, false)
 		}
 		return
 	}
 	// The main agent's text streams as it comes.
-	for i, piece := range strings.Split(cli.Printable(e.Text), "\n") {
+	for i, piece := range strings.Split(cli.Printable(text), "\n") {
 		if i > 0 {
 			t.closeLine()
 		}

@@ -188,3 +188,18 @@ func TestDuration(t *testing.T) {
 		assert.Equal(t, want, duration(d), d.String())
 	}
 }
+
+// A model that streams megabytes does not flood the terminal: a turn's
+// text is shown up to 64 KiB, then a note says the rest is not shown.
+func TestTreeCapsAStreamedAnswer(t *testing.T) {
+	b := bus.New()
+	var out bytes.Buffer
+	stop := Tree(b, &out, Options{})
+	chunk := strings.Repeat("word ", 1000) // 5,000 bytes
+	for range 2000 {                       // 10 MB in all
+		tell(t, b, text("s1", chunk))
+	}
+	stop()
+	assert.Less(t, out.Len(), 70<<10)
+	assert.Equal(t, 1, strings.Count(out.String(), "the rest of this answer is not shown here"))
+}
