@@ -141,6 +141,10 @@ type Usage struct {
 	OutputTokens int `json:"output_tokens"`
 	// TotalTokens is the total the provider bills, normally input + output.
 	TotalTokens int `json:"total_tokens"`
+	// Unreported is set when the provider reported no usage for a call
+	// counted here (some servers send none): the counts are then a lower
+	// bound, and "0 tokens" means "unknown".
+	Unreported bool `json:"unreported,omitempty"`
 }
 
 // Add returns the sum of u and o, field by field. Usage is a value: write
@@ -150,6 +154,7 @@ func (u Usage) Add(o Usage) Usage {
 		InputTokens:  u.InputTokens + o.InputTokens,
 		OutputTokens: u.OutputTokens + o.OutputTokens,
 		TotalTokens:  u.TotalTokens + o.TotalTokens,
+		Unreported:   u.Unreported || o.Unreported,
 	}
 }
 

@@ -278,3 +278,31 @@ func TestABigToolCallInOneEvent(t *testing.T) {
 	require.Len(t, resp.Message.ToolCalls, 1)
 	assert.Len(t, resp.Message.ToolCalls[0].Arguments, len(args))
 }
+
+// A server that sends no usage gives a usage marked unreported, whole or
+// streamed, so that a program says "unknown" rather than "0 tokens".
+func TestNoUsageIsUnreported(t *testing.T) {
+	noUsage := `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`
+	ws := newWireServer(t, reply{status: 200, body: noUsage}, reply{status: 200, body: finalReply})
+	m := newTestModel(t, ws, newFakeClock(), func(c *openai.Config) { c.NoStream = true })
+	resp, err := m.Generate(context.Background(), req())
+	require.NoError(t, err)
+	assert.True(t, resp.Usage.Unreported)
+	resp, err = m.Generate(context.Background(), req())
+	require.NoError(t, err)
+	assert.False(t, resp.Usage.Unreported, "a reported usage")
+	assert.Equal(t, 128, resp.Usage.TotalTokens)
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	sm, err := openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m", HTTPClient: srv.Client()})
+	require.NoError(t, err)
+	resp, err = sm.Stream(context.Background(), req(), nil)
+	require.NoError(t, err)
+	assert.True(t, resp.Usage.Unreported)
+	assert.True(t, resp.Usage.Add(model.Usage{TotalTokens: 5}).Unreported, "a sum with an unknown part is a lower bound")
+}

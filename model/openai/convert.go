@@ -170,6 +170,8 @@ func convertResponse(req *model.Request, resp gopenai.ChatCompletionResponse, ou
 		InputTokens:  resp.Usage.PromptTokens,
 		OutputTokens: resp.Usage.CompletionTokens,
 		TotalTokens:  resp.Usage.TotalTokens,
+		// No server bills nothing for an answer: zeros mean none was sent.
+		Unreported: resp.Usage.PromptTokens == 0 && resp.Usage.CompletionTokens == 0 && resp.Usage.TotalTokens == 0,
 	}
 	return finish(req, msg, choice.Message.Refusal, finishReason(choice.FinishReason), usage, resp.Model, out), nil
 }

@@ -380,6 +380,16 @@ func (s *streamState) streamError(v gjson.Result) error {
 	return classify(e, kind, nil, s.now())
 }
 
+// reported is the usage the stream reported, marked unreported when it
+// sent none.
+func (s *streamState) reported() model.Usage {
+	u := s.usage
+	if u.InputTokens == 0 && u.OutputTokens == 0 && u.TotalTokens == 0 {
+		u.Unreported = true
+	}
+	return u
+}
+
 // message returns the assistant message received so far.
 func (s *streamState) message() model.Message {
 	msg := model.Message{Role: model.RoleAssistant, Content: string(s.text)}
@@ -394,7 +404,7 @@ func (s *streamState) message() model.Message {
 
 // response is the complete answer.
 func (s *streamState) response(out *outputMapping) *model.Response {
-	return finish(s.req, s.message(), string(s.refusal), finishReason(gopenai.FinishReason(s.finish)), s.usage, s.modelID, out)
+	return finish(s.req, s.message(), string(s.refusal), finishReason(gopenai.FinishReason(s.finish)), s.reported(), s.modelID, out)
 }
 
 // partial is what was received of an answer the stream did not complete,
@@ -407,5 +417,5 @@ func (s *streamState) partial() *model.Response {
 	if msg.Content == "" {
 		msg.Content = string(s.refusal)
 	}
-	return &model.Response{Message: msg, Usage: s.usage, Model: s.modelID}
+	return &model.Response{Message: msg, Usage: s.reported(), Model: s.modelID}
 }

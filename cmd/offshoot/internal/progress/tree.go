@@ -152,7 +152,7 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 		delete(t.arriving, env.SessionID)
 		if _, isChild := t.agents[env.SessionID]; !isChild {
 			t.head(env.SessionID, "done · %s, %s · %s · %s", count(e.Turns, "model turn"), count(e.ToolCalls, "tool call"),
-				count(e.Usage.TotalTokens, "token"), duration(e.Duration))
+				tokens(e.Usage), duration(e.Duration))
 		}
 	case subagent.Started:
 		t.started(e)
@@ -161,7 +161,7 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 	case subagent.TaskNotification:
 		t.closeLine()
 		fmt.Fprintf(t.w, "%s background task %s %s · %s · %s\n", t.paint(bold, "▸"), cli.Printable(e.TaskID), e.Status,
-			count(e.Usage.Total.TotalTokens, "token"), duration(e.Duration))
+			tokens(e.Usage.Total), duration(e.Duration))
 	}
 	return nil
 }
@@ -228,7 +228,7 @@ func (t *tree) modelCalled(session string, e runner.ModelCalled) {
 		next = "calls " + strings.Join(calls, ", ")
 	}
 	delete(t.calls, session)
-	t.head(session, "model turn %d%s · %s · %s · %s", e.Turn, name, next, t.paint(dim, count(e.Usage.TotalTokens, "token")), t.paint(dim, duration(e.Duration)))
+	t.head(session, "model turn %d%s · %s · %s · %s", e.Turn, name, next, t.paint(dim, tokens(e.Usage)), t.paint(dim, duration(e.Duration)))
 }
 
 func (t *tree) toolInvoked(session string, e runner.ToolInvoked) {
@@ -279,7 +279,7 @@ func (t *tree) finished(e subagent.Finished) {
 		status = t.paint(red, "failed") + ": " + clip(firstLine(cli.Printable(e.Error)), 100)
 	}
 	fmt.Fprintf(t.w, "%s%s %s %s in %s · %s, %s · %s\n", indent(c.depth), t.paint(cyan, "└"), t.paint(cyan, c.id), status,
-		duration(e.Duration), count(t.turns[e.SessionID], "model turn"), count(e.ToolCalls, "tool call"), count(e.Usage.TotalTokens, "token"))
+		duration(e.Duration), count(t.turns[e.SessionID], "model turn"), count(e.ToolCalls, "tool call"), tokens(e.Usage))
 	delete(t.agents, e.SessionID)
 	delete(t.text, e.SessionID)
 	delete(t.turns, e.SessionID)
@@ -387,4 +387,16 @@ func duration(d time.Duration) string {
 	default:
 		return d.Round(100 * time.Millisecond).String()
 	}
+}
+
+// tokens says what a usage counts; when the provider reported none, it
+// says so instead of "0 tokens".
+func tokens(u model.Usage) string {
+	switch {
+	case u.Unreported && u.TotalTokens == 0:
+		return "usage not reported"
+	case u.Unreported:
+		return "at least " + count(u.TotalTokens, "token")
+	}
+	return count(u.TotalTokens, "token")
 }

@@ -203,3 +203,9 @@ func TestTreeCapsAStreamedAnswer(t *testing.T) {
 	assert.Less(t, out.Len(), 70<<10)
 	assert.Equal(t, 1, strings.Count(out.String(), "the rest of this answer is not shown here"))
 }
+
+func TestTokensSaysWhenUsageIsUnknown(t *testing.T) {
+	assert.Equal(t, "12 tokens", tokens(model.Usage{TotalTokens: 12}))
+	assert.Equal(t, "usage not reported", tokens(model.Usage{Unreported: true}))
+	assert.Equal(t, "at least 12 tokens", tokens(model.Usage{TotalTokens: 12, Unreported: true}))
+}
