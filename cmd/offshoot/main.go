@@ -45,7 +45,13 @@ func runMain() int {
 	defer signal.Stop(signals)
 	done := make(chan struct{})
 	defer close(done)
-	go watchSignals(signals, done, env, cancel, termGrace, func(code int) {
+	cancelAndSay := func() {
+		if isTerminal(os.Stderr) {
+			fmt.Fprintln(os.Stderr) // the terminal echoed ^C: what follows starts a line of its own
+		}
+		cancel()
+	}
+	go watchSignals(signals, done, env, cancelAndSay, termGrace, func(code int) {
 		fmt.Fprintln(os.Stderr, "\noffshoot: stopped at once, without waiting for the agents and servers to end")
 		os.Exit(code)
 	})
@@ -93,4 +99,10 @@ func signalCode(s os.Signal) int {
 		return 128 + int(syscall.SIGTERM)
 	}
 	return 128 + int(syscall.SIGINT)
+}
+
+// isTerminal reports whether f is a terminal (a character device).
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
