@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -225,21 +224,6 @@ type run struct {
 	abandoned bool
 }
 
-// ErrAbandoned is matched (errors.Is) by the error of an evaluation that
-// was cancelled while a tool that ignores its context ran, and returned
-// without it after Request.CancelGrace.
-var ErrAbandoned = errors.New("runner: a tool call was abandoned")
-
-// toolsRunning records that the loop starts (names) or stops (none)
-// calling tools, and reports whether the evaluation was abandoned
-// meanwhile: then the loop must stop at once, touching nothing.
-func (r *run) toolsRunning(names ...string) (abandoned bool) {
-	r.abandonMu.Lock()
-	defer r.abandonMu.Unlock()
-	r.running = names
-	return r.abandoned
-}
-
 func (r *run) fail(phase Phase, err error) error {
 	return &EvaluationError{Phase: phase, Prompt: r.prompt, Err: err}
 }
@@ -351,96 +335,6 @@ func (r *run) loop() (*Response, error) {
 		r.calls, r.next = msg.ToolCalls, 0
 	}
 }
-
-// runOwn goes on with the loop on a goroutine of its own and waits for it.
-// A tool may end the goroutine that calls it (runtime.Goexit), and nothing
-// can stop that; so before the first tool call the loop leaves the caller's
-// goroutine, and when a tool ends the loop's goroutine, the loop goes on
-// on a new one from where it was: the call's failed result (which execute
-// recorded on the way out) is in r.inline. One goroutine per evaluation
-// that calls tools, not one per call. When the evaluation is cancelled and
-// the tools being called do not return within CancelGrace, they are
-// abandoned (see abandon).
-func (r *run) runOwn() (*Response, error) {
-	r.ownGoroutine = true
-	type result struct {
-		resp *Response
-		err  error
-	}
-	done := make(chan result, 1) // the loop never waits for a caller gone
-	var serve func()
-	serve = func() {
-		var out result
-		returned := false
-		defer func() {
-			switch p := recover(); {
-			case returned:
-			case p != nil:
-				out = result{r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))}
-			case r.ranInline:
-				go serve() // a tool ended the goroutine: go on without it
-				return
-			default:
-				out.resp, out.err = r.partial(r.phase, errLoopGoexit)
-			}
-			done <- out
-		}()
-		out.resp, out.err = r.loop()
-		returned = true
-	}
-	go serve()
-	select {
-	case out := <-done:
-		return out.resp, out.err
-	case <-r.ctx.Done():
-	}
-	grace := r.req.CancelGrace
-	if grace <= 0 {
-		grace = DefaultCancelGrace
-	}
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case out := <-done:
-		return out.resp, out.err
-	case <-t.C:
-		if resp, err, ok := r.abandon(grace); ok {
-			return resp, err
-		}
-		out := <-done // not in a tool call: the loop stops soon
-		return out.resp, out.err
-	}
-}
-
-// abandon gives up on the tool calls that still run CancelGrace after the
-// cancellation: it returns what the evaluation did so far, with an error
-// naming them, and marks the run abandoned, so that the loop, when the
-// calls return at last, stops without touching anything. ok is false when
-// the loop is not inside tool calls (it is about to stop by itself).
-func (r *run) abandon(grace time.Duration) (resp *Response, err error, ok bool) {
-	r.abandonMu.Lock()
-	defer r.abandonMu.Unlock()
-	if len(r.running) == 0 {
-		return nil, nil, false
-	}
-	r.abandoned = true
-	cp := *r.resp
-	cp.Messages = slices.Clone(r.resp.Messages)
-	cp.ToolsUsed = slices.Clone(r.resp.ToolsUsed)
-	cp.Duration = r.clock().Sub(r.start)
-	names := strings.Join(r.running, ", ")
-	if r.req.Logger != nil {
-		r.req.Logger.Warn("runner: abandoned tool calls that ignore the cancellation; their goroutines run until they return",
-			"prompt", r.prompt, "tools", names, "grace", grace)
-	}
-	return &cp, r.fail(PhaseTool, fmt.Errorf("%w: %s still ran %s after the evaluation was cancelled (%w), and goes on in the background; "+
-		"a tool must return when its context is done", ErrAbandoned, names, grace, r.ctx.Err())), true
-}
-
-// errLoopGoexit is the failure of an evaluation whose loop's goroutine
-// was ended outside a tool (by a model or an observer calling
-// runtime.Goexit).
-var errLoopGoexit = errors.New("runner: the evaluation's goroutine was ended (runtime.Goexit) outside a tool call")
 
 // render renders the prompt, builds the toolset, installs it, and records
 // the start of the conversation: earlier (a continued evaluation's
@@ -589,22 +483,6 @@ func (r *run) callModel() (model.Message, error) {
 	return msg, err
 }
 
-// commit dispatches what the evaluation did to its session; a failure says
-// what it means.
-func (r *run) commit(events ...any) error {
-	if err := r.req.Session.Dispatch(r.ctx, events...); err != nil {
-		return fmt.Errorf("runner: recording the evaluation in session %s failed, so its conversation there is incomplete (a later Continue would not see this turn): %w", r.req.Session.ID(), err)
-	}
-	return nil
-}
-
-// recordError marks a failure to record, so the loop reports it in
-// PhaseRecord.
-type recordError struct{ err error }
-
-func (e *recordError) Error() string { return e.err.Error() }
-func (e *recordError) Unwrap() error { return e.err }
-
 // generate calls the model, turning a panic into an error. It streams
 // when someone observes the evaluation's Delta events.
 func (r *run) generate(req *model.Request) (resp *model.Response, err error) {
@@ -691,31 +569,6 @@ func (r *run) partial(phase Phase, err error) (*Response, error) {
 	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
 	return r.resp, r.fail(phase, err)
-}
-
-// reask sends an answer that does not match the declared output back to
-// the model, with what was wrong, while retries and turns are left; it
-// reports whether it did. The answer and the request are recorded like
-// any turn.
-func (r *run) reask() (bool, error) {
-	out := r.rendered.Output
-	if out == nil || r.outputRetries <= 0 || r.resp.Turns >= r.maxTurns || r.ctx.Err() != nil {
-		return false, nil
-	}
-	_, err := out.Parse(r.resp.Text)
-	if err == nil {
-		return false, nil
-	}
-	r.outputRetries--
-	what := strings.TrimPrefix(err.Error(), "prompt: structured output: ")
-	ask := model.UserMessage("Your answer could not be used: " + what + ". Answer again with the whole result as JSON that matches the required output, and nothing else.")
-	events := append(r.final[:2], ConversationMessage{Evaluation: r.eval, Message: ask})
-	r.final = nil
-	if err := r.commit(events...); err != nil {
-		return false, err
-	}
-	r.resp.Messages = append(r.resp.Messages, ask)
-	return true, nil
 }
 
 // finish parses structured output and records the final answer and the

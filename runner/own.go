@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ErrAbandoned is matched (errors.Is) by the error of an evaluation that
+// was cancelled while a tool that ignores its context ran, and returned
+// without it after Request.CancelGrace.
+var ErrAbandoned = errors.New("runner: a tool call was abandoned")
+
+// toolsRunning records that the loop starts (names) or stops (none)
+// calling tools, and reports whether the evaluation was abandoned
+// meanwhile: then the loop must stop at once, touching nothing.
+func (r *run) toolsRunning(names ...string) (abandoned bool) {
+	r.abandonMu.Lock()
+	defer r.abandonMu.Unlock()
+	r.running = names
+	return r.abandoned
+}
+
+// runOwn goes on with the loop on a goroutine of its own and waits for it.
+// A tool may end the goroutine that calls it (runtime.Goexit), and nothing
+// can stop that; so before the first tool call the loop leaves the caller's
+// goroutine, and when a tool ends the loop's goroutine, the loop goes on
+// on a new one from where it was: the call's failed result (which execute
+// recorded on the way out) is in r.inline. One goroutine per evaluation
+// that calls tools, not one per call. When the evaluation is cancelled and
+// the tools being called do not return within CancelGrace, they are
+// abandoned (see abandon).
+func (r *run) runOwn() (*Response, error) {
+	r.ownGoroutine = true
+	type result struct {
+		resp *Response
+		err  error
+	}
+	done := make(chan result, 1) // the loop never waits for a caller gone
+	var serve func()
+	serve = func() {
+		var out result
+		returned := false
+		defer func() {
+			switch p := recover(); {
+			case returned:
+			case p != nil:
+				out = result{r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))}
+			case r.ranInline:
+				go serve() // a tool ended the goroutine: go on without it
+				return
+			default:
+				out.resp, out.err = r.partial(r.phase, errLoopGoexit)
+			}
+			done <- out
+		}()
+		out.resp, out.err = r.loop()
+		returned = true
+	}
+	go serve()
+	select {
+	case out := <-done:
+		return out.resp, out.err
+	case <-r.ctx.Done():
+	}
+	grace := r.req.CancelGrace
+	if grace <= 0 {
+		grace = DefaultCancelGrace
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case out := <-done:
+		return out.resp, out.err
+	case <-t.C:
+		if resp, err, ok := r.abandon(grace); ok {
+			return resp, err
+		}
+		out := <-done // not in a tool call: the loop stops soon
+		return out.resp, out.err
+	}
+}
+
+// abandon gives up on the tool calls that still run CancelGrace after the
+// cancellation: it returns what the evaluation did so far, with an error
+// naming them, and marks the run abandoned, so that the loop, when the
+// calls return at last, stops without touching anything. ok is false when
+// the loop is not inside tool calls (it is about to stop by itself).
+func (r *run) abandon(grace time.Duration) (resp *Response, err error, ok bool) {
+	r.abandonMu.Lock()
+	defer r.abandonMu.Unlock()
+	if len(r.running) == 0 {
+		return nil, nil, false
+	}
+	r.abandoned = true
+	cp := *r.resp
+	cp.Messages = slices.Clone(r.resp.Messages)
+	cp.ToolsUsed = slices.Clone(r.resp.ToolsUsed)
+	cp.Duration = r.clock().Sub(r.start)
+	names := strings.Join(r.running, ", ")
+	if r.req.Logger != nil {
+		r.req.Logger.Warn("runner: abandoned tool calls that ignore the cancellation; their goroutines run until they return",
+			"prompt", r.prompt, "tools", names, "grace", grace)
+	}
+	return &cp, r.fail(PhaseTool, fmt.Errorf("%w: %s still ran %s after the evaluation was cancelled (%w), and goes on in the background; "+
+		"a tool must return when its context is done", ErrAbandoned, names, grace, r.ctx.Err())), true
+}
+
+// errLoopGoexit is the failure of an evaluation whose loop's goroutine
+// was ended outside a tool (by a model or an observer calling
+// runtime.Goexit).
+var errLoopGoexit = errors.New("runner: the evaluation's goroutine was ended (runtime.Goexit) outside a tool call")
