@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -119,4 +121,26 @@ func processesWith(t *testing.T, marker string) []string {
 		pids = append(pids, e.Name())
 	}
 	return pids
+}
+
+// Every command's help reads well in an 80-column terminal: its
+// paragraphs are filled, not ragged, and no line is longer than 80.
+func TestHelpIsFilled(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, para := range strings.Split(c.Long, "\n\n") {
+			lines := strings.Split(para, "\n")
+			for i, l := range lines {
+				assert.LessOrEqual(t, utf8.RuneCountInString(l), 80, "%s: %q", c.CommandPath(), l)
+				if i < len(lines)-1 && !strings.HasPrefix(l, " ") && !strings.HasPrefix(lines[i+1], " ") {
+					assert.GreaterOrEqual(t, utf8.RuneCountInString(l)+len(strings.Fields(lines[i+1])[0]), 66,
+						"%s: the line %q is short for its paragraph", c.CommandPath(), l)
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot(&cli.Env{}))
 }

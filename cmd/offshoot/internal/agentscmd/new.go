@@ -30,9 +30,10 @@ func newCommand(env *cli.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "new NAME",
 		Short: "Create an agent file, written by you or drafted by the main model",
-		Long: `new writes the agent NAME as a Markdown file you can edit: .offshoot/agents/NAME.md
-in the project (--scope project, the default) or ~/.offshoot/agents/NAME.md for
-the user (--scope user). It never overwrites a file.
+		Long: `new writes the agent NAME as a Markdown file you can edit:
+.offshoot/agents/NAME.md in the project (--scope project, the default) or
+~/.offshoot/agents/NAME.md for the user (--scope user). It never overwrites
+a file.
 
 Give the fields with the flags, or let the main model draft them from a
 sentence with --generate; flags given with --generate win over the draft.

@@ -30,10 +30,11 @@ func Command(env *cli.Env) *cobra.Command {
 		Short: "Talk with a main agent, turn by turn, with the project's agents a mention away",
 		Long: `chat is a conversation with a main agent on the configured model, as run
 has it: a copy of the directory (--dir, default: the project) read-only,
-without .git, .offshoot and .env files (see 'offshoot run --help'), the
-file and planning tools, Task, TaskOutput and TaskStop over the agents,
-dispatch_subagent and the configured MCP servers. Each line you type is a
-turn; the agent remembers the whole conversation.
+without .git, .offshoot, what may hold a secret and what .gitignore ignores
+(see 'offshoot run --help'), the file and planning tools, Task, TaskOutput
+and TaskStop over the agents, dispatch_subagent and the configured MCP
+servers (a project's own .mcp.json once you approve it: chat asks). Each
+line you type is a turn; the agent remembers the whole conversation.
 
   @NAME TEXT     ask the main agent to hand TEXT to the agent NAME (Task)
   /agents        list the agents
@@ -96,7 +97,7 @@ func (c *chat) run(ctx context.Context) error {
 	defer client.Close()
 	c.in = newInput(c.env)
 	defer c.in.Close()
-	stop := progress.Tree(client.Session().Bus(), c.in, progress.Options{Color: c.env.UseColor(c.noColor)})
+	stop := progress.Tree(client.Session().Bus(), c.in, progress.Options{Color: c.env.UseColor(c.noColor), Width: c.env.TerminalWidth()})
 	defer stop()
 	defer func() {
 		for _, cancel := range c.cancels {

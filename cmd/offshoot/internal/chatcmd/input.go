@@ -53,7 +53,7 @@ func newInput(env *cli.Env) input {
 		if w, h, err := term.GetSize(int(out.Fd())); err == nil && w > 0 && h > 0 {
 			_ = t.SetSize(w, h)
 		}
-		return &terminalInput{fd: int(in.Fd()), t: t}
+		return &terminalInput{fd: int(in.Fd()), out: out, t: t}
 	}
 	return newPlainInput(env.Stdin, env.Out())
 }
@@ -132,8 +132,9 @@ func (p *plainInput) Close() { p.once.Do(func() { close(p.done) }) }
 // terminal is in raw mode while a line is typed, and as it was otherwise,
 // so that Ctrl-C during a turn is a signal again.
 type terminalInput struct {
-	fd int
-	t  *term.Terminal
+	fd  int
+	out *os.File
+	t   *term.Terminal
 
 	mu      sync.Mutex
 	pending chan line // the read still waiting for a key, after ctx ended
@@ -160,6 +161,12 @@ func (ti *terminalInput) ReadLine(ctx context.Context) (string, error) {
 		ti.pending = nil
 		if errors.Is(l.err, term.ErrPasteIndicator) {
 			l.err = nil // a pasted line is a line
+		}
+		if l.err != nil {
+			// Ctrl-C or Ctrl-D left the cursor after the prompt and what
+			// was typed: what follows, the shell's prompt too, starts a
+			// line of its own.
+			_, _ = ti.out.WriteString("\r\n")
 		}
 		return l.text, l.err
 	case <-ctx.Done():

@@ -104,7 +104,7 @@ func TestChatOnATerminal(t *testing.T) {
 	require.NoError(t, err)
 	s.waitFor(t, "Got axb.", 2)
 	s.waitFor(t, prompt, 3)
-	_, err = ctrl.Write([]byte{3}) // Ctrl-C at the prompt
+	_, err = ctrl.Write([]byte("half-typed\x03")) // Ctrl-C at the prompt, a line half typed
 	require.NoError(t, err)
 
 	select {
@@ -121,4 +121,6 @@ func TestChatOnATerminal(t *testing.T) {
 	tty.Close()
 	ctrl.Close()
 	<-copied
+	screen := s.String()
+	assert.True(t, strings.HasSuffix(screen, "\n"), "the shell's prompt starts a line of its own, not after the half-typed line:\n%q", screen)
 }

@@ -1,6 +1,10 @@
 package cli
 
-import "os"
+import (
+	"os"
+
+	"golang.org/x/term"
+)
 
 // StdoutIsTerminal reports whether standard output is a terminal (a
 // character device), where progress can be shown as it happens.
@@ -18,4 +22,17 @@ func (e *Env) StdoutIsTerminal() bool {
 // (https://no-color.org) or TERM is "dumb".
 func (e *Env) UseColor(noColor bool) bool {
 	return !noColor && e.Getenv("NO_COLOR") == "" && e.Getenv("TERM") != "dumb" && e.StdoutIsTerminal()
+}
+
+// TerminalWidth is the width in columns of the terminal standard output
+// is, or 0 when it is not a terminal (lines are then printed whole). A
+// terminal that does not tell its size is taken as 80 columns wide.
+func (e *Env) TerminalWidth() int {
+	if !e.StdoutIsTerminal() {
+		return 0
+	}
+	if w, _, err := term.GetSize(int(e.Stdout.(*os.File).Fd())); err == nil && w > 0 {
+		return w
+	}
+	return 80
 }

@@ -56,7 +56,7 @@ while they ran, and gained only the files they wrote).
 Exit codes: 0 when the checks hold, 1 when one fails (with what differed).`,
 		Args: cli.Args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d := demo{out: env.Stdout, json: asJSON, color: !asJSON && env.UseColor(noColor), delay: delay}
+			d := demo{out: env.Stdout, json: asJSON, color: !asJSON && env.UseColor(noColor), width: env.TerminalWidth(), delay: delay}
 			if !cmd.Flags().Changed("delay") && env.StdoutIsTerminal() {
 				d.delay = terminalDelay
 			}
@@ -77,6 +77,7 @@ type demo struct {
 	out   io.Writer
 	json  bool
 	color bool
+	width int // the terminal's, or 0
 	delay time.Duration
 
 	// tamper, when set, runs on each child before the checks see it, and
@@ -126,14 +127,19 @@ func (d demo) run(ctx context.Context) error {
 
 	m := script()
 	m.SetChunking(scripted.Chunking{Delay: d.delay})
+	reviewers, unsubscribe, err := takeTurns(m, parent.Bus(), "step S001 of the plan", "step S002 of the plan")
+	if err != nil {
+		return err
+	}
+	defer unsubscribe()
 	var stop func()
 	if d.json {
 		stop = progress.JSON(parent.Bus(), d.out)
 	} else {
-		stop = progress.Tree(parent.Bus(), d.out, progress.Options{Color: d.color})
+		stop = progress.Tree(parent.Bus(), d.out, progress.Options{Color: d.color, Width: d.width})
 	}
 	resp, err := runner.Evaluate(ctx, runner.Request{
-		Prompt: planner, Session: parent, Model: m, ModelName: "scripted",
+		Prompt: planner, Session: parent, Model: reviewers, ModelName: "scripted",
 		UserMessage: "Review the billing module.",
 	})
 	stop()

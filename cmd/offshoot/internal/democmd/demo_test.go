@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -48,7 +49,7 @@ func TestDemo(t *testing.T) {
 	for _, want := range []string{
 		"▸ prompt demo/planner rendered · 37 lines, ",
 		"  ✎ The billing module has two files; I will review each one as a step of a plan.\n",
-		"▸ model turn 2 (scripted) · calls dispatch_subagent, dispatch_subagent · ",
+		"▸ model turn 2\n  ✎ Dispatching one reviewer per step; they work in parallel.\n  ↳ calls dispatch_subagent, dispatch_subagent · scripted · ",
 		"  ⇠ artifact notes/invoice.md copied back · 119 bytes\n",
 		"  ⇠ artifact notes/tax.md copied back · 112 bytes\n",
 		"  ⚑ plan step S002 marked done\n",
@@ -62,6 +63,27 @@ func TestDemo(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(out, " finished in "))
 	assert.NotContains(t, out, "FAILED")
 	assert.NotContains(t, out, "\x1b[", "no colour unless asked")
+}
+
+// The reviewers run in parallel, and the tree shows them so even when the
+// scripted model answers in microseconds: they take turns, a model call
+// and its tools each, whatever the machine's speed.
+func TestDemoShowsTheReviewersInTurn(t *testing.T) {
+	for range 5 {
+		out, err := runDemo(t, context.Background(), demo{})
+		require.NoError(t, err)
+		var turns []string
+		for _, m := range regexp.MustCompile(`(?m)^  │ (agent-\d) (model turn|  ✓|  ✎)`).FindAllStringSubmatch(out, -1) {
+			if len(turns) == 0 || turns[len(turns)-1] != m[1] {
+				turns = append(turns, m[1])
+			}
+		}
+		// The first step's reviewer has 4 turns, the second's 3.
+		require.Len(t, turns, 7, out)
+		first, second := turns[0], turns[1]
+		assert.NotEqual(t, first, second)
+		assert.Equal(t, []string{first, second, first, second, first, second, first}, turns, out)
+	}
 }
 
 func TestDemoColor(t *testing.T) {

@@ -30,20 +30,28 @@ import (
 type Options struct {
 	// Color writes ANSI colours: for a terminal only.
 	Color bool
+	// Width, when above zero, fits the tree to a terminal that many
+	// columns wide: the models' text is wrapped, every other line is cut
+	// short with "…", and long ids are shown by their first 8 characters.
+	// Zero prints whole lines and ids, for a pipe or a file.
+	Width int
 }
 
 // Tree prints the events of b to w as a tree until stop is called. The
 // main agent's lines start at the margin and its text streams piece by
 // piece; each subagent's lines are indented by its depth and name it,
 // since siblings run in parallel, and its text is printed a whole line at
-// a time so that siblings' lines never mix. Text a model wrote is printed
-// with its control characters replaced. stop ends the tree, finishing a
-// line left open.
+// a time so that siblings' lines never mix. A model turn that writes text
+// opens with a "model turn N" line, the text below it, and ends with a
+// line that says what the turn did; a turn without text is one line. Text
+// a model wrote is printed with its control characters replaced. stop
+// ends the tree, finishing a line left open.
 func Tree(b *bus.Bus, w io.Writer, opts Options) (stop func()) {
 	t := &tree{
-		w: w, paint: painter(opts.Color),
+		w: w, paint: painter(opts.Color), width: opts.Width,
 		agents: map[string]child{}, text: map[string]*strings.Builder{},
 		calls: map[string][]string{}, turns: map[string]int{}, arriving: map[string]map[string]bool{},
+		headed: map[string]int{}, shown: map[turnKey]int{},
 	}
 	unsubscribe := b.SubscribeAll("offshoot.progress.tree", t.observe)
 	return func() {
@@ -63,13 +71,24 @@ type child struct {
 type tree struct {
 	w     io.Writer
 	paint func(style, string) string
+	width int // see Options.Width
 
 	mu     sync.Mutex
 	agents map[string]child            // child session id -> the subagent
 	text   map[string]*strings.Builder // child session id -> text not printed yet
-	open   bool                        // the main agent's streamed line is open
-	calls  map[string][]string         // session id -> the tools its model's last answer calls
-	turns  map[string]int              // child session id -> model calls
+	// The main agent's streamed line: whether it is open, the columns it
+	// takes so far, whether a space is due before the next word, and the
+	// word not printed yet (it goes on this line or, when it does not fit,
+	// on the next).
+	open bool
+	col  int
+	gap  bool
+	word strings.Builder
+	// headed holds, per session, the model turn whose opening line is
+	// printed (its text follows).
+	headed map[string]int
+	calls  map[string][]string // session id -> the tools its model's last answer calls
+	turns  map[string]int      // child session id -> model calls
 	// arriving holds, per session, the files a dispatch just recorded
 	// there copies back from its child.
 	arriving map[string]map[string]bool
@@ -92,9 +111,6 @@ const maxTurnText = 64 << 10
 // within cuts text to what may still be shown of its turn, and reports
 // whether this piece reached the bound (the note is then due).
 func (t *tree) within(e runner.Delta) (text string, reached bool) {
-	if t.shown == nil {
-		t.shown = map[turnKey]int{}
-	}
 	k := turnKey{e.SessionID, e.Turn}
 	n := t.shown[k]
 	if n >= maxTurnText {
@@ -159,9 +175,8 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 	case subagent.Finished:
 		t.finished(e)
 	case subagent.TaskNotification:
-		t.closeLine()
-		fmt.Fprintf(t.w, "%s background task %s %s · %s · %s\n", t.paint(bold, "▸"), cli.Printable(e.TaskID), e.Status,
-			tokens(e.Usage.Total), duration(e.Duration))
+		t.line(fmt.Sprintf("%s background task %s %s · %s · %s", t.paint(bold, "▸"), t.short(cli.Printable(e.TaskID)), e.Status,
+			tokens(e.Usage.Total), duration(e.Duration)))
 	}
 	return nil
 }
@@ -185,49 +200,114 @@ func (t *tree) delta(e runner.Delta) {
 		}
 		b.WriteString(text)
 		if strings.Contains(text, "\n") {
-			t.flush(e.SessionID, false)
+			t.flush(e.SessionID, e.Turn, false)
 		}
 		return
 	}
-	// The main agent's text streams as it comes.
+	// The main agent's text streams as it comes, below its turn's line.
+	if strings.TrimSpace(text) != "" {
+		t.openTurn(e.SessionID, e.Turn)
+	}
 	for i, piece := range strings.Split(cli.Printable(text), "\n") {
 		if i > 0 {
 			t.closeLine()
 		}
-		if !t.open {
-			piece = strings.TrimLeft(piece, " \t")
+		for _, r := range piece {
+			t.stream(r)
 		}
-		if piece == "" {
-			continue
-		}
-		if !t.open {
-			fmt.Fprint(t.w, "  "+t.paint(dim, "✎")+" ")
-			t.open = true
-		}
-		fmt.Fprint(t.w, piece)
 	}
 }
 
+// openTurn prints the line that opens a model turn of session's, once,
+// before the first text the turn writes.
+func (t *tree) openTurn(session string, turn int) {
+	if n, ok := t.headed[session]; ok && n == turn {
+		return
+	}
+	t.headed[session] = turn
+	t.head(session, "model turn %d", turn)
+}
+
+// stream adds r to the main agent's streamed line. Words are printed
+// whole, so that a line too long for the terminal breaks between words.
+func (t *tree) stream(r rune) {
+	if r != ' ' && r != '\t' {
+		t.word.WriteRune(r)
+		if t.width > 0 && columns(t.word.String()) >= t.width-textIndent {
+			t.printWord()
+		}
+		return
+	}
+	t.printWord()
+	t.gap = t.open
+}
+
+// textIndent is the columns before the main agent's text: "  ✎ ".
+const textIndent = 4
+
+// printWord prints the word the main agent's line holds back, after a
+// space on this line, or on the next line when it does not fit.
+func (t *tree) printWord() {
+	if t.word.Len() == 0 {
+		return
+	}
+	w := columns(t.word.String())
+	switch {
+	case !t.open:
+		fmt.Fprint(t.w, "  "+t.paint(dim, "✎")+" ")
+		t.open, t.col = true, textIndent
+	case t.width > 0 && t.col+1+w > t.width:
+		fmt.Fprint(t.w, "\n"+strings.Repeat(" ", textIndent))
+		t.col = textIndent
+	case t.gap:
+		fmt.Fprint(t.w, " ")
+		t.col++
+	}
+	t.gap = false
+	fmt.Fprint(t.w, t.word.String())
+	t.col += w
+	t.word.Reset()
+}
+
 func (t *tree) modelCalled(session string, e runner.ModelCalled) {
-	t.flush(session, true)
+	t.flush(session, e.Turn, true)
 	if _, isChild := t.agents[session]; !isChild {
 		t.closeLine()
 	} else {
 		t.turns[session]++
 	}
-	name := ""
-	if e.Model != "" {
-		name = " (" + cli.Printable(e.Model) + ")"
-	}
-	if e.Error != "" {
-		t.head(session, "model turn %d%s %s: %s", e.Turn, name, t.paint(red, "failed"), clip(firstLine(cli.Printable(e.Error)), 120))
-		return
-	}
+	delete(t.shown, turnKey{session, e.Turn})
+	n, opened := t.headed[session]
+	opened = opened && n == e.Turn
+	delete(t.headed, session)
 	next := "answers"
 	if calls := t.calls[session]; len(calls) > 0 {
 		next = "calls " + strings.Join(calls, ", ")
 	}
 	delete(t.calls, session)
+	if e.Error != "" {
+		next = t.paint(red, "failed") + ": " + clip(firstLine(cli.Printable(e.Error)), 120)
+	}
+	name := cli.Printable(e.Model)
+	if opened {
+		// The turn's line and text are above: say how it ended.
+		parts := []string{next}
+		if name != "" {
+			parts = append(parts, name)
+		}
+		if e.Error == "" {
+			parts = append(parts, t.paint(dim, tokens(e.Usage)), t.paint(dim, duration(e.Duration)))
+		}
+		t.sub(session, "%s %s", t.paint(dim, "↳"), strings.Join(parts, " · "))
+		return
+	}
+	if name != "" {
+		name = " (" + name + ")"
+	}
+	if e.Error != "" {
+		t.head(session, "model turn %d%s %s", e.Turn, name, next)
+		return
+	}
 	t.head(session, "model turn %d%s · %s · %s · %s", e.Turn, name, next, t.paint(dim, tokens(e.Usage)), t.paint(dim, duration(e.Duration)))
 }
 
@@ -237,8 +317,15 @@ func (t *tree) toolInvoked(session string, e runner.ToolInvoked) {
 	if !e.Success {
 		mark = t.paint(red, "✗")
 	}
-	t.sub(session, "%s %s %s → %s", mark, t.paint(bold, cli.Printable(e.Name)), clip(cli.Printable(string(e.Arguments)), 60),
-		clip(firstLine(cli.Printable(e.Result)), 70))
+	name := cli.Printable(e.Name)
+	args, result := 60, 70
+	if t.width > 0 {
+		// On a terminal the arguments take at most half of what the line
+		// has left; the result the rest (the line is cut where it ends).
+		args = min(args, max(16, (t.width-columns(t.prefix(session, true))-columns(name)-6)/2))
+	}
+	t.sub(session, "%s %s %s → %s", mark, t.paint(bold, name), clip(cli.Printable(string(e.Arguments)), args),
+		clip(firstLine(cli.Printable(e.Result)), result))
 	if e.Name != promptsubagent.ToolName || !e.Success {
 		return
 	}
@@ -254,18 +341,17 @@ func (t *tree) toolInvoked(session string, e runner.ToolInvoked) {
 }
 
 func (t *tree) started(e subagent.Started) {
-	t.closeLine()
 	depth := max(e.Depth, 1)
 	if parent, ok := t.agents[e.ParentID]; ok {
 		depth = parent.depth + 1
 	}
-	t.agents[e.SessionID] = child{id: cli.Printable(e.AgentID), depth: depth}
+	id := t.short(cli.Printable(e.AgentID))
+	t.agents[e.SessionID] = child{id: id, depth: depth}
 	from := "fresh"
 	if e.Mode == "forked" {
-		from = "forked from " + cli.Printable(e.ParentID)
+		from = "forked from " + t.short(cli.Printable(e.ParentID))
 	}
-	fmt.Fprintf(t.w, "%s%s %s started · %s · %s\n", indent(depth), t.paint(cyan, "┌"), t.paint(cyan, cli.Printable(e.AgentID)),
-		cli.Printable(e.Name), from)
+	t.line(fmt.Sprintf("%s%s %s started · %s · %s", indent(depth), t.paint(cyan, "┌"), t.paint(cyan, id), cli.Printable(e.Name), from))
 }
 
 func (t *tree) finished(e subagent.Finished) {
@@ -273,46 +359,80 @@ func (t *tree) finished(e subagent.Finished) {
 	if !ok {
 		return
 	}
-	t.flush(e.SessionID, true)
+	t.flush(e.SessionID, t.headed[e.SessionID], true)
 	status := "finished"
 	if e.Error != "" {
 		status = t.paint(red, "failed") + ": " + clip(firstLine(cli.Printable(e.Error)), 100)
 	}
-	fmt.Fprintf(t.w, "%s%s %s %s in %s · %s, %s · %s\n", indent(c.depth), t.paint(cyan, "└"), t.paint(cyan, c.id), status,
-		duration(e.Duration), count(t.turns[e.SessionID], "model turn"), count(e.ToolCalls, "tool call"), tokens(e.Usage))
+	t.line(fmt.Sprintf("%s%s %s %s in %s · %s, %s · %s", indent(c.depth), t.paint(cyan, "└"), t.paint(cyan, c.id), status,
+		duration(e.Duration), count(t.turns[e.SessionID], "model turn"), count(e.ToolCalls, "tool call"), tokens(e.Usage)))
 	delete(t.agents, e.SessionID)
 	delete(t.text, e.SessionID)
 	delete(t.turns, e.SessionID)
 	delete(t.calls, e.SessionID)
 	delete(t.arriving, e.SessionID)
+	delete(t.headed, e.SessionID)
+}
+
+// prefix is what starts session's lines: for a subagent its place in the
+// tree and its id; sub is for the lines within a step.
+func (t *tree) prefix(session string, sub bool) string {
+	c, isChild := t.agents[session]
+	switch {
+	case isChild && sub:
+		return indent(c.depth) + t.paint(cyan, "│") + " " + t.paint(cyan, c.id) + "   "
+	case isChild:
+		return indent(c.depth) + t.paint(cyan, "│") + " " + t.paint(cyan, c.id) + " "
+	case sub:
+		return "  "
+	}
+	return t.paint(bold, "▸") + " "
 }
 
 // head prints a line that opens a step of session's: a prompt, a model
 // turn, the end.
 func (t *tree) head(session, format string, args ...any) {
-	t.closeLine()
-	if c, ok := t.agents[session]; ok {
-		fmt.Fprintf(t.w, "%s%s %s "+format+"\n", append([]any{indent(c.depth), t.paint(cyan, "│"), t.paint(cyan, c.id)}, args...)...)
-		return
-	}
-	fmt.Fprintf(t.w, "%s "+format+"\n", append([]any{t.paint(bold, "▸")}, args...)...)
+	t.line(t.prefix(session, false) + fmt.Sprintf(format, args...))
 }
 
-// sub prints a line within a step of session's: a tool call, a line of
-// text, an artifact.
+// sub prints a line within a step of session's: a tool call, an
+// artifact.
 func (t *tree) sub(session, format string, args ...any) {
-	t.closeLine()
-	if c, ok := t.agents[session]; ok {
-		fmt.Fprintf(t.w, "%s%s %s   "+format+"\n", append([]any{indent(c.depth), t.paint(cyan, "│"), t.paint(cyan, c.id)}, args...)...)
-		return
-	}
-	fmt.Fprintf(t.w, "  "+format+"\n", args...)
+	t.line(t.prefix(session, true) + fmt.Sprintf(format, args...))
 }
 
-// flush prints the text a subagent's model streamed since the last flush,
-// one line per line it wrote; all of it when whole, else its complete
-// lines only.
-func (t *tree) flush(session string, whole bool) {
+// say prints a line of text a subagent's model wrote, wrapped to the
+// terminal.
+func (t *tree) say(session, text string) {
+	p := t.prefix(session, true) + t.paint(dim, "✎") + " "
+	w := columns(p)
+	for i, l := range wrap(text, t.width-w) {
+		if i > 0 {
+			p = strings.Repeat(" ", w)
+		}
+		t.line(p + l)
+	}
+}
+
+// line prints one line of the tree, cut to the terminal's width.
+func (t *tree) line(s string) {
+	t.closeLine()
+	fmt.Fprintln(t.w, cut(s, t.width))
+}
+
+// short is id as the tree shows it: on a terminal, a long id by its first
+// 8 characters (enough to tell a run's agents apart); whole otherwise.
+func (t *tree) short(id string) string {
+	if t.width > 0 && len(id) > 12 {
+		return id[:8]
+	}
+	return id
+}
+
+// flush prints the text a subagent's model streamed since the last flush
+// in turn, one line per line it wrote; all of it when whole, else its
+// complete lines only.
+func (t *tree) flush(session string, turn int, whole bool) {
 	b := t.text[session]
 	if b == nil || b.Len() == 0 {
 		return
@@ -327,16 +447,18 @@ func (t *tree) flush(session string, whole bool) {
 	b.WriteString(rest)
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 		if strings.TrimSpace(l) != "" {
-			t.sub(session, "%s %s", t.paint(dim, "✎"), cli.Printable(l))
+			t.openTurn(session, turn)
+			t.say(session, strings.TrimSpace(cli.Printable(l)))
 		}
 	}
 }
 
 // closeLine ends the main agent's streamed line, if one is open.
 func (t *tree) closeLine() {
+	t.printWord()
 	if t.open {
 		fmt.Fprintln(t.w)
-		t.open = false
+		t.open, t.gap = false, false
 	}
 }
 

@@ -59,9 +59,10 @@ func TestTree(t *testing.T) {
 			{"s1", runner.PromptExecuted{Turns: 2, ToolCalls: 2, Usage: model.Usage{TotalTokens: 43}, Duration: 2 * time.Second}},
 		},
 		want: `▸ prompt demo/planner rendered · 3 lines, 20 bytes · 2 tools
+▸ model turn 1
   ✎ Let me look.
   ✎ Then plan.
-▸ model turn 1 (main) · calls ls, read_file · 42 tokens · 1.5s
+  ↳ calls ls, read_file · main · 42 tokens · 1.5s
   ✓ ls {} → 2 entries …
   ✗ read_file {"file_path":"x"} → no such file
 ▸ model turn 2 (main) · answers · 1 token · 0.2ms
@@ -83,9 +84,11 @@ func TestTree(t *testing.T) {
 		},
 		want: `  ┌ a1 started · agents/reviewer · forked from s1
   ┌ a2 started · agents/reviewer · forked from s1
+  │ a2 model turn 1
   │ a2   ✎ other
+  │ a1 model turn 1
   │ a1   ✎ half a line
-  │ a1 model turn 1 · answers · 0 tokens · 20ms
+  │ a1   ↳ answers · 0 tokens · 20ms
     ┌ a3 started · agents/reviewer · forked from c1
     │ a3   ✓ grep {} → none
     └ a3 finished in 3.0ms · 0 model turns, 1 tool call · 9 tokens
@@ -119,11 +122,11 @@ func TestTree(t *testing.T) {
 			text("s1", " still"),
 			{"s1", runner.ModelCalled{Turn: 1, Error: "model: rate limited\nretry later"}},
 		},
-		want: "  ✎ Working \uFFFD[2Jon it\n▸ background task t1 completed · 0 tokens · 1s\n  ✎ still\n▸ model turn 1 failed: model: rate limited …\n",
+		want: "▸ model turn 1\n  ✎ Working \uFFFD[2Jon it\n▸ background task t1 completed · 0 tokens · 1s\n  ✎ still\n  ↳ failed: model: rate limited …\n",
 	}, {
 		name:   "stop ends a line left open",
 		events: []ev{text("s1", "cut short")},
-		want:   "  ✎ cut short\n",
+		want:   "▸ model turn 1\n  ✎ cut short\n",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,9 +173,9 @@ func TestTreeParallel(t *testing.T) {
 	wg.Wait()
 	stop()
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	assert.Len(t, lines, 8*22)
+	assert.Len(t, lines, 8*23)
 	for _, l := range lines {
-		assert.Regexp(t, `^  (┌ [a-h] started · {2}· fresh|│ [a-h] {3}✎ one line|└ [a-h] finished in 0\.0ms · 0 model turns, 0 tool calls · 0 tokens)$`, l)
+		assert.Regexp(t, `^  (┌ [a-h] started · {2}· fresh|│ [a-h] model turn 1|│ [a-h] {3}✎ one line|└ [a-h] finished in 0\.0ms · 0 model turns, 0 tool calls · 0 tokens)$`, l)
 	}
 }
 
@@ -208,4 +211,81 @@ func TestTokensSaysWhenUsageIsUnknown(t *testing.T) {
 	assert.Equal(t, "12 tokens", tokens(model.Usage{TotalTokens: 12}))
 	assert.Equal(t, "usage not reported", tokens(model.Usage{Unreported: true}))
 	assert.Equal(t, "at least 12 tokens", tokens(model.Usage{TotalTokens: 12, Unreported: true}))
+}
+
+// On a terminal every line fits its width: the models' text is wrapped
+// between words, other lines are cut with "…", and long ids are shortened.
+func TestTreeFitsTheTerminal(t *testing.T) {
+	const (
+		parent = "05ef5913-bfe7-4051-95d1-1d6c101757ec"
+		child  = "085e7dce-b1f6-4628-a2ea-2fef56927e59"
+	)
+	events := []ev{
+		text("s1", "The billing module has two files; I will "), text("s1", "review each one as a step.\n"),
+		{"s1", runner.ModelCalled{Turn: 1, Model: "main", Usage: model.Usage{TotalTokens: 42}}},
+		{"s1", runner.ToolInvoked{Name: "read_file", Arguments: json.RawMessage(`{"file_path":"billing/invoice.py","offset":0,"limit":2000}`),
+			Result: "billing/invoice.py: lines 1-11 of 11", Success: true}},
+		{payload: subagent.Started{AgentID: child, Name: "general-purpose", SessionID: child, ParentID: parent, Depth: 1, Mode: "forked"}},
+		text(child, "請求モジュールには二つのファイルがあります。それぞれを確認します。\n"),
+		{payload: subagent.TaskNotification{TaskID: child, Status: subagent.TaskStatusCompleted}},
+	}
+	b := bus.New()
+	var out bytes.Buffer
+	stop := Tree(b, &out, Options{Width: 40})
+	tell(t, b, events...)
+	stop()
+	assert.Equal(t, `▸ model turn 1
+  ✎ The billing module has two files; I
+    will review each one as a step.
+  ↳ answers · main · 42 tokens · 0.0ms
+  ✓ read_file {"file_path":"b… → billin…
+  ┌ 085e7dce started · general-purpose …
+  │ 085e7dce model turn 1
+  │ 085e7dce   ✎ 請求モジュールには二つ
+                 のファイルがあります。
+                 それぞれを確認します。
+▸ background task 085e7dce completed · …
+`, out.String())
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		assert.LessOrEqual(t, columns(l), 40, l)
+	}
+
+	// Piped, the same events give whole lines and ids.
+	b = bus.New()
+	out.Reset()
+	stop = Tree(b, &out, Options{})
+	tell(t, b, events...)
+	stop()
+	assert.Contains(t, out.String(), "  ✎ The billing module has two files; I will review each one as a step.\n")
+	assert.Contains(t, out.String(), "  ┌ "+child+" started · general-purpose · forked from "+parent+"\n")
+}
+
+// A session's next evaluation counts its turns from 1 again (chat): each
+// turn gets its own opening line, and its own share of the shown text.
+func TestTreeTurnsOfTheNextMessage(t *testing.T) {
+	b := bus.New()
+	var out bytes.Buffer
+	stop := Tree(b, &out, Options{})
+	tell(t, b, text("s1", "first"), ev{"s1", runner.ModelCalled{Turn: 1}}, text("s1", "second"), ev{"s1", runner.ModelCalled{Turn: 1}},
+		ev{"s1", runner.ModelCalled{Turn: 2, Error: "model: timed out"}})
+	stop()
+	assert.Equal(t, `▸ model turn 1
+  ✎ first
+  ↳ answers · 0 tokens · 0.0ms
+▸ model turn 1
+  ✎ second
+  ↳ answers · 0 tokens · 0.0ms
+▸ model turn 2 failed: model: timed out
+`, out.String())
+}
+
+func TestCutAndWrap(t *testing.T) {
+	assert.Equal(t, "short", cut("short", 10))
+	assert.Equal(t, "a long l…", cut("a long line", 9))
+	assert.Equal(t, "\x1b[1mbold te…\x1b[0m", cut("\x1b[1mbold text\x1b[0m here", 8))
+	assert.Equal(t, "\x1b[1mbold\x1b[0m t…", cut("\x1b[1mbold\x1b[0m text", 7))
+	assert.Equal(t, "日本…", cut("日本語です", 6))
+	assert.Equal(t, []string{"one two", "three"}, wrap("one two three", 7))
+	assert.Equal(t, []string{"abcde", "fghij", "k"}, wrap("abcdefghijk", 5))
+	assert.Equal(t, []string{"unlimited width"}, wrap("unlimited width", 0))
 }

@@ -154,10 +154,10 @@ func TestRunAgainstAnOpenAIServer(t *testing.T) {
 	out := f.stdout.String()
 	for _, want := range []string{
 		"  ✎ Let me look at the files first.\n",
-		"▸ model turn 1 (main) · calls ls · 120 tokens · ",
+		"  ↳ calls ls · main · 120 tokens · ",
 		"  ✓ ls {\"path\":\"\"} → /: 2 entries",
 		" started · explore · forked from ",
-		" model turn 1 (light) · answers · 120 tokens · ",
+		"   ↳ answers · light · 120 tokens · ",
 		"  ✓ Task {\"description\":\"Find the tests\",",
 		"  ✎ There is one program, main.go, and its tests are in main_test.go.\n",
 	} {

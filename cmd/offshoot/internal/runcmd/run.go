@@ -33,22 +33,28 @@ func Command(env *cli.Env) *cobra.Command {
 		Short: "Run a task with a main agent on the configured model",
 		Long: `run hands TASK to a main agent on the configured model (LLM_MODEL_ID,
 LLM_API_KEY and LLM_BASE_URL, LIGHT_LLM_* for the light model, or "models" in
-.offshoot/config.json) and prints what happens as it happens.
+~/.offshoot/config.json or .offshoot/config.json) and prints what happens as
+it happens.
 
 The agent works on a copy of the directory (--dir, default: the project),
 read-only: what it writes stays in its session, never on disk. Left out of
-the copy, at any depth: .git, offshoot's own .offshoot folders (whose
-config.json may hold an API key) and .env and .env.* files, as well as
-files that are not UTF-8 text. It has the
-file and planning tools, Task, TaskOutput and TaskStop over the project's,
-the user's and the built-in agents, dispatch_subagent, and the tools of the
-configured MCP servers. The background tasks it starts are waited for, and it
-reads what they report before the run ends.
+the copy, at any depth: .git and offshoot's own .offshoot folders, files
+that may hold a secret (.env files, .ssh, .aws, keys, credentials, .npmrc,
+.netrc and the like), what .gitignore ignores, and files that are not UTF-8
+text; the run says how many it left out, and why.
 
-Ctrl-C stops the run and every agent it started, and says so.
+The agent has the file and planning tools, Task, TaskOutput and TaskStop
+over the project's, the user's and the built-in agents, dispatch_subagent,
+and the tools of the configured MCP servers (a project's own .mcp.json only
+once you approved it with --approve-mcp). The background tasks it starts are
+waited for, and it reads what they report before the run ends.
 
-Exit codes: 0 the task is done, 1 the run failed or was interrupted (with what
-to do next), 2 a usage or configuration error, such as no model configured.`,
+Ctrl-C stops the run and every agent it started, and says so; a second
+Ctrl-C exits at once.
+
+Exit codes: 0 the task is done, 1 the run failed or was interrupted (with
+what to do next), 2 a usage or configuration error, such as no model
+configured.`,
 		Example: `  offshoot run "Summarize what the billing module does"
   offshoot run --agent code-reviewer --dir ./billing "Review the tax rules"
   offshoot run --json --save run.json "List the TODOs" > events.jsonl`,
@@ -94,7 +100,7 @@ func (r *run) run(ctx context.Context) error {
 			r.say("%s", cli.Printable(left))
 		}
 	} else {
-		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor)})
+		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor), Width: r.env.TerminalWidth()})
 		fmt.Fprintf(out, "offshoot run: %s, with %s of %s copied in read-only\n", r.who(), filesOf(client), r.dir())
 		if left := r.env.Copied.Summary(); left != "" {
 			fmt.Fprintf(out, "offshoot run: %s\n", cli.Printable(left))

@@ -192,7 +192,7 @@ func TestRunWaitsForBackgroundTasks(t *testing.T) {
 	err := f.run(t, context.Background(), &run{task: "Is the build green?", opts: f.withModel(t, m)})
 	require.NoError(t, err, f.stderr.String())
 	out := f.stdout.String()
-	assert.Contains(t, out, "▸ model turn 2 (main) · answers · ", "the answer, before the task's report")
+	assert.Contains(t, out, "▸ model turn 2\n  ✎ The watcher is on it.\n  ↳ answers · main · ", "the answer, before the task's report")
 	assert.Contains(t, out, "▸ background task ")
 	assert.Contains(t, out, "  ✎ The watcher says the build is green.\n")
 	calls := m.Calls()

@@ -45,7 +45,20 @@ func fieldList() string {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	return strings.Join(names, ", ")
+	// Indented lines of at most 78 columns, for the command's help.
+	var lines []string
+	line := " "
+	for i, n := range names {
+		if i < len(names)-1 {
+			n += ","
+		}
+		if len(line)+1+len(n) > 78 {
+			lines = append(lines, line)
+			line = " "
+		}
+		line += " " + n
+	}
+	return strings.Join(append(lines, line), "\n")
 }
 
 // idFields are the fields of runFields whose values are ids: where such a

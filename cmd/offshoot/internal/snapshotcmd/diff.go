@@ -21,9 +21,10 @@ has (-), the items only B has (+) and the items that changed, as compared.
 What says which run an item belongs to, or when it happened, is not
 compared, so two runs of the same task that did the same work are equal:
 the session's own identity (ids, children, tags, time) and, inside items,
-the fields ` + fieldList() + `;
-where one of those ids, or a time, appears inside a text (a tool's
-result, a task's notification), it reads <id> or <time>.
+the fields listed below. Where one of those ids, or a time, appears inside
+a text (a tool's result, a task's notification), it reads <id> or <time>.
+
+` + fieldList() + `
 
 Like diff(1), it exits with 0 when the states are equal, 1 when they differ
 and 2 when a file cannot be read.`,
