@@ -16,6 +16,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
@@ -244,11 +245,11 @@ func unread(s *session.Session) bool {
 	return session.Len[runner.Inbound](s) > read.Upto
 }
 
-// say prints a line for the user.
+// say prints a line for the user, wrapped to the terminal.
 func (c *chat) say(format string, args ...any) {
 	c.outMu.Lock()
 	defer c.outMu.Unlock()
-	fmt.Fprintf(c.in, format+"\n", args...)
+	fmt.Fprintln(c.in, columns.Fill(fmt.Sprintf(format, args...), c.env.TerminalWidth()))
 }
 
 // fail prints an error line; the chat goes on.

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -118,8 +119,8 @@ func (d demo) run(ctx context.Context) error {
 		return err
 	}
 	if !d.json {
-		fmt.Fprintln(d.out, "offshoot demo: a planner dispatches plan-step subagents, each forked from its session (scripted model, offline)")
-		fmt.Fprintf(d.out, "\nThe planner's session %s holds %d files: %s\n\n", parent.ID(), vfs.Files(parent).Len(), fileList(parent))
+		d.say("offshoot demo: a planner dispatches plan-step subagents, each forked from its session (scripted model, offline)")
+		d.say("\nThe planner's session %s holds %d files: %s\n", parent.ID(), vfs.Files(parent).Len(), fileList(parent))
 	}
 	if d.tamperParent != nil {
 		d.tamperParent(parent)
@@ -158,16 +159,16 @@ func (d demo) run(ctx context.Context) error {
 // summaries prints the plan's steps with what the subagents reported, and
 // the planner's answer.
 func (d demo) summaries(parent *session.Session, resp *runner.Response) {
-	fmt.Fprintln(d.out, "\nSummaries:")
+	d.say("\nSummaries:")
 	plan, _ := planning.CurrentPlan(parent)
 	for _, step := range plan.Steps {
-		fmt.Fprintf(d.out, "  %s %s [%s]\n", step.StepID, cli.Printable(step.Title), step.Status)
+		d.say("  %s %s [%s]", step.StepID, cli.Printable(step.Title), step.Status)
 		for _, n := range step.Notes {
-			fmt.Fprintf(d.out, "      %s\n", cli.Printable(n))
+			d.say("      %s", cli.Printable(n))
 		}
 	}
-	fmt.Fprintf(d.out, "  planner: %s\n", cli.Printable(resp.Text))
-	fmt.Fprintf(d.out, "  usage: planner %d tokens in %d model turns, subagents %d tokens; %s in all\n",
+	d.say("  planner: %s", cli.Printable(resp.Text))
+	d.say("  usage: planner %d tokens in %d model turns, subagents %d tokens; %s in all",
 		resp.Usage.TotalTokens, resp.Turns, resp.ChildUsage.TotalTokens, resp.Duration.Round(100*time.Microsecond))
 }
 
@@ -175,7 +176,7 @@ func (d demo) summaries(parent *session.Session, resp *runner.Response) {
 func (d demo) report(results []result) error {
 	failed := 0
 	if !d.json {
-		fmt.Fprintln(d.out, "\nChecks:")
+		d.say("\nChecks:")
 	}
 	enc := json.NewEncoder(d.out)
 	for _, r := range results {
@@ -192,7 +193,7 @@ func (d demo) report(results []result) error {
 		if !r.OK {
 			verdict = "FAILED"
 		}
-		fmt.Fprintf(d.out, "%s: %s — %s\n", r.Check, verdict, r.Detail)
+		d.say("%s: %s — %s", r.Check, verdict, r.Detail)
 		if r.Diff != "" {
 			fmt.Fprintln(d.out, indentLines(cli.Printable(r.Diff), "    "))
 		}
@@ -202,6 +203,11 @@ func (d demo) report(results []result) error {
 			plural(failed, "check"), len(results))
 	}
 	return nil
+}
+
+// say prints a line, wrapped to the terminal.
+func (d demo) say(format string, args ...any) {
+	fmt.Fprintln(d.out, columns.Fill(fmt.Sprintf(format, args...), d.width))
 }
 
 func fileList(s *session.Session) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
@@ -84,6 +85,16 @@ func TestDemoShowsTheReviewersInTurn(t *testing.T) {
 		assert.NotEqual(t, first, second)
 		assert.Equal(t, []string{first, second, first, second, first, second, first}, turns, out)
 	}
+}
+
+// On a terminal, every line of the demo fits its width.
+func TestDemoFitsTheTerminal(t *testing.T) {
+	out, err := runDemo(t, context.Background(), demo{width: 50})
+	require.NoError(t, err)
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		assert.LessOrEqual(t, columns.Width(l), 50, "%q", l)
+	}
+	assert.Contains(t, out, "\nparity: ok — each of the 2 subagents (agent-1,\n  agent-2) started with exactly the parent's\n  state: all 7 slices")
 }
 
 func TestDemoColor(t *testing.T) {

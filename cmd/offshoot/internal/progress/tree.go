@@ -18,6 +18,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
@@ -233,7 +234,7 @@ func (t *tree) openTurn(session string, turn int) {
 func (t *tree) stream(r rune) {
 	if r != ' ' && r != '\t' {
 		t.word.WriteRune(r)
-		if t.width > 0 && columns(t.word.String()) >= t.width-textIndent {
+		if t.width > 0 && columns.Width(t.word.String()) >= t.width-textIndent {
 			t.printWord()
 		}
 		return
@@ -251,7 +252,7 @@ func (t *tree) printWord() {
 	if t.word.Len() == 0 {
 		return
 	}
-	w := columns(t.word.String())
+	w := columns.Width(t.word.String())
 	switch {
 	case !t.open:
 		fmt.Fprint(t.w, "  "+t.paint(dim, "✎")+" ")
@@ -322,7 +323,7 @@ func (t *tree) toolInvoked(session string, e runner.ToolInvoked) {
 	if t.width > 0 {
 		// On a terminal the arguments take at most half of what the line
 		// has left; the result the rest (the line is cut where it ends).
-		args = min(args, max(16, (t.width-columns(t.prefix(session, true))-columns(name)-6)/2))
+		args = min(args, max(16, (t.width-columns.Width(t.prefix(session, true))-columns.Width(name)-6)/2))
 	}
 	t.sub(session, "%s %s %s → %s", mark, t.paint(bold, name), clip(cli.Printable(string(e.Arguments)), args),
 		clip(firstLine(cli.Printable(e.Result)), result))
@@ -405,8 +406,8 @@ func (t *tree) sub(session, format string, args ...any) {
 // terminal.
 func (t *tree) say(session, text string) {
 	p := t.prefix(session, true) + t.paint(dim, "✎") + " "
-	w := columns(p)
-	for i, l := range wrap(text, t.width-w) {
+	w := columns.Width(p)
+	for i, l := range columns.Wrap(text, t.width-w) {
 		if i > 0 {
 			p = strings.Repeat(" ", w)
 		}
@@ -417,7 +418,7 @@ func (t *tree) say(session, text string) {
 // line prints one line of the tree, cut to the terminal's width.
 func (t *tree) line(s string) {
 	t.closeLine()
-	fmt.Fprintln(t.w, cut(s, t.width))
+	fmt.Fprintln(t.w, columns.Cut(s, t.width))
 }
 
 // short is id as the tree shows it: on a terminal, a long id by its first

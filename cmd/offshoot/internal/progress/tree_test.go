@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
@@ -247,7 +248,7 @@ func TestTreeFitsTheTerminal(t *testing.T) {
 ▸ background task 085e7dce completed · …
 `, out.String())
 	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-		assert.LessOrEqual(t, columns(l), 40, l)
+		assert.LessOrEqual(t, columns.Width(l), 40, l)
 	}
 
 	// Piped, the same events give whole lines and ids.
@@ -277,15 +278,4 @@ func TestTreeTurnsOfTheNextMessage(t *testing.T) {
   ↳ answers · 0 tokens · 0.0ms
 ▸ model turn 2 failed: model: timed out
 `, out.String())
-}
-
-func TestCutAndWrap(t *testing.T) {
-	assert.Equal(t, "short", cut("short", 10))
-	assert.Equal(t, "a long l…", cut("a long line", 9))
-	assert.Equal(t, "\x1b[1mbold te…\x1b[0m", cut("\x1b[1mbold text\x1b[0m here", 8))
-	assert.Equal(t, "\x1b[1mbold\x1b[0m t…", cut("\x1b[1mbold\x1b[0m text", 7))
-	assert.Equal(t, "日本…", cut("日本語です", 6))
-	assert.Equal(t, []string{"one two", "three"}, wrap("one two three", 7))
-	assert.Equal(t, []string{"abcde", "fghij", "k"}, wrap("abcdefghijk", 5))
-	assert.Equal(t, []string{"unlimited width"}, wrap("unlimited width", 0))
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
@@ -101,9 +102,9 @@ func (r *run) run(ctx context.Context) error {
 		}
 	} else {
 		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor), Width: r.env.TerminalWidth()})
-		fmt.Fprintf(out, "offshoot run: %s, with %s of %s copied in read-only\n", r.who(), filesOf(client), r.dir())
+		r.say("%s, with %s of %s copied in read-only", r.who(), filesOf(client), r.dir())
 		if left := r.env.Copied.Summary(); left != "" {
-			fmt.Fprintf(out, "offshoot run: %s\n", cli.Printable(left))
+			r.say("%s", cli.Printable(left))
 		}
 		fmt.Fprintln(out)
 	}
@@ -181,14 +182,15 @@ func (r *run) failed(res offshoot.ResultMessage) error {
 	return cli.Failf("the run failed: %s; %s", what, todo)
 }
 
-// say prints a line about the run: on standard output with the tree, on
-// standard error with --json, whose standard output holds events only.
+// say prints a line about the run: on standard output with the tree
+// (wrapped to the terminal), on standard error with --json, whose standard
+// output holds events only.
 func (r *run) say(format string, args ...any) {
-	w := r.env.Out()
 	if r.json {
-		w = r.env.Err()
+		fmt.Fprintf(r.env.Err(), "offshoot run: "+format+"\n", args...)
+		return
 	}
-	fmt.Fprintf(w, "offshoot run: "+format+"\n", args...)
+	fmt.Fprintln(r.env.Out(), columns.Fill(fmt.Sprintf("offshoot run: "+format, args...), r.env.TerminalWidth()))
 }
 
 // who names the main agent.

@@ -1,4 +1,7 @@
-package progress
+// Package columns measures and fits text in the columns of a terminal:
+// how wide a text is (wide characters take two columns, colour sequences
+// none), a line cut short to a width, a text wrapped between words.
+package columns
 
 import (
 	"strings"
@@ -23,9 +26,9 @@ func runeWidth(r rune) int {
 	return 1
 }
 
-// columns is how many columns s takes on a terminal; ANSI colour
+// Width is how many columns s takes on a terminal; ANSI colour
 // sequences take none.
-func columns(s string) int {
+func Width(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
 		if esc := escapeLen(s[i:]); esc > 0 {
@@ -50,11 +53,11 @@ func escapeLen(s string) int {
 	return 0
 }
 
-// cut fits s in width columns, ending it with "…" where it is cut. Colour
+// Cut fits s in cols columns, ending it with "…" where it is cut. Colour
 // sequences are kept whole, and a cut inside a coloured part resets the
 // colour after the mark.
-func cut(s string, width int) string {
-	if width <= 0 || columns(s) <= width {
+func Cut(s string, cols int) string {
+	if cols <= 0 || Width(s) <= cols {
 		return s
 	}
 	var b strings.Builder
@@ -67,7 +70,7 @@ func cut(s string, width int) string {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if n+runeWidth(r) > width-1 {
+		if n+runeWidth(r) > cols-1 {
 			break
 		}
 		b.WriteRune(r)
@@ -81,19 +84,19 @@ func cut(s string, width int) string {
 	return b.String()
 }
 
-// wrap breaks text (without colour sequences) into lines of at most width
+// Wrap breaks text (without colour sequences) into lines of at most cols
 // columns, between words where it can; a word longer than a line is broken
 // where the line ends.
-func wrap(text string, width int) []string {
-	if width <= 0 || columns(text) <= width {
+func Wrap(text string, cols int) []string {
+	if cols <= 0 || Width(text) <= cols {
 		return []string{text}
 	}
 	var lines []string
 	var line strings.Builder
 	n := 0
 	for _, word := range strings.Fields(text) {
-		w := columns(word)
-		if n > 0 && n+1+w > width {
+		w := Width(word)
+		if n > 0 && n+1+w > cols {
 			lines = append(lines, line.String())
 			line.Reset()
 			n = 0
@@ -102,15 +105,43 @@ func wrap(text string, width int) []string {
 			line.WriteByte(' ')
 			n++
 		}
-		for _, r := range word {
-			if rw := runeWidth(r); n+rw > width && n > 0 {
+		for i := 0; i < len(word); {
+			r, size := utf8.DecodeRuneInString(word[i:])
+			if n+runeWidth(r) > cols && n > 0 {
 				lines = append(lines, line.String())
 				line.Reset()
 				n = 0
 			}
-			line.WriteRune(r)
+			line.WriteString(word[i : i+size]) // the bytes as they are
 			n += runeWidth(r)
+			i += size
 		}
 	}
 	return append(lines, line.String())
+}
+
+// Fill wraps each line of text that is wider than cols, between words;
+// the lines it adds are indented two columns more than the line they
+// continue. cols 0 leaves text as it is.
+func Fill(text string, cols int) string {
+	if cols <= 0 {
+		return text
+	}
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if Width(line) <= cols {
+			out = append(out, line)
+			continue
+		}
+		body := strings.Join(strings.Fields(line), " ")
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		first := Wrap(body, cols-len(indent))[0] // a prefix of body
+		out = append(out, indent+first)
+		if rest := strings.TrimSpace(body[len(first):]); rest != "" {
+			for _, l := range Wrap(rest, cols-len(indent)-2) {
+				out = append(out, indent+"  "+l)
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }
