@@ -15,7 +15,8 @@ import (
 
 // Restoring is bounded for every part of a snapshot: 100,000
 // children_ids (about 0.9 MB) cost a few times their size, not hundreds
-// (each id added to a persistent map one by one cost 250 MB). Measured as
+// (each id added to a persistent map one by one cost 250 MB; a restored
+// snapshot keeps them as a list, 2.7× their JSON). Measured as
 // the bytes allocated, which bound the peak heap and do not depend on the
 // machine's speed.
 func TestRestoringManyChildrenIsBounded(t *testing.T) {
@@ -40,7 +41,7 @@ func TestRestoringManyChildrenIsBounded(t *testing.T) {
 	ratio := float64(allocated) / float64(len(data))
 	t.Logf("%d bytes of snapshot, %d allocated (%.1f×), peak heap added about %.1f× (sampled)",
 		len(data), allocated, ratio, float64(peak-base)/float64(len(data)))
-	assert.Less(t, ratio, 16.0, "bytes allocated per byte of snapshot (the peak heap, which the 4× bound is about, is below it)")
+	assert.Less(t, ratio, 8.0, "bytes allocated per byte of snapshot (the peak heap, which the 4× bound is about, is below it)")
 }
 
 // allocatedBy returns the bytes f allocated.

@@ -20,6 +20,9 @@ type Snapshot struct {
 	sessionID string
 	parentID  string
 	children  *immutable.SortedMap[int, string]
+	// restored holds the children of a snapshot read back from JSON, in
+	// place of children: a list costs a third of a persistent map.
+	restored  []string
 	tags      map[string]string
 	createdAt time.Time
 	st        *state
@@ -49,7 +52,12 @@ func (sn Snapshot) SessionID() string { return sn.sessionID }
 func (sn Snapshot) ParentID() string { return sn.parentID }
 
 // ChildIDs returns the session's live children at the time of the snapshot.
-func (sn Snapshot) ChildIDs() []string { return childIDs(sn.children) }
+func (sn Snapshot) ChildIDs() []string {
+	if sn.restored != nil {
+		return slices.Clone(sn.restored)
+	}
+	return childIDs(sn.children)
+}
 
 // Tags returns a copy of the session's tags.
 func (sn Snapshot) Tags() map[string]string { return maps.Clone(sn.tags) }

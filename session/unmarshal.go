@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/benbjohnson/immutable"
 
 	"github.com/offshoot-dev/offshoot/internal/pvec"
 	"github.com/offshoot-dev/offshoot/serde"
@@ -185,7 +184,9 @@ func (r *reader) identity(raw map[string]json.RawMessage, st *state) (Snapshot, 
 	if sn.createdAt, err = decodeTime(raw["created_at"], "created_at"); err != nil {
 		return Snapshot{}, err
 	}
-	if sn.children, err = decodeChildren(raw["children_ids"], sn.sessionID, sn.parentID); err != nil {
+	children := raw["children_ids"]
+	delete(raw, "children_ids") // its text is garbage once decoded
+	if sn.restored, err = decodeChildren(children, sn.sessionID, sn.parentID); err != nil {
 		return Snapshot{}, err
 	}
 	if t := raw["tags"]; len(t) > 0 && !isNull(t) {
@@ -436,15 +437,22 @@ func decodeTime(raw json.RawMessage, path string) (time.Time, error) {
 
 // decodeChildren decodes children_ids: distinct ids, none of them the
 // session's own or its parent's.
-func decodeChildren(raw json.RawMessage, self, parent string) (*immutable.SortedMap[int, string], error) {
+func decodeChildren(raw json.RawMessage, self, parent string) ([]string, error) {
 	if raw == nil || isNull(raw) {
 		return nil, nil
 	}
 	// Room for every id at once (json.Unmarshal appends to it): at most
 	// one per comma, and at most one per four bytes ("a",).
-	ids := make([]string, 0, min(bytes.Count(raw, []byte{','}), len(raw)/4)+1)
-	if err := json.Unmarshal(raw, &ids); err != nil || firstByte(raw) != '[' {
+	if firstByte(raw) != '[' {
 		return nil, restoreErr("children_ids", "must be a list of ids", nil)
+	}
+	ids := make([]string, 0, min(bytes.Count(raw, []byte{','}), len(raw)/4)+1)
+	if err := json.Unmarshal(raw, &ids); err != nil {
+		return nil, restoreErr("children_ids", "must be a list of ids", nil)
+	}
+	raw = nil // garbage from here: the peak holds the ids, not their text too
+	if len(ids) > math.MaxInt32 {
+		return nil, restoreErr("children_ids", fmt.Sprintf("has %d ids; at most %d are read", len(ids), math.MaxInt32), nil)
 	}
 	for i, id := range ids {
 		path := func() string { return fmt.Sprintf("children_ids[%d]", i) }
@@ -458,24 +466,19 @@ func decodeChildren(raw json.RawMessage, self, parent string) (*immutable.Sorted
 			return nil, restoreErr(path(), fmt.Sprintf("%q is the session's parent; a session cannot be its parent's parent", id), nil)
 		}
 	}
-	// Duplicates, found in a sorted copy of the ids (a set of 100,000
-	// strings would cost several times the input).
-	order := make([]int, len(ids))
+	// Duplicates, found in the ids' order when sorted: 4 bytes an id (a
+	// set of 100,000 strings would cost several times the input).
+	order := make([]int32, len(ids))
 	for i := range order {
-		order[i] = i
+		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Or(strings.Compare(ids[a], ids[b]), a-b) })
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Or(strings.Compare(ids[a], ids[b]), int(a-b)) })
 	for k := 1; k < len(order); k++ {
 		if ids[order[k]] == ids[order[k-1]] {
 			return nil, restoreErr(fmt.Sprintf("children_ids[%d]", order[k]), fmt.Sprintf("%q appears twice", ids[order[k]]), nil)
 		}
 	}
-	// Built in place, then frozen: one persistent map, not one per id.
-	b := immutable.NewSortedMapBuilder[int, string](nil)
-	for i, id := range ids {
-		b.Set(i+1, id)
-	}
-	return b.Map(), nil
+	return ids, nil
 }
 
 func firstByte(data []byte) byte {
