@@ -21,36 +21,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 type ping struct{ N int }
 type pong struct{ S string }
 
-// recorder is a Target that records what it applies, or rejects with err.
-type recorder struct {
-	mu   sync.Mutex
-	got  []bus.Envelope
-	err  error
-	hook func()
-}
-
-func (r *recorder) Apply(_ context.Context, envs []bus.Envelope, stamp func([]bus.Envelope)) error {
-	if r.hook != nil {
-		r.hook()
-	}
-	if r.err != nil {
-		return r.err
-	}
-	stamp(envs)
-	r.mu.Lock()
-	r.got = append(r.got, envs...)
-	r.mu.Unlock()
-	return nil
-}
-
-func TestPublishDeliversToSessionFirstThenObserversInSubscriptionOrder(t *testing.T) {
+func TestPublishDeliversToObserversInSubscriptionOrder(t *testing.T) {
 	b := bus.New()
 	var order []string
-	target := &recorder{hook: func() { order = append(order, "session") }}
-	detach, err := b.Attach("s1", target)
-	require.NoError(t, err)
-	defer detach()
-
 	must(bus.Subscribe(b, "typed-1", func(_ context.Context, _ bus.Envelope, p ping) error {
 		order = append(order, fmt.Sprintf("typed-1:%d", p.N))
 		return nil
@@ -63,9 +36,7 @@ func TestPublishDeliversToSessionFirstThenObserversInSubscriptionOrder(t *testin
 	res := b.Publish(context.Background(), bus.Envelope{SessionID: "s1", Payload: ping{N: 7}})
 	require.NoError(t, res.Err())
 	assert.Equal(t, 3, res.Delivered)
-	assert.Equal(t, []string{"session", "typed-1:7", "all-2", "typed-3"}, order)
-	require.Len(t, target.got, 1)
-	assert.Equal(t, ping{N: 7}, target.got[0].Payload)
+	assert.Equal(t, []string{"typed-1:7", "all-2", "typed-3"}, order)
 }
 
 func TestPublishWithNoSubscribers(t *testing.T) {
@@ -100,85 +71,9 @@ func TestHandlerErrorsAndPanicsAreCapturedAndDeliveryGoesOn(t *testing.T) {
 	err := res.Err()
 	require.Error(t, err)
 	assert.ErrorIs(t, err, boom)
-	assert.Contains(t, err.Error(), `handler "panics" failed on envelope 1: panic: kaput`)
-}
-
-func TestRejectedBatchIsNotObserved(t *testing.T) {
-	b := bus.New()
-	rejected := errors.New("reducer said no")
-	detach, err := b.Attach("s", &recorder{err: rejected})
-	require.NoError(t, err)
-	defer detach()
-	var seen atomic.Int32
-	b.SubscribeAll("obs", func(context.Context, bus.Envelope) error { seen.Add(1); return nil })
-
-	res := b.Publish(context.Background(), bus.Envelope{SessionID: "s", Payload: ping{}}, bus.Envelope{SessionID: "s", Payload: pong{}})
-	assert.ErrorIs(t, res.Rejected, rejected)
-	assert.ErrorIs(t, res.Err(), rejected)
-	assert.Zero(t, seen.Load())
-}
-
-func TestPanickingTargetIsRejectedNotPropagated(t *testing.T) {
-	b := bus.New()
-	detach, err := b.Attach("s", &recorder{hook: func() { panic("bad target") }})
-	require.NoError(t, err)
-	defer detach()
-	res := b.Publish(context.Background(), bus.Envelope{SessionID: "s", Payload: ping{}})
-	require.Error(t, res.Rejected)
-	assert.Contains(t, res.Rejected.Error(), "bad target")
-}
-
-func TestBatchMustAddressOneSession(t *testing.T) {
-	res := bus.New().Publish(context.Background(), bus.Envelope{SessionID: "a"}, bus.Envelope{SessionID: "b"})
-	require.Error(t, res.Rejected)
-	assert.Contains(t, res.Rejected.Error(), `envelope 1 addresses "b", the first "a"`)
-	assert.Equal(t, bus.Result{}, bus.New().Publish(context.Background()))
-}
-
-func TestAttach(t *testing.T) {
-	b := bus.New()
-	r := &recorder{}
-	detach, err := b.Attach("s", r)
-	require.NoError(t, err)
-	_, err = b.Attach("s", &recorder{})
-	assert.ErrorContains(t, err, `id "s" is already attached`)
-	_, err = b.Attach("", &recorder{})
-	assert.Error(t, err)
-	require.NoError(t, b.Publish(context.Background(), bus.Envelope{SessionID: "s", Payload: ping{}}).Err())
-	detach()
-	detach()
-	res := b.Publish(context.Background(), bus.Envelope{SessionID: "s", Payload: ping{}})
-	assert.ErrorContains(t, res.Rejected, `no session "s" is attached`, "an address nobody holds is refused, not dropped")
-	assert.Len(t, r.got, 1)
-}
-
-// A target stamps the envelopes when it has ordered itself: Seq and Time
-// are the ones it gave, and observers see them.
-func TestTheTargetStampsWhenItCommits(t *testing.T) {
-	tick := 0
-	b := bus.New(bus.WithClock(func() time.Time { tick++; return time.Unix(int64(tick), 0) }))
-	var atApply []uint64
-	detach, err := b.Attach("s", targetFunc(func(envs []bus.Envelope, stamp func([]bus.Envelope)) error {
-		atApply = append(atApply, envs[0].Seq)
-		stamp(envs)
-		atApply = append(atApply, envs[0].Seq, envs[1].Seq)
-		return nil
-	}))
-	require.NoError(t, err)
-	defer detach()
-	var seen []uint64
-	b.SubscribeAll("seen", func(_ context.Context, env bus.Envelope) error { seen = append(seen, env.Seq); return nil })
-	envs := []bus.Envelope{{SessionID: "s", Payload: ping{}}, {SessionID: "s", Payload: pong{}}}
-	require.NoError(t, b.Publish(context.Background(), envs...).Err())
-	assert.Equal(t, []uint64{0, 1, 2}, atApply, "not numbered before the target stamps")
-	assert.Equal(t, []uint64{1, 2}, seen)
-	assert.Equal(t, uint64(2), envs[1].Seq, "assigned in place")
-}
-
-type targetFunc func(envs []bus.Envelope, stamp func([]bus.Envelope)) error
-
-func (f targetFunc) Apply(_ context.Context, envs []bus.Envelope, stamp func([]bus.Envelope)) error {
-	return f(envs, stamp)
+	assert.Contains(t, err.Error(), `handler "panics" failed on a bus_test.ping: panic: kaput`)
+	res = b.Publish(context.Background(), bus.Envelope{SessionID: "s", Seq: 4, Payload: ping{}})
+	assert.Contains(t, res.Err().Error(), `handler "fails" failed on a bus_test.ping (session s, seq 4): boom`)
 }
 
 func TestSubscribeRefusesInterfaceTypes(t *testing.T) {
@@ -197,23 +92,24 @@ func must(_ func(), err error) {
 	}
 }
 
-func TestSeqIncreasesAndTimeComesFromTheClock(t *testing.T) {
+// Sessions number and time the events they commit; the bus delivers them
+// as they are, and gives a told event without a time the clock's.
+func TestPublishKeepsSeqAndTimeAndStampsTheRest(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	committed := at.Add(-time.Hour)
 	b := bus.New(bus.WithClock(func() time.Time { return at }))
-	var seqs []uint64
-	b.SubscribeAll("seq", func(_ context.Context, env bus.Envelope) error {
-		seqs = append(seqs, env.Seq)
-		assert.Equal(t, at, env.Time)
-		return nil
-	})
-	for range 3 {
-		b.Publish(context.Background(), bus.Envelope{Payload: ping{}})
-	}
-	envs := []bus.Envelope{{Payload: ping{}}, {Payload: pong{}}}
+	var seen []bus.Envelope
+	b.SubscribeAll("seen", func(_ context.Context, env bus.Envelope) error { seen = append(seen, env); return nil })
+	envs := []bus.Envelope{{SessionID: "s", Seq: 7, Time: committed, Payload: ping{}}, {Payload: pong{}}}
 	b.Publish(context.Background(), envs...)
-	assert.Equal(t, []uint64{1, 2, 3, 4, 5}, seqs)
-	assert.Equal(t, uint64(5), envs[1].Seq, "seq is assigned in place")
+	require.Len(t, seen, 2)
+	assert.Equal(t, uint64(7), seen[0].Seq)
+	assert.Equal(t, committed, seen[0].Time)
+	assert.Zero(t, seen[1].Seq, "a told event has no place in a log")
+	assert.Equal(t, at, seen[1].Time)
+	assert.True(t, envs[1].Time.IsZero(), "the caller's envelopes are not changed")
 	assert.Equal(t, at, b.Now())
+	assert.Equal(t, bus.Result{}, b.Publish(context.Background()))
 }
 
 func TestUnsubscribeIsIdempotentAndSafeDuringPublish(t *testing.T) {
@@ -285,20 +181,11 @@ func TestConcurrentPublishSubscribeUnsubscribeLosesNoDelivery(t *testing.T) {
 	assert.EqualValues(t, publishers*each, stable.Load())
 }
 
-func TestNotifyReachesObserversOnly(t *testing.T) {
+// Publishing a told event, such as a piece of a streamed answer, costs
+// no allocation of the bus's own.
+func TestPublishAllocatesNothingOfItsOwn(t *testing.T) {
 	b := bus.New()
-	r := &recorder{}
-	detach, err := b.Attach("s", r)
-	require.NoError(t, err)
-	defer detach()
-	var seen []bus.Envelope
-	b.SubscribeAll("all", func(_ context.Context, env bus.Envelope) error { seen = append(seen, env); return nil })
-	res := b.Notify(context.Background(), bus.Envelope{SessionID: "s", Payload: ping{1}})
-	require.NoError(t, res.Err())
-	assert.Equal(t, 1, res.Delivered)
-	require.Len(t, seen, 1)
-	assert.Positive(t, seen[0].Seq)
-	assert.Empty(t, r.got, "the session is not told")
-	allocs := testing.AllocsPerRun(100, func() { b.Notify(context.Background(), bus.Envelope{Payload: ping{2}}) })
+	b.SubscribeAll("all", func(context.Context, bus.Envelope) error { return nil })
+	allocs := testing.AllocsPerRun(100, func() { b.Publish(context.Background(), bus.Envelope{Payload: ping{2}}) })
 	assert.LessOrEqual(t, allocs, 1.0, "boxing the payload at most")
 }

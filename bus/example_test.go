@@ -14,7 +14,7 @@ func ExampleSubscribe() {
 
 	type Progress struct{ Step string }
 	stop, err := bus.Subscribe(b, "printer", func(_ context.Context, env bus.Envelope, p Progress) error {
-		fmt.Printf("#%d %s %s\n", env.Seq, env.Time.Format(time.Kitchen), p.Step)
+		fmt.Printf("%s %s\n", env.Time.Format(time.Kitchen), p.Step)
 		return nil
 	})
 	if err != nil {
@@ -28,7 +28,7 @@ func ExampleSubscribe() {
 	res = b.Publish(context.Background(), bus.Envelope{Payload: Progress{"unseen"}})
 	fmt.Println(res.Delivered)
 	// Output:
-	// #1 10:00AM planning
-	// 2 bus: handler "failing" failed on envelope 1: disk full
+	// 10:00AM planning
+	// 2 bus: handler "failing" failed on a bus_test.Progress: disk full
 	// 1
 }

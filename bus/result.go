@@ -12,22 +12,14 @@ type Result struct {
 	Delivered int
 	// Errors holds every observer that returned an error or panicked.
 	Errors []*HandlerError
-	// Rejected is the addressed session's reason for rejecting the
-	// envelopes (a reducer failure, a closed session). When set, no observer
-	// saw them.
-	Rejected error
 }
 
-// Err joins the rejection and every handler error with errors.Join; nil
-// when there are none.
+// Err joins every handler error with errors.Join; nil when there are none.
 func (r Result) Err() error {
-	if r.Rejected == nil && len(r.Errors) == 0 {
+	if len(r.Errors) == 0 {
 		return nil
 	}
-	errs := make([]error, 0, len(r.Errors)+1)
-	if r.Rejected != nil {
-		errs = append(errs, r.Rejected)
-	}
+	errs := make([]error, 0, len(r.Errors))
 	for _, e := range r.Errors {
 		errs = append(errs, e)
 	}
@@ -38,15 +30,19 @@ func (r Result) Err() error {
 type HandlerError struct {
 	// Name is the name the handler subscribed with.
 	Name string
-	// Seq is the envelope's id.
-	Seq uint64
+	// Envelope is the envelope it failed on.
+	Envelope Envelope
 	// Err is what the handler returned, or a *PanicError.
 	Err error
 }
 
 // Error says which handler failed on which envelope, and why.
 func (e *HandlerError) Error() string {
-	return fmt.Sprintf("bus: handler %q failed on envelope %d: %v", e.Name, e.Seq, e.Err)
+	env := e.Envelope
+	if env.SessionID == "" {
+		return fmt.Sprintf("bus: handler %q failed on a %T: %v", e.Name, env.Payload, e.Err)
+	}
+	return fmt.Sprintf("bus: handler %q failed on a %T (session %s, seq %d): %v", e.Name, env.Payload, env.SessionID, env.Seq, e.Err)
 }
 
 // Unwrap returns the handler's error.

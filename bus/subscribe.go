@@ -129,7 +129,7 @@ func (s *subscriptions) deliver(ctx context.Context, env Envelope, res *Result) 
 		}
 		res.Delivered++
 		if err := callSafely(ctx, next.fn, env); err != nil {
-			res.Errors = append(res.Errors, &HandlerError{Name: next.name, Seq: env.Seq, Err: err})
+			res.Errors = append(res.Errors, &HandlerError{Name: next.name, Envelope: env, Err: err})
 		}
 	}
 }

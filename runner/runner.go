@@ -500,7 +500,7 @@ func (r *run) generate(req *model.Request) (resp *model.Response, err error) {
 // publishDelta publishes a piece of the answer being streamed. It is
 // r.onDelta, bound once per evaluation.
 func (r *run) publishDelta(d model.Delta) error {
-	r.req.Session.Bus().Notify(r.ctx, bus.Envelope{Payload: Delta{SessionID: r.req.Session.ID(), Evaluation: r.eval, Turn: r.resp.Turns, Delta: d}})
+	r.req.Session.Bus().Publish(r.ctx, bus.Envelope{Payload: Delta{SessionID: r.req.Session.ID(), Evaluation: r.eval, Turn: r.resp.Turns, Delta: d}})
 	return nil
 }
 

@@ -27,20 +27,23 @@ func (e *ReducerError) Error() string {
 // Unwrap returns the reducer's error.
 func (e *ReducerError) Unwrap() error { return e.Err }
 
-// Dispatch publishes events on the session's bus addressed to this session.
+// Dispatch commits events to the session, then tells the bus's observers.
 // The session applies every reducer registered for each event's exact type
 // atomically: if any reducer fails (error or panic), none of the events is
 // applied and the *ReducerError says which failed and why. An event type
 // with no reducer is recorded in the slice of its own type (AppendAll).
 // The events get their Seq and Time when the session commits them, so a
-// session's Seq order, time order and Revision order agree. Only then do
-// observers see the events, in order, with the new state in place.
+// session's Seq order, time order and Revision order agree. After the
+// commit, outside the session's lock and on the caller's goroutine, the
+// bus's observers see the events, in order, with the new state in place.
 //
-// Dispatch returns reducer failures (*ReducerError), ErrClosed and
-// ErrReentrant only — never observers' errors, which bus observers handle.
-// Writes to one session are applied one at a time; a reducer that writes to
-// the session it is reducing would wait for itself, and gets ErrReentrant
-// instead (after a short wait: see ErrReentrant).
+// Dispatch returns reducer failures (*ReducerError) and ErrClosed only —
+// never observers' errors, which bus observers handle. Writes to one
+// session are applied one at a time, under its lock; reducers run under it
+// and must be pure. A reducer must not write to the session it reduces (it
+// would wait for its own lock forever, as a goroutine that locks a
+// sync.Mutex twice does); observers run outside the lock and may call any
+// method of any session.
 func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 	if len(events) == 0 {
 		return nil
@@ -55,38 +58,27 @@ func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 	if s.stage != nil {
 		return errInInstall("dispatch")
 	}
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	err := s.bus.Publish(ctx, envs...).Rejected
-	if err != nil && s.closed.Load() {
-		return ErrClosed
-	}
-	return err
-}
-
-// target is the session as the bus sees it.
-type target Session
-
-// Apply applies envelopes addressed to the session: the reduce phase of a
-// publish.
-func (t *target) Apply(_ context.Context, envs []bus.Envelope, stamp func([]bus.Envelope)) error {
-	s := (*Session)(t)
 	_, err := s.write(func(cur *state) (*state, error) {
-		s.slot.user.stamp(stamp, envs)
-		return cur.apply(envs, &s.slot.user)
+		now := s.bus.Now()
+		for i := range envs {
+			envs[i].Seq = cur.seq + uint64(i) + 1
+			envs[i].Time = now
+		}
+		return cur.apply(envs)
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	s.bus.Publish(ctx, envs...)
+	return nil
 }
 
-// write replaces the session's state by change(current), holding the write
-// slot; change must not write to the session. It returns the new state, or
-// change's error and the state unchanged.
+// write replaces the session's state by change(current), under the
+// session's lock; change must not write to the session. It returns the new
+// state, or change's error and the state unchanged.
 func (s *Session) write(change func(cur *state) (*state, error)) (*state, error) {
-	if err := s.slot.acquire(); err != nil {
-		return nil, err
-	}
-	defer s.slot.release()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}

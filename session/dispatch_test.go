@@ -193,31 +193,14 @@ func TestObserversSeeTheEventApplied(t *testing.T) {
 	assert.Equal(t, []int{1, 3, 3}, seen, "a batch is applied whole before observers run")
 }
 
-func TestPublishingAddressedEnvelopeReducesTheSession(t *testing.T) {
+// The bus only tells observers: publishing an event with a session's id
+// does not change that session. Only Dispatch writes.
+func TestPublishingOnTheBusDoesNotChangeASession(t *testing.T) {
 	s := newSession(t)
 	res := s.Bus().Publish(ctx, bus.Envelope{SessionID: s.ID(), Payload: Note{"via bus"}})
 	require.NoError(t, res.Err())
-	assert.Equal(t, []Note{{"via bus"}}, session.Get[Note](s).Values())
-}
-
-func TestReentrantDispatchFailsInsteadOfDeadlocking(t *testing.T) {
-	s := newSession(t)
-	var inner error
-	require.NoError(t, session.Register(s, func(_ session.ReducerContext, sl session.Slice[Note], e Note) (session.Slice[Note], error) {
-		inner = s.Dispatch(context.Background(), Counter{1})
-		return sl.Append(e), nil
-	}))
-	require.NoError(t, s.Dispatch(ctx, Note{"outer"}))
-	assert.ErrorIs(t, inner, session.ErrReentrant)
-	assert.Equal(t, 1, session.Len[Note](s))
-	assert.Zero(t, session.Len[Counter](s))
-
-	// A reducer that turns the failure into an error rejects its dispatch.
-	s2 := newSession(t)
-	require.NoError(t, session.Register(s2, func(_ session.ReducerContext, sl session.Slice[Note], e Note) (session.Slice[Note], error) {
-		return sl, s2.Rollback(session.Snapshot{})
-	}))
-	assert.ErrorIs(t, s2.Dispatch(ctx, Note{"x"}), session.ErrReentrant)
+	assert.Zero(t, session.Len[Note](s))
+	assert.Zero(t, s.Revision())
 }
 
 func TestRevisionCountsAppliedDispatches(t *testing.T) {

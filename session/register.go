@@ -180,7 +180,7 @@ type stage struct {
 func (s *Session) staged(st *state) *Session {
 	c := &Session{
 		id: s.id, parentID: s.parentID, parent: s.parent, createdAt: s.createdAt, tags: s.tags,
-		bus: s.bus, reg: s.reg, newID: s.newID, slot: newWriteSlot(),
+		bus: s.bus, reg: s.reg, newID: s.newID,
 		stage: &stage{of: s},
 	}
 	c.state.Store(st)

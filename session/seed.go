@@ -34,10 +34,9 @@ func Seed[S any](s *Session, values ...S) error {
 
 // Clear removes from the session's slice of type S every value for which
 // pred reports true; a nil pred removes them all. It is one write (the
-// revision is bumped once) and emits no events. pred runs while the write
-// is held, so it must not write to the session (such a write gets
-// ErrReentrant); a panic in pred is returned as a *bus.PanicError and
-// changes nothing.
+// revision is bumped once) and emits no events. pred runs under the
+// session's lock, like a reducer, so it must not write to the session; a
+// panic in pred is returned as a *bus.PanicError and changes nothing.
 func Clear[S any](s *Session, pred func(S) bool) error {
 	t := reflect.TypeFor[S]()
 	if s.stage != nil {
@@ -51,7 +50,7 @@ func Clear[S any](s *Session, pred func(S) bool) error {
 			return cur.withSlice(t, pvec.Vector{}), nil
 		}
 		var kept pvec.Vector
-		err := s.slot.user.run(func() {
+		err := safely(func() {
 			kept = cur.get(t).Filter(func(x any) bool { return !pred(x.(S)) })
 		})
 		if err != nil {
@@ -70,7 +69,7 @@ func (s *Session) Reset() error {
 		return errInInstall("reset the session")
 	}
 	_, err := s.write(func(cur *state) (*state, error) {
-		return &state{table: cur.table, layout: cur.layout, vecs: make([]pvec.Vector, len(cur.layout.types)), revision: cur.revision + 1}, nil
+		return &state{table: cur.table, layout: cur.layout, vecs: make([]pvec.Vector, len(cur.layout.types)), revision: cur.revision + 1, seq: cur.seq}, nil
 	})
 	return err
 }
@@ -80,15 +79,12 @@ func (s *Session) Reset() error {
 func (st *state) withSlice(t reflect.Type, v pvec.Vector) *state {
 	d := draft{layout: st.layout, vecs: st.vecs}
 	d.set(t, v)
-	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1}
+	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1, seq: st.seq}
 }
 
-// run calls f, the caller's code, counted like a reducer call (see
-// writeSlot) and with a panic turned into a *bus.PanicError.
-func (u *userCode) run(f func()) (err error) {
-	u.calls.Add(1)
+// safely calls f, turning a panic into a *bus.PanicError.
+func safely(f func()) (err error) {
 	defer func() {
-		u.calls.Add(1)
 		if p := recover(); p != nil {
 			err = &bus.PanicError{Value: p}
 		}

@@ -20,15 +20,8 @@ import (
 // and reads.
 const SchemaVersion = "1"
 
-var (
-	// ErrClosed is returned by every write to a session after Close.
-	ErrClosed = errors.New("session: the session is closed; fork or create a new one")
-	// ErrReentrant is returned to a write that would wait for itself: a
-	// reducer that writes to the session it is reducing (or to a session
-	// whose reducer is writing back). Reducers must be pure: return the new
-	// slice instead. See Dispatch.
-	ErrReentrant = errors.New("session: a reducer wrote to the session it is reducing (the write waited for a reducer call that did not return); reducers must be pure and return the new slice instead")
-)
+// ErrClosed is returned by every write to a session after Close.
+var ErrClosed = errors.New("session: the session is closed; fork or create a new one")
 
 // Session holds an agent's whole state: an immutable value — the reducer
 // table and a persistent slice per type — that every write replaces whole.
@@ -46,12 +39,11 @@ type Session struct {
 	newID     func() string
 
 	state  atomic.Pointer[state]
-	slot   writeSlot
+	mu     sync.Mutex // held by a write while it computes and commits
 	closed atomic.Bool
 
 	children children
-	childKey int    // this session's key in its parent's children
-	detach   func() // from the bus
+	childKey int // this session's key in its parent's children
 
 	// stage is set on the copy of a session an install function works on
 	// (see Install); nil for every session a program holds.
@@ -107,7 +99,8 @@ func Fresh() Option { return WithSnapshot(Snapshot{}) }
 func WithParent(parent *Session) Option { return func(c *config) { c.parent = parent } }
 
 // New creates a root session (or, with WithParent, a child). It fails when
-// the session would be its own parent or its id is already on the bus.
+// the session would be its own parent. Observers tell sessions apart by
+// id, so give sessions that share a bus distinct ids (generated ids are).
 func New(opts ...Option) (*Session, error) {
 	var c config
 	for _, o := range opts {
@@ -150,7 +143,6 @@ func New(opts ...Option) (*Session, error) {
 		bus:       c.bus,
 		reg:       c.reg,
 		newID:     c.newID,
-		slot:      newWriteSlot(),
 	}
 	st := emptyState
 	if p != nil {
@@ -164,7 +156,7 @@ func New(opts ...Option) (*Session, error) {
 			src = c.snapshot.state()
 		}
 		st = (&state{table: cur.table, layout: cur.layout, vecs: cur.vecs}).adopt(src)
-		st.revision = 0
+		st.revision, st.seq = 0, src.seq
 		if s.reg == nil {
 			s.reg = p.reg
 		} else if s.reg != p.reg {
@@ -181,11 +173,6 @@ func New(opts ...Option) (*Session, error) {
 	if p == nil && c.snapshot != nil {
 		s.registerTypes(st.layout.types...)
 	}
-	detach, err := c.bus.Attach(s.id, (*target)(s))
-	if err != nil {
-		return nil, fmt.Errorf("session: %w", err)
-	}
-	s.detach = detach
 	if p != nil {
 		s.childKey = p.children.add(s.id)
 	}
@@ -240,8 +227,8 @@ func (s *Session) ChildIDs() []string {
 // Closed reports whether Close has been called.
 func (s *Session) Closed() bool { return s.closed.Load() }
 
-// Close detaches the session from its bus and from its parent's live
-// children; later writes return ErrClosed. It is idempotent, takes no lock
+// Close removes the session from its parent's live children; later writes
+// return ErrClosed. It is idempotent, takes no lock
 // and waits for nothing, so a reducer or an observer may call it. After
 // Close nothing in offshoot keeps the session alive, so a discarded child is
 // garbage-collected. Its own children stay usable.
@@ -252,7 +239,6 @@ func (s *Session) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	s.detach()
 	if p := s.parent; p != nil {
 		p.children.remove(s.childKey)
 	}

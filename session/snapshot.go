@@ -115,7 +115,7 @@ func ReplaceSlice[S any](snap Snapshot, values Slice[S]) Snapshot {
 	st := snap.state()
 	d := draft{layout: st.layout, vecs: st.vecs}
 	d.set(reflect.TypeFor[S](), values.v)
-	snap.st = &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision}
+	snap.st = &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision, seq: st.seq}
 	return snap
 }
 

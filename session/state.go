@@ -8,8 +8,8 @@ import (
 	"github.com/offshoot-dev/offshoot/internal/pvec"
 )
 
-// state is one immutable version of a session: its reducer table, its slices
-// and its revision. A session holds its current state in an atomic pointer;
+// state is one immutable version of a session: its reducer table, its
+// slices, its revision and the Seq of the last event it committed. A session holds its current state in an atomic pointer;
 // reading is one load, and a write computes the next state with a pure
 // function (apply, withReducer, adopt) and stores it. A Snapshot is a state.
 type state struct {
@@ -17,6 +17,7 @@ type state struct {
 	layout   *layout
 	vecs     []pvec.Vector
 	revision uint64
+	seq      uint64
 }
 
 var emptyState = &state{table: emptyTable, layout: emptyLayout}
@@ -31,9 +32,9 @@ func (st *state) get(t reflect.Type) pvec.Vector {
 
 // apply returns the state after the reducers of envs, applied in order, or
 // the first reducer's failure; st is not changed. An event type without
-// reducers is recorded in the slice of its own type (AppendAll). busy counts
-// calls into reducers, which are the caller's code (see writeSlot).
-func (st *state) apply(envs []bus.Envelope, busy *userCode) (*state, error) {
+// reducers is recorded in the slice of its own type (AppendAll). envs carry
+// their Seq, which the next state remembers.
+func (st *state) apply(envs []bus.Envelope) (*state, error) {
 	d := draft{layout: st.layout, vecs: st.vecs}
 	for i := range envs {
 		payload := envs[i].Payload
@@ -50,7 +51,7 @@ func (st *state) apply(envs []bus.Envelope, busy *userCode) (*state, error) {
 				d.set(e.slice, v.Append(payload))
 				continue
 			}
-			out, err := busy.reduce(e, rc, v, payload)
+			out, err := reduce(e, rc, v, payload)
 			if err != nil {
 				return nil, &ReducerError{Index: i, Event: e.event, Slice: e.slice, Err: err}
 			}
@@ -61,7 +62,17 @@ func (st *state) apply(envs []bus.Envelope, busy *userCode) (*state, error) {
 	}
 	// Every applied dispatch is a new revision, even one whose reducers
 	// left the slices as they were.
-	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1}, nil
+	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1, seq: envs[len(envs)-1].Seq}, nil
+}
+
+// reduce runs one reducer, turning a panic into a *bus.PanicError.
+func reduce(e reducerEntry, rc ReducerContext, v pvec.Vector, payload any) (out pvec.Vector, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = pvec.Vector{}, &bus.PanicError{Value: p}
+		}
+	}()
+	return e.apply(rc, v, payload)
 }
 
 // withTable returns st with table t, and an (empty) slice for each of
@@ -71,12 +82,12 @@ func (st *state) withTable(t *table, slices ...reflect.Type) *state {
 	for _, s := range slices {
 		d.ensure(s)
 	}
-	return &state{table: t, layout: d.layout, vecs: d.vecs, revision: st.revision}
+	return &state{table: t, layout: d.layout, vecs: d.vecs, revision: st.revision, seq: st.seq}
 }
 
 // adopt returns the state that st becomes when rolled back to src: src's
 // slices, an empty slice for each of st's reducer slices that src lacks,
-// st's table, and the next revision.
+// st's table, the next revision, and st's seq (a session's log only grows).
 func (st *state) adopt(src *state) *state {
 	d := draft{layout: src.layout, vecs: src.vecs}
 	if src.table != st.table { // a state has a slice for each of its reducers
@@ -86,7 +97,7 @@ func (st *state) adopt(src *state) *state {
 			}
 		}
 	}
-	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1}
+	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1, seq: st.seq}
 }
 
 // newTypes returns the slice types of next that st lacks.

@@ -181,7 +181,7 @@ func (e *Engine) log() *slog.Logger {
 
 // publish tells the parent's bus observers about a child run.
 func publish(ctx context.Context, parent *session.Session, event any) {
-	parent.Bus().Notify(context.WithoutCancel(ctx), bus.Envelope{ParentSessionID: parent.ID(), Payload: event})
+	parent.Bus().Publish(context.WithoutCancel(ctx), bus.Envelope{ParentSessionID: parent.ID(), Payload: event})
 }
 
 func checkSpec(spec Spec) error {

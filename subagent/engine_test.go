@@ -64,7 +64,6 @@ func TestForkedChildStartsWithParityAndLeavesTheParentUnchanged(t *testing.T) {
 	assert.Equal(t, before.Snapshot().Revision(), parent.Revision(), "nothing at all was written to the parent")
 	assert.Zero(t, session.Len[Wrote](parent))
 	assert.Empty(t, parent.ChildIDs(), "the child was closed")
-	assert.Error(t, parent.Bus().Publish(ctx, bus.Envelope{SessionID: childID, Payload: Note{}}).Rejected, "the child is no longer on the bus")
 	mu.Lock()
 	assert.Positive(t, observed[parent.ID()], "the child's events went on the parent's bus, addressed to the child")
 	mu.Unlock()

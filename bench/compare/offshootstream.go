@@ -15,7 +15,7 @@ import (
 // offshoot with streaming on: the fake is a model.Streamer, and an observer
 // subscribed to runner.Delta on the bus the sessions share reads every
 // piece, as a UI would. While someone observes the deltas the runner calls
-// the model's Stream and tells each piece to the bus (bus.Notify); the
+// the model's Stream and tells each piece to the bus (bus.Publish); the
 // session still records the whole conversation.
 
 // offshootStreamer is the streaming fake: for the script's tool turns it

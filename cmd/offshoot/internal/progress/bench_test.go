@@ -28,7 +28,7 @@ func BenchmarkDelta(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				bb.Notify(ctx, env)
+				bb.Publish(ctx, env)
 			}
 		})
 	}

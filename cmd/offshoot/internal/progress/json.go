@@ -17,8 +17,10 @@ import (
 
 // Line is one event as JSON prints it.
 type Line struct {
-	// Seq is the envelope's number on the bus, increasing.
-	Seq  uint64    `json:"seq"`
+	// Seq is the event's place in its session's log (from 1, in commit
+	// order); left out for an event that is told only, such as a piece of
+	// streamed text or a subagent's start.
+	Seq  uint64    `json:"seq,omitempty"`
 	Time time.Time `json:"time"`
 	// SessionID is the session the event is about: the one it was
 	// dispatched to, or, for an event told to observers only, the

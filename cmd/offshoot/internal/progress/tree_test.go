@@ -30,7 +30,7 @@ type ev struct {
 func tell(t *testing.T, b *bus.Bus, events ...ev) {
 	t.Helper()
 	for _, e := range events {
-		res := b.Notify(context.Background(), bus.Envelope{SessionID: e.session, Payload: e.payload})
+		res := b.Publish(context.Background(), bus.Envelope{SessionID: e.session, Payload: e.payload})
 		require.NoError(t, res.Err())
 	}
 }
