@@ -171,7 +171,7 @@ func (c *Client) build(cfg config, router *model.Router, taskOpts []task.Option)
 	names = append(names, task.ToolName, task.OutputToolName, task.StopToolName)
 	for _, t := range cfg.tools {
 		if t != nil {
-			names = append(names, t.Name())
+			names = append(names, t.Spec().Name)
 		}
 	}
 	if cfg.dispatch != nil {
@@ -229,7 +229,7 @@ func (c *Client) start(cfg config) error {
 	if err != nil {
 		return fail(fmt.Errorf("offshoot: the main agent's prompt: %w", err))
 	}
-	if err := r.Tools.Install(c.session); err != nil {
+	if err := r.Tools.Install(context.Background(), c.session); err != nil {
 		return fail(fmt.Errorf("offshoot: %w", err))
 	}
 	if len(cfg.files) > 0 {

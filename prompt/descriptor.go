@@ -67,7 +67,7 @@ func (d Descriptor) clone() Descriptor {
 func (w *treeWalk) descriptor(ns, key string) Descriptor {
 	d := Descriptor{NS: ns, Key: key, Sections: w.hashes}
 	for _, t := range w.toolList {
-		d.Tools = append(d.Tools, ToolHash{Name: t.Name(), Hash: toolHash(t)})
+		d.Tools = append(d.Tools, ToolHash{Name: t.Spec().Name, Hash: toolHash(t)})
 	}
 	return d
 }
@@ -82,7 +82,7 @@ func hashText(s string) string {
 // each followed by a NUL byte.
 func toolHash(t tools.Tool) string {
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte(t.Name()), []byte(t.Description()), t.ParamsSchema(), t.ResultSchema()} {
+	for _, part := range [][]byte{[]byte(t.Spec().Name), []byte(t.Spec().Description), t.Spec().Params, t.Spec().Result} {
 		h.Write(part)
 		h.Write([]byte{0})
 	}

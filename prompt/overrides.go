@@ -214,7 +214,7 @@ func (ov *overlay) tool(t tools.Tool) tools.Tool {
 	if ov == nil {
 		return t
 	}
-	if re, ok := ov.tools[t.Name()]; ok {
+	if re, ok := ov.tools[t.Spec().Name]; ok {
 		return re
 	}
 	return t
@@ -254,7 +254,7 @@ func (p *Prompt) compileOverride(n *node, body string) (*template.Template, erro
 // tool returns the prompt's tool named name, or nil.
 func (p *Prompt) tool(name string) tools.Tool {
 	for _, t := range p.tools {
-		if t.Name() == name {
+		if t.Spec().Name == name {
 			return t
 		}
 	}

@@ -125,7 +125,7 @@ func TestOverridesReplaceBodiesAndDescriptionsWhileHashesMatch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "## 1. Goal\n\nYour goal is g.\n\n### 1.1. Style\n\nBe brief.", r.Text, "the stale style override is not applied")
 	lsTool, _ := r.Tools.Lookup("ls")
-	assert.Equal(t, "List files, newest first.", lsTool.Description())
+	assert.Equal(t, "List files, newest first.", lsTool.Spec().Description)
 	assert.Equal(t, d, r.Descriptor, "the descriptor describes the original")
 	assert.Equal(t, []prompt.OverrideTarget{{Kind: "section", Name: "goal"}, {Kind: "tool", Name: "ls"}}, r.Overrides.Applied)
 	assert.Equal(t, []prompt.IgnoredOverride{

@@ -129,15 +129,15 @@ func (w *treeWalk) sections(list []*Section, parent string, depth int) []*node {
 		}
 		w.hashes = append(w.hashes, SectionHash{Path: path, Hash: hashText(s.body)})
 		for _, t := range s.tools {
-			if owner, dup := w.toolOwner[t.Name()]; dup {
+			if owner, dup := w.toolOwner[t.Spec().Name]; dup {
 				if owner == path {
-					w.errs = append(w.errs, fmt.Errorf("prompt: section %q declares tool %q twice", path, t.Name()))
+					w.errs = append(w.errs, fmt.Errorf("prompt: section %q declares tool %q twice", path, t.Spec().Name))
 				} else {
-					w.errs = append(w.errs, fmt.Errorf("prompt: tool %q is declared by sections %q and %q; tool names must be unique in a prompt", t.Name(), owner, path))
+					w.errs = append(w.errs, fmt.Errorf("prompt: tool %q is declared by sections %q and %q; tool names must be unique in a prompt", t.Spec().Name, owner, path))
 				}
 				continue
 			}
-			w.toolOwner[t.Name()] = path
+			w.toolOwner[t.Spec().Name] = path
 			w.toolList = append(w.toolList, t)
 		}
 		n := &node{sec: s, path: path}

@@ -241,7 +241,7 @@ func TestDescriptorHashesTemplatesAndToolContracts(t *testing.T) {
 	assert.Equal(t, []string{"role_tool", "debug_tool", "debug_child_tool", "hidden_tool", "ls", "deep_tool"}, names)
 	ls, _ := r.Tools.Lookup("ls")
 	hs := sha256.New()
-	for _, part := range [][]byte{[]byte(ls.Name()), []byte(ls.Description()), ls.ParamsSchema(), ls.ResultSchema()} {
+	for _, part := range [][]byte{[]byte(ls.Spec().Name), []byte(ls.Spec().Description), ls.Spec().Params, ls.Spec().Result} {
 		hs.Write(part)
 		hs.Write([]byte{0})
 	}

@@ -106,7 +106,7 @@ func (r *run) runTools() error {
 
 func (r *run) concurrentSafe(c model.ToolCall) bool {
 	t, ok := r.toolset.Lookup(c.Name)
-	return ok && t.ConcurrentSafe()
+	return ok && t.Spec().ConcurrentSafe
 }
 
 // execute runs one call into res. A fault of the tool stays inside the
@@ -126,7 +126,7 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 		return
 	}
 	if n, over := r.oversized[c.ID]; over {
-		err := &tools.ValidationError{Tool: t.Name(), Err: &serde.ValidationError{Reason: fmt.Sprintf(
+		err := &tools.ValidationError{Tool: t.Spec().Name, Err: &serde.ValidationError{Reason: fmt.Sprintf(
 			"the arguments are %s, more than the %s a call may have; send smaller arguments (write a large file in parts, with edit_file, say)",
 			byteSize(n), byteSize(maxArgumentBytes))}}
 		res.outcome = tools.Outcome{Text: err.Error(), Err: err}
@@ -136,7 +136,7 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	if err := checkArguments(t.Name(), args); err != nil {
+	if err := checkArguments(t.Spec().Name, args); err != nil {
 		res.outcome = tools.Outcome{Text: err.Error(), Err: err}
 		return
 	}
@@ -153,18 +153,18 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 			if v := recover(); v != nil {
 				err = &tools.PanicError{Value: v, Stack: debug.Stack()}
 			}
-			res.outcome = failed(t.Name(), err)
+			res.outcome = failed(t.Spec().Name, err)
 		}
 		res.rec.Duration = r.clock().Sub(started)
 		for i, e := range res.outcome.Events {
 			if e == nil {
-				res.outcome = failed(t.Name(), fmt.Errorf("its result holds a nil event (event %d of %d); return only non-nil events", i+1, len(res.outcome.Events)))
+				res.outcome = failed(t.Spec().Name, fmt.Errorf("its result holds a nil event (event %d of %d); return only non-nil events", i+1, len(res.outcome.Events)))
 				break
 			}
 		}
 	}()
 	if r.req.Approve != nil {
-		if text, ok := r.approve(inv, c, t.Name()); !ok {
+		if text, ok := r.approve(inv, c, t.Spec().Name); !ok {
 			res.outcome = tools.Outcome{Text: text}
 			returned = true
 			return

@@ -26,12 +26,11 @@ type handmade struct {
 	fault    func() tools.Outcome
 }
 
-func (h handmade) Name() string                  { return h.name }
-func (h handmade) Description() string           { return "A hand-written tool." }
-func (h handmade) ParamsSchema() json.RawMessage { return json.RawMessage(`{"type":"object"}`) }
-func (h handmade) ResultSchema() json.RawMessage { return json.RawMessage(`{}`) }
-func (h handmade) Examples() []tools.RawExample  { return nil }
-func (h handmade) ConcurrentSafe() bool          { return h.parallel }
+func (h handmade) Spec() tools.Spec {
+	return tools.Spec{Name: h.name, Description: "A hand-written tool.", Params: json.RawMessage(`{"type":"object"}`),
+		Result: json.RawMessage(`{}`), ConcurrentSafe: h.parallel}
+}
+
 func (h handmade) Call(context.Context, *tools.Invocation, json.RawMessage) tools.Outcome {
 	return h.fault()
 }

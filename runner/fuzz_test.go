@@ -114,7 +114,7 @@ func FuzzModelReplies(f *testing.F) {
 	p := newPrompt(f, list...)
 	var known []string
 	for _, t := range list {
-		known = append(known, t.Name())
+		known = append(known, t.Spec().Name)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		replies := decodeReplies(data, known)

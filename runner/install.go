@@ -2,21 +2,32 @@ package runner
 
 import (
 	"errors"
+	"reflect"
 
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 )
 
-// installKey names the runner's own reducers in session.Install.
-const installKey = "offshoot.runner"
+// names are the stable names of the runner's records in snapshot JSON
+// ("offshoot.runner.ToolInvoked", …), so that it does not depend on this
+// package's import path.
+var names = map[reflect.Type]string{
+	reflect.TypeFor[PromptRendered]():      "offshoot.runner.PromptRendered",
+	reflect.TypeFor[ModelCalled]():         "offshoot.runner.ModelCalled",
+	reflect.TypeFor[ToolInvoked]():         "offshoot.runner.ToolInvoked",
+	reflect.TypeFor[PromptExecuted]():      "offshoot.runner.PromptExecuted",
+	reflect.TypeFor[ConversationMessage](): "offshoot.runner.ConversationMessage",
+	reflect.TypeFor[Inbound]():             "offshoot.runner.Inbound",
+	reflect.TypeFor[InboundRead]():         "offshoot.runner.InboundRead",
+	reflect.TypeFor[ChildUsage]():          "offshoot.runner.ChildUsage",
+}
 
-// install registers the reducers of the runner's own records and gives
-// them stable names in the session's registry (a program's own names win).
-func install(s *session.Session) error {
-	return s.Install(installKey, func(s *session.Session) error {
-		_ = RegisterNames(s.Registry())
-		return session.Register(s, session.ReplaceLatest[InboundRead])
-	})
+// reducers are the runner's own: the cursor of the inbound messages read,
+// and the names of its records. Evaluate installs them with the toolset's.
+var reducers = session.Reducers{
+	Key:   "offshoot.runner",
+	Rules: []session.Rule{session.On(session.ReplaceLatest[InboundRead])},
+	Names: names,
 }
 
 // RegisterNames gives the runner's records stable names in reg
@@ -24,16 +35,11 @@ func install(s *session.Session) error {
 // depend on this package's import path. serde.DefaultRegistry has them from
 // the start; Evaluate adds them to the registry of the session it runs on.
 func RegisterNames(reg *serde.Registry) error {
-	return errors.Join(
-		serde.Register[PromptRendered](reg, "offshoot.runner.PromptRendered"),
-		serde.Register[ModelCalled](reg, "offshoot.runner.ModelCalled"),
-		serde.Register[ToolInvoked](reg, "offshoot.runner.ToolInvoked"),
-		serde.Register[PromptExecuted](reg, "offshoot.runner.PromptExecuted"),
-		serde.Register[ConversationMessage](reg, "offshoot.runner.ConversationMessage"),
-		serde.Register[Inbound](reg, "offshoot.runner.Inbound"),
-		serde.Register[InboundRead](reg, "offshoot.runner.InboundRead"),
-		serde.Register[ChildUsage](reg, "offshoot.runner.ChildUsage"),
-	)
+	var errs []error
+	for t, name := range names {
+		errs = append(errs, reg.RegisterType(t, name))
+	}
+	return errors.Join(errs...)
 }
 
 func init() { _ = RegisterNames(serde.DefaultRegistry) }

@@ -208,13 +208,18 @@ func TestRecordsHaveStableNamesInSnapshotJSON(t *testing.T) {
 	sessiontest.RoundTrip(t, s, s.Registry())
 }
 
-// panickyInstaller is a tool whose Install panics.
-type panickyInstaller struct{ tools.Tool }
+// seedBug is the event of a seed whose reducer panics.
+type seedBug struct{}
 
-func (panickyInstaller) Install(*session.Session) error { panic("install bug") }
-
+// A reducer that panics while the toolset is installed (on its seed) fails
+// the evaluation in the render phase, with the panic's value.
 func TestAPanicIsReportedInThePhaseItHappenedIn(t *testing.T) {
-	req := request(newPrompt(t, panickyInstaller{echoTool(t)}), newSession(t), scripted.New())
+	panicky := session.Reducers{Key: "panicky", Seed: []any{seedBug{}}, Rules: []session.Rule{
+		session.On(func(session.ReducerContext, session.Slice[seedBug], seedBug) (session.Slice[seedBug], error) {
+			panic("install bug")
+		}),
+	}}
+	req := request(newPrompt(t, echoTool(t, tools.WithReducers(panicky))), newSession(t), scripted.New())
 	_, err := runner.Evaluate(ctx, req)
 	var ee *runner.EvaluationError
 	require.ErrorAs(t, err, &ee)

@@ -355,16 +355,14 @@ func (r *run) render(earlier []model.Message) error {
 		return err
 	}
 	rendered.Tools = set
-	if err := set.Install(r.req.Session); err != nil {
-		return err
-	}
-	if err := install(r.req.Session); err != nil {
+	if err := r.req.Session.Install(r.ctx, append(set.Reducers(), reducers)...); err != nil {
 		return err
 	}
 	r.rendered, r.toolset = rendered, set
 	r.specs = make([]model.ToolSpec, 0, set.Len())
 	for t := range set.All() {
-		r.specs = append(r.specs, model.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: tools.ParamsSchemaView(t)})
+		spec := t.Spec()
+		r.specs = append(r.specs, model.ToolSpec{Name: spec.Name, Description: spec.Description, Parameters: spec.Params})
 	}
 	msgs := make([]model.Message, 0, 8+len(earlier)+len(r.req.Messages))
 	if len(earlier) == 0 {
@@ -394,9 +392,9 @@ func (r *run) render(earlier []model.Message) error {
 func mergeToolsets(inherited, own tools.Toolset) (tools.Toolset, error) {
 	set := inherited
 	for t := range own.All() {
-		if prev, ok := inherited.Lookup(t.Name()); ok {
+		if prev, ok := inherited.Lookup(t.Spec().Name); ok {
 			if prev != t && !sameContract(prev, t) {
-				return tools.Toolset{}, fmt.Errorf("runner: the prompt's tool %q clashes with an inherited tool of the same name; rename one of them", t.Name())
+				return tools.Toolset{}, fmt.Errorf("runner: the prompt's tool %q clashes with an inherited tool of the same name; rename one of them", t.Spec().Name)
 			}
 			continue
 		}
@@ -409,8 +407,8 @@ func mergeToolsets(inherited, own tools.Toolset) (tools.Toolset, error) {
 }
 
 func sameContract(a, b tools.Tool) bool {
-	return a.Description() == b.Description() &&
-		bytes.Equal(a.ParamsSchema(), b.ParamsSchema()) && bytes.Equal(a.ResultSchema(), b.ResultSchema())
+	return a.Spec().Description == b.Spec().Description &&
+		bytes.Equal(a.Spec().Params, b.Spec().Params) && bytes.Equal(a.Spec().Result, b.Spec().Result)
 }
 
 // callModel makes one model call and records it with the assistant

@@ -55,9 +55,6 @@ func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 		}
 		envs[i] = bus.Envelope{SessionID: s.id, ParentSessionID: s.parentID, Payload: e}
 	}
-	if s.stage != nil {
-		return errInInstall("dispatch")
-	}
 	_, err := s.write(func(cur *state) (*state, error) {
 		now := s.bus.Now()
 		for i := range envs {

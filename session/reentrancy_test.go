@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +32,7 @@ var calls = []call{
 		return err
 	}, false},
 	{"Install", func(s *session.Session) error {
-		return s.Install("inner", func(s *session.Session) error { return session.Register(s, session.AppendAll[Counter]) })
+		return s.Install(context.Background(), session.Reducers{Key: "inner", Rules: []session.Rule{session.On(session.AppendAll[Counter])}})
 	}, true},
 	{"Installed", func(s *session.Session) error { _ = s.Installed("inner"); return nil }, false},
 	{"Register", func(s *session.Session) error { return session.Register(s, session.AppendAll[Counter]) }, true},
@@ -63,13 +61,12 @@ func withinASecond(t *testing.T, f func()) {
 // allowed reports whether err is nil or one of the clear refusals a
 // callback may get.
 func allowed(err error) bool {
-	return err == nil || errors.Is(err, session.ErrClosed) ||
-		strings.Contains(err.Error(), "from inside an install function")
+	return err == nil || errors.Is(err, session.ErrClosed)
 }
 
-// Every session method, called from an observer or an install function —
-// on the callback's own session, its parent or its child — either works or
-// returns a clear error at once. None waits forever. So does every method
+// Every session method, called from an observer — on the callback's own
+// session, its parent or its child — either works or returns a clear error
+// at once. None waits forever. So does every method
 // a reducer may call: any on another session, and the ones that do not
 // write on its own (a write from a reducer to its own session would wait
 // for its own lock, as a sync.Mutex locked twice does: reducers are pure).
@@ -99,23 +96,6 @@ func TestCallbacksThatCallSessionMethodsNeverDeadlock(t *testing.T) {
 			defer stop()
 			return inner, owner.Dispatch(ctx, Note{"go"})
 		}},
-		{"install function", func(t *testing.T, owner, target *session.Session, f func(*session.Session) error) (inner, outer error) {
-			outer = owner.Install("outer", func(staged *session.Session) error {
-				if target == owner {
-					target = staged // what an install function holds
-				}
-				inner = f(target)
-				return nil
-			})
-			return inner, outer
-		}},
-		{"install function, on the sessions it captured", func(t *testing.T, owner, target *session.Session, f func(*session.Session) error) (inner, outer error) {
-			outer = owner.Install("outer", func(*session.Session) error {
-				inner = f(target)
-				return nil
-			})
-			return inner, outer
-		}},
 	}
 	for _, cb := range callbacks {
 		for _, c := range calls {
@@ -138,146 +118,4 @@ func TestCallbacksThatCallSessionMethodsNeverDeadlock(t *testing.T) {
 			}
 		}
 	}
-}
-
-// A tool's install function may install what it builds on, as the VFS
-// guide advises (vfs.Install inside a tool's own install).
-func TestInstallInsideInstallWorks(t *testing.T) {
-	s := newSession(t)
-	base := func(s *session.Session) error { return session.Register(s, sumTally) }
-	runs := 0
-	withinASecond(t, func() {
-		require.NoError(t, s.Install("tool", func(s *session.Session) error {
-			runs++
-			if err := s.Install("base", base); err != nil {
-				return err
-			}
-			if err := s.Install("tool", base); err != nil { // its own key: already being installed
-				return err
-			}
-			return session.Register(s, session.AppendAll[Note])
-		}))
-	})
-	assert.Equal(t, 1, runs)
-	assert.True(t, s.Installed("tool"))
-	assert.True(t, s.Installed("base"))
-	require.NoError(t, s.Dispatch(ctx, Added{2}, Note{"n"}))
-	tally, _ := session.Latest[Tally](s)
-	assert.Equal(t, Tally{2}, tally, "base's reducer registered once")
-	assert.Equal(t, 1, session.Len[Note](s))
-}
-
-// An install function that fails registers nothing: its registrations are
-// committed whole or not at all.
-func TestAFailedInstallRegistersNothing(t *testing.T) {
-	s := newSession(t)
-	err := s.Install("half", func(s *session.Session) error {
-		if err := session.Register(s, sumTally); err != nil {
-			return err
-		}
-		return errors.New("second step failed")
-	})
-	require.ErrorContains(t, err, `installing "half": second step failed`)
-	assert.False(t, s.Installed("half"))
-	require.NoError(t, s.Dispatch(ctx, Added{1}))
-	assert.Zero(t, session.Len[Tally](s), "the first registration was not kept")
-	assert.Equal(t, 1, session.Len[Added](s))
-}
-
-// Concurrent Installs of one key register its reducers once.
-func TestConcurrentInstallsOfOneKeyRegisterOnce(t *testing.T) {
-	s := newSession(t)
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			assert.NoError(t, s.Install("tally", func(s *session.Session) error { return session.Register(s, sumTally) }))
-		}()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			assert.NoError(t, s.Dispatch(ctx, Note{"meanwhile"}))
-		}()
-	}
-	wg.Wait()
-	require.NoError(t, s.Dispatch(ctx, Added{1}))
-	tally, _ := session.Latest[Tally](s)
-	assert.Equal(t, Tally{1}, tally)
-	assert.Equal(t, 16, session.Len[Note](s))
-}
-
-// An install function that writes to the session it captured, not the one
-// it is given, returns at once: its write is an ordinary write to that
-// session, made once — the install function does not run again because of
-// it, so no reducer is registered twice.
-func TestAnInstallWritingToTheCapturedSessionReturns(t *testing.T) {
-	cases := []struct {
-		name    string
-		install func(outer, given *session.Session) error
-	}{
-		{"Register on the captured session", func(outer, _ *session.Session) error {
-			return session.Register(outer, session.AppendAll[Note])
-		}},
-		{"Record on the captured session", func(outer, _ *session.Session) error {
-			return session.Record[Note](outer)
-		}},
-		{"Install of another key on the captured session", func(outer, _ *session.Session) error {
-			return outer.Install("notes", func(c *session.Session) error { return session.Register(c, session.AppendAll[Note]) })
-		}},
-		{"the same nested Install on both", func(outer, given *session.Session) error {
-			notes := func(c *session.Session) error { return session.Register(c, session.AppendAll[Note]) }
-			if err := outer.Install("notes", notes); err != nil {
-				return err
-			}
-			return given.Install("notes", notes)
-		}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := newSession(t)
-			runs := 0
-			var err error
-			withinASecond(t, func() {
-				err = s.Install("tool", func(given *session.Session) error {
-					runs++
-					if err := c.install(s, given); err != nil {
-						return err
-					}
-					return session.Register(given, sumTally)
-				})
-			})
-			require.NoError(t, err)
-			assert.LessOrEqual(t, runs, 2, "the install function ran %d times", runs)
-			assert.True(t, s.Installed("tool"))
-			require.NoError(t, s.Dispatch(ctx, Note{"once"}, Added{3}))
-			assert.Equal(t, 1, session.Len[Note](s), "one reducer (or record) for Note, not one per run")
-			tally, _ := session.Latest[Tally](s)
-			assert.Equal(t, Tally{3}, tally, "the given session's registration is committed once")
-		})
-	}
-}
-
-// An install function that installs a new key on the captured session each
-// time it runs would make Install start over forever; it gets a clear error
-// after a bounded number of runs, and its own registrations are not kept.
-func TestAnInstallThatNeverSettlesFails(t *testing.T) {
-	s := newSession(t)
-	runs := 0
-	var err error
-	withinASecond(t, func() {
-		err = s.Install("restless", func(given *session.Session) error {
-			runs++
-			if err := s.Install(fmt.Sprintf("fresh-%d", runs), func(*session.Session) error { return nil }); err != nil {
-				return err
-			}
-			return session.Register(given, sumTally)
-		})
-	})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `installing "restless"`)
-	assert.Contains(t, err.Error(), "on the session it is given")
-	assert.False(t, s.Installed("restless"))
-	require.NoError(t, s.Dispatch(ctx, Added{1}))
-	assert.Zero(t, session.Len[Tally](s), "nothing of the install function's own registrations was kept")
 }

@@ -1,35 +1,84 @@
 package session
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"reflect"
 
+	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/internal/pvec"
 )
 
-// Register adds reducer for events of type E folding into the slice of type
-// S, and creates that slice (empty) when the session does not have it yet.
-// Several reducers for one event type run in registration order, each on its
-// own slice. Types are matched exactly: E and *E are different event types.
-// E and S are recorded in the session's serde registry for snapshot JSON.
-//
-// An event of type E dispatched before any reducer for E was registered
-// stays in the slice of type E where it was recorded; from registration on,
-// E's events go to its reducers only (see Record to keep both).
-func Register[E, S any](s *Session, reducer Reducer[E, S]) error {
+// Rule is one reducer as data, for Reducers: On makes one that folds an
+// event into a slice, Keep one that keeps an event as it is.
+type Rule struct {
+	entry reducerEntry
+	err   error
+}
+
+// On returns the rule that folds events of type E into the slice of type S
+// with reducer, as Register does. Types are matched exactly: E and *E are
+// different event types.
+func On[E, S any](reducer Reducer[E, S]) Rule {
 	e := reducerEntry{event: reflect.TypeFor[E](), slice: reflect.TypeFor[S]()}
-	if reducer == nil {
-		return fmt.Errorf("session: Register[%s, %s] needs a reducer; pass session.AppendAll or your own", e.event, e.slice)
-	}
-	if e.event.Kind() == reflect.Interface || e.slice.Kind() == reflect.Interface {
-		return fmt.Errorf("session: Register[%s, %s]: event and slice types must be concrete; slices are keyed by exact Go type", e.event, e.slice)
+	switch {
+	case reducer == nil:
+		return Rule{err: fmt.Errorf("session: On[%s, %s] needs a reducer; pass session.AppendAll or your own", e.event, e.slice)}
+	case e.event.Kind() == reflect.Interface || e.slice.Kind() == reflect.Interface:
+		return Rule{err: fmt.Errorf("session: On[%s, %s]: event and slice types must be concrete; slices are keyed by exact Go type", e.event, e.slice)}
 	}
 	e.apply = func(rc ReducerContext, v pvec.Vector, event any) (pvec.Vector, error) {
 		out, err := reducer(rc, Slice[S]{v: v}, event.(E))
 		return out.v, err
 	}
-	return s.register(e)
+	return Rule{entry: e}
+}
+
+// Keep returns the rule that keeps every event of type E in the slice of
+// type E besides the reducers E has, as Record does.
+func Keep[E any]() Rule {
+	et := reflect.TypeFor[E]()
+	if et.Kind() == reflect.Interface {
+		return Rule{err: fmt.Errorf("session: Keep[%s]: the event type must be concrete; slices are keyed by exact Go type", et)}
+	}
+	return Rule{entry: reducerEntry{event: et, slice: et}}
+}
+
+// Reducers is what a package's events need on a session, as data: its
+// reducers, stable names for its types in snapshot JSON, and the events
+// that give a session its first state of that kind. Tools declare theirs
+// (see tools.WithReducers) and the runner installs them, for every tool
+// of a toolset, in one write; a program installs them itself with Install.
+type Reducers struct {
+	// Key names the set, such as the import path of the package that owns
+	// it. A session installs a key once; its forks inherit what it
+	// installed.
+	Key string
+	// Rules are the reducers, registered in this order.
+	Rules []Rule
+	// Names are stable names for types in the session's registry, so that
+	// snapshot JSON does not depend on import paths. A name the program
+	// already gave a type wins.
+	Names map[reflect.Type]string
+	// Seed are events that give a session its first state: Install applies
+	// them, through the rules, whenever every slice the rules fold into is
+	// empty — on a session that has none of this state yet, even when the
+	// key is installed (a fresh child, say).
+	Seed []any
+}
+
+// Register adds reducer for events of type E folding into the slice of
+// type S, and creates that slice (empty) when the session does not have it
+// yet. Several reducers for one event type run in registration order, each
+// on its own slice. Types are matched exactly: E and *E are different event
+// types. E and S are recorded in the session's serde registry for snapshot
+// JSON.
+//
+// An event of type E dispatched before any reducer for E was registered
+// stays in the slice of type E where it was recorded; from registration on,
+// E's events go to its reducers only (see Record to keep both).
+func Register[E, S any](s *Session, reducer Reducer[E, S]) error {
+	return s.install(context.Background(), []Reducers{{Rules: []Rule{On(reducer)}}})
 }
 
 // Record makes the session keep every event of type E in the slice of type
@@ -38,156 +87,100 @@ func Register[E, S any](s *Session, reducer Reducer[E, S]) error {
 // the file table). Recording a type again is a no-op; forks inherit the
 // record.
 func Record[E any](s *Session) error {
-	et := reflect.TypeFor[E]()
-	if et.Kind() == reflect.Interface {
-		return fmt.Errorf("session: Record[%s]: the event type must be concrete; slices are keyed by exact Go type", et)
-	}
-	return s.register(reducerEntry{event: et, slice: et})
+	return s.install(context.Background(), []Reducers{{Rules: []Rule{Keep[E]()}}})
 }
 
-// register adds e to the table and creates its slice.
-func (s *Session) register(e reducerEntry) error {
+// Install registers sets on the session in one write: the rules and names
+// of each set whose key the session has not installed, and the Seed of each
+// set whose slices are all empty. It is all or none: an invalid rule, a set
+// without a key, or a seed event a reducer rejects fails the whole install
+// and changes nothing. Seed events are committed as dispatched ones are
+// (numbered, timed, then told to observers with ctx). Installing what is
+// installed, on a session that has the seeded state, writes nothing.
+//
+// Concurrent installs of one key register its rules once.
+func (s *Session) Install(ctx context.Context, sets ...Reducers) error {
+	for i, set := range sets {
+		if set.Key == "" {
+			return fmt.Errorf("session: Install: set %d has no key; name it, such as with the import path of the package that owns it", i)
+		}
+	}
+	return s.install(ctx, sets)
+}
+
+// Installed reports whether a set of this key is installed on this
+// session's table.
+func (s *Session) Installed(key string) bool { return s.state.Load().table.installed[key] }
+
+// install is Install, for sets with or without a key.
+func (s *Session) install(ctx context.Context, sets []Reducers) error {
+	for _, set := range sets {
+		for _, r := range set.Rules {
+			if r.err != nil {
+				return r.err
+			}
+		}
+		if set.Key == "" || !s.Installed(set.Key) {
+			for t, name := range set.Names {
+				_ = s.reg.RegisterType(t, name) // fails when the program named t: its name wins
+			}
+		}
+	}
+	var seeded []bus.Envelope
 	_, err := s.write(func(cur *state) (*state, error) {
-		if e.apply == nil && cur.table.recording(e.event) {
-			return cur, nil
-		}
-		return cur.withTable(cur.table.with(e), e.slice), nil
-	})
-	if err == nil {
-		s.registerTypes(e.event, e.slice)
-	}
-	return err
-}
-
-// Install runs install once per key for this session: the first call with a
-// key runs it, later calls (on this session or on a fork of it, which has
-// its table) do nothing. Tools use it to register their reducers
-// idempotently.
-//
-// install works on a private copy of the session, and what it registers
-// there is committed at once when it returns nil, or not at all when it
-// fails. So concurrent Installs of one key register once, and install may
-// call Register, Record, Install (of this key or another: a tool's install
-// may call vfs.Install), Installed and any read; Dispatch, Rollback, Fork,
-// Seed, Clear, Reset and Close are refused inside it (do them after Install
-// returns). Registrations made meanwhile by others are kept beside install's.
-// When another Install commits a key meanwhile, install runs again on the
-// new table (what it saw of Installed may have changed), so it must do
-// nothing but register; after maxInstallRuns runs Install gives up with an
-// error and commits nothing.
-//
-// Register with the session install is given. A write install makes to
-// another session — the one it captured, say — is an ordinary write to that
-// session: it is made at once and is not undone when install fails.
-func (s *Session) Install(key string, install func(*Session) error) error {
-	if install == nil {
-		return fmt.Errorf("session: Install(%q) needs an install function", key)
-	}
-	for run := 1; ; run++ {
-		base := s.state.Load()
-		if base.table.installed[key] {
-			return nil
-		}
-		if s.closed.Load() {
-			return ErrClosed
-		}
-		copy := s.staged(base.withTable(base.table.withInstalled(key)))
-		if err := install(copy); err != nil {
-			return fmt.Errorf("session: installing %q: %w", key, err)
-		}
-		staged := copy.state.Load().table
-		_, err := s.write(func(cur *state) (*state, error) {
-			next, slices, ok := rebase(base.table, staged, cur.table)
-			if !ok {
-				return cur, errRestage
-			}
-			return cur.withTable(next, slices...), nil
-		})
-		if !errors.Is(err, errRestage) {
-			return err
-		}
-		if run == maxInstallRuns {
-			return fmt.Errorf("session: installing %q: other installs changed the session each of the %d times the install function ran; an install function must only register, on the session it is given", key, run)
-		}
-	}
-}
-
-// maxInstallRuns bounds how often Install runs an install function whose
-// work other installs keep overtaking. It is only reached by an install
-// function that installs new keys on a session other than the one it is
-// given, every time it runs.
-const maxInstallRuns = 64
-
-// errRestage says that another Install committed while an install function
-// ran, so it must run again on the new table.
-var errRestage = errors.New("session: the installed keys changed during Install")
-
-// rebase returns cur plus what an install function added to base (staged
-// is base plus those additions), and the slice types of the added
-// reducers. ok is false when cur's installed keys differ from base's: the
-// install function answered Installed from base, so it must run again. A
-// record (see Record) cur already keeps is not added twice.
-func rebase(base, staged, cur *table) (next *table, slices []reflect.Type, ok bool) {
-	if cur != base && !sameKeys(base.installed, cur.installed) {
-		return nil, nil, false
-	}
-	if cur == base { // the usual case: nothing else changed the table
-		for et, list := range staged.byEvent {
-			for _, e := range list[len(base.byEvent[et]):] {
-				slices = append(slices, e.slice)
-			}
-		}
-		return staged, slices, true
-	}
-	next = cur
-	for et, list := range staged.byEvent {
-		for _, e := range list[len(base.byEvent[et]):] {
-			if e.apply == nil && next.recording(e.event) {
+		t := cur.table
+		var slices []reflect.Type
+		for _, set := range sets {
+			if set.Key != "" && t.installed[set.Key] {
 				continue
 			}
-			next = next.with(e)
-			slices = append(slices, e.slice)
+			for _, r := range set.Rules {
+				if r.entry.apply == nil && t.recording(r.entry.event) {
+					continue
+				}
+				t = t.with(r.entry)
+				slices = append(slices, r.entry.slice)
+			}
+			if set.Key != "" {
+				t = t.withInstalled(set.Key)
+			}
 		}
+		next := cur
+		if t != cur.table {
+			next = cur.withTable(t, slices...)
+		}
+		for _, set := range sets {
+			if len(set.Seed) == 0 || !empty(next, set.Rules) {
+				continue
+			}
+			envs := make([]bus.Envelope, len(set.Seed))
+			now := s.bus.Now()
+			for i, e := range set.Seed {
+				envs[i] = bus.Envelope{SessionID: s.id, ParentSessionID: s.parentID, Seq: next.seq + uint64(i) + 1, Time: now, Payload: e}
+			}
+			var err error
+			if next, err = next.apply(envs); err != nil {
+				return nil, fmt.Errorf("session: installing %q: its seed was rejected: %w", set.Key, err)
+			}
+			seeded = append(seeded, envs...)
+		}
+		return next, nil
+	})
+	if err != nil {
+		return err
 	}
-	for k := range staged.installed {
-		next = next.withInstalled(k)
+	if len(seeded) > 0 {
+		s.bus.Publish(ctx, seeded...)
 	}
-	return next, slices, true
+	return nil
 }
 
-// sameKeys reports whether a and b hold the same keys.
-func sameKeys(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
+// empty reports whether every slice rules fold into is empty in st.
+func empty(st *state, rules []Rule) bool {
+	for _, r := range rules {
+		if st.get(r.entry.slice).Len() > 0 {
 			return false
 		}
 	}
 	return true
-}
-
-// Installed reports whether Install ran for key on this session's table.
-func (s *Session) Installed(key string) bool { return s.state.Load().table.installed[key] }
-
-// stage marks the private copy of a session an install function works on.
-type stage struct {
-	of *Session
-}
-
-// staged returns a private copy of s holding st, for an install function.
-func (s *Session) staged(st *state) *Session {
-	c := &Session{
-		id: s.id, parentID: s.parentID, parent: s.parent, createdAt: s.createdAt, tags: s.tags,
-		bus: s.bus, reg: s.reg, newID: s.newID,
-		stage: &stage{of: s},
-	}
-	c.state.Store(st)
-	return c
-}
-
-// errInInstall is what the writes an install function may not make return.
-func errInInstall(what string) error {
-	return fmt.Errorf("session: cannot %s from inside an install function; an install function only registers reducers (do it after Install returns)", what)
 }

@@ -12,15 +12,11 @@ import (
 // events or reducers: for setting up state in tests and programs. It is one
 // write: it bumps the revision once, emits no events and tells no observer.
 // The slice is created when the session has none of type S. Like every
-// write it returns ErrClosed after Close, and an install function may not
-// call it.
+// write it returns ErrClosed after Close.
 func Seed[S any](s *Session, values ...S) error {
 	t := reflect.TypeFor[S]()
 	if t.Kind() == reflect.Interface {
 		return fmt.Errorf("session: Seed[%s]: the slice type must be concrete; slices are keyed by exact Go type", t)
-	}
-	if s.stage != nil {
-		return errInInstall("seed")
 	}
 	_, err := s.write(func(cur *state) (*state, error) {
 		v := cur.get(t)
@@ -39,9 +35,6 @@ func Seed[S any](s *Session, values ...S) error {
 // panic in pred is returned as a *bus.PanicError and changes nothing.
 func Clear[S any](s *Session, pred func(S) bool) error {
 	t := reflect.TypeFor[S]()
-	if s.stage != nil {
-		return errInInstall("clear a slice")
-	}
 	_, err := s.write(func(cur *state) (*state, error) {
 		if _, ok := cur.layout.index[t]; !ok {
 			return cur, nil // nothing to clear
@@ -65,9 +58,6 @@ func Clear[S any](s *Session, pred func(S) bool) error {
 // reducers, installs, subscriptions, children and identity. It is one write
 // (the revision is bumped once) and emits no events.
 func (s *Session) Reset() error {
-	if s.stage != nil {
-		return errInInstall("reset the session")
-	}
 	_, err := s.write(func(cur *state) (*state, error) {
 		return &state{table: cur.table, layout: cur.layout, vecs: make([]pvec.Vector, len(cur.layout.types)), revision: cur.revision + 1, seq: cur.seq}, nil
 	})

@@ -95,21 +95,6 @@ func TestClearPredicateFailures(t *testing.T) {
 	assert.Equal(t, 2, session.Len[Note](other))
 }
 
-// Seed, Clear and Reset are writes: an install function may not make them.
-func TestSeedClearResetInsideInstallAreRefused(t *testing.T) {
-	s := newSession(t)
-	var errs []error
-	require.NoError(t, s.Install("k", func(c *session.Session) error {
-		errs = append(errs, session.Seed(c, Note{"x"}), session.Clear[Note](c, nil), c.Reset())
-		return nil
-	}))
-	require.Len(t, errs, 3)
-	for _, err := range errs {
-		assert.ErrorContains(t, err, "from inside an install function")
-	}
-	assert.Zero(t, session.Len[Note](s))
-}
-
 // Concurrent Seeds and Dispatches are each applied exactly once.
 func TestConcurrentSeedsAreNotLost(t *testing.T) {
 	s := newSession(t)

@@ -44,10 +44,6 @@ type Session struct {
 
 	children children
 	childKey int // this session's key in its parent's children
-
-	// stage is set on the copy of a session an install function works on
-	// (see Install); nil for every session a program holds.
-	stage *stage
 }
 
 // Option configures New and Fork.
@@ -108,9 +104,6 @@ func New(opts ...Option) (*Session, error) {
 	}
 	p := c.parent
 	if p != nil {
-		if p.stage != nil {
-			return nil, errInInstall("fork")
-		}
 		if p.closed.Load() {
 			return nil, fmt.Errorf("session: cannot fork closed session %q: %w", p.id, ErrClosed)
 		}
@@ -218,9 +211,6 @@ func (s *Session) Revision() uint64 { return s.state.Load().revision }
 // ChildIDs returns the ids of the session's live (not closed) children in
 // creation order.
 func (s *Session) ChildIDs() []string {
-	if s.stage != nil {
-		return s.stage.of.ChildIDs()
-	}
 	return childIDs(s.children.m.Load())
 }
 
@@ -233,9 +223,6 @@ func (s *Session) Closed() bool { return s.closed.Load() }
 // Close nothing in offshoot keeps the session alive, so a discarded child is
 // garbage-collected. Its own children stay usable.
 func (s *Session) Close() error {
-	if s.stage != nil {
-		return errInInstall("close the session")
-	}
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}

@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -110,31 +109,6 @@ func TestInvalidIDsAreRefused(t *testing.T) {
 	}
 	_, err := session.New(session.WithIDGenerator(func() string { return "" }))
 	assert.ErrorContains(t, err, "1 to 256 characters")
-}
-
-func TestInstallRunsOncePerKeyAndForksInheritIt(t *testing.T) {
-	s := newSession(t)
-	runs := 0
-	install := func(s *session.Session) error {
-		runs++
-		return session.Register(s, sumTally)
-	}
-	require.NoError(t, s.Install("tally", install))
-	require.NoError(t, s.Install("tally", install))
-	assert.True(t, s.Installed("tally"))
-	child, err := s.Fork()
-	require.NoError(t, err)
-	defer child.Close()
-	require.NoError(t, child.Install("tally", install))
-	assert.Equal(t, 1, runs)
-
-	require.NoError(t, child.Dispatch(ctx, Added{2}))
-	tally, _ := session.Latest[Tally](child)
-	assert.Equal(t, Tally{2}, tally, "the reducer ran once, not twice")
-
-	failing := func(*session.Session) error { return errors.New("no") }
-	assert.ErrorContains(t, s.Install("broken", failing), `installing "broken": no`)
-	assert.False(t, s.Installed("broken"))
 }
 
 func TestReducersAndObserversMayReadAndClose(t *testing.T) {

@@ -124,9 +124,6 @@ func ReplaceSlice[S any](snap Snapshot, values Slice[S]) Snapshot {
 // is emptied. Reducers, subscriptions, children and identity are unchanged,
 // and no events are emitted. It is O(1) in the number of items.
 func (s *Session) Rollback(snap Snapshot) error {
-	if s.stage != nil {
-		return errInInstall("roll back")
-	}
 	_, err := s.write(func(cur *state) (*state, error) { return cur.adopt(snap.state()), nil })
 	return err
 }

@@ -30,8 +30,8 @@
 // Handlers never change session state themselves: they return events in
 // Result.Events, which the runner dispatches to the session together with
 // its record of the call. A tool whose events need reducers declares them
-// with WithInstall; the runner installs every tool of a rendered toolset on
-// the session it evaluates against (see Installer).
+// with WithReducers; the runner installs the reducers of every tool of a
+// rendered toolset on the session it evaluates against (see Spec).
 //
 // tools sits below prompt and runner and imports neither. What a handler
 // needs from above reaches it through the closure that built the tool, or

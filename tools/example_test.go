@@ -59,7 +59,7 @@ func ExampleNew() {
 		out := grep.Call(ctx, nil, []byte(args))
 		fmt.Printf("%v %q\n", out.Success, out.Text)
 	}
-	fmt.Println(string(grep.ParamsSchema()))
+	fmt.Println(string(grep.Spec().Params))
 	// Output:
 	// true "2 lines\n\n{\"lines\":[\"alpha\",\"alphabet\"]}"
 	// true "1 lines\n\n{\"lines\":[\"alpha\"]}"

@@ -20,8 +20,7 @@ type config struct {
 	examples       []any // Example[P, R] values
 	concurrentSafe bool
 	excludeValue   bool
-	installKey     string
-	install        func(*session.Session) error
+	reducers       session.Reducers
 	errs           []error
 	state          State
 }
@@ -78,19 +77,17 @@ func ExcludeValue() Option {
 	return optionFunc(func(c *config) { c.excludeValue = true })
 }
 
-// WithInstall gives the tool an Install method (see Installer) that runs
-// install once per session and key, through session.Install. Tools that
-// share reducers (say, every tool over one virtual filesystem) must share
-// the key, so that the reducers are registered once.
-func WithInstall(key string, install func(*session.Session) error) Option {
+// WithReducers declares what the tool's events need on a session (see
+// session.Reducers): the runner installs them on the session it evaluates
+// against before the first model call. Tools that share reducers (say,
+// every tool over one virtual filesystem) declare the same set, with the
+// same key, so that they are installed once.
+func WithReducers(r session.Reducers) Option {
 	return optionFunc(func(c *config) {
-		switch {
-		case key == "":
-			c.errs = append(c.errs, fmt.Errorf("WithInstall needs a key, such as the name of the package that owns the reducers"))
-		case install == nil:
-			c.errs = append(c.errs, fmt.Errorf("WithInstall(%q) needs an install function", key))
-		default:
-			c.installKey, c.install = key, install
+		if r.Key == "" {
+			c.errs = append(c.errs, fmt.Errorf("WithReducers needs a set with a key, such as the import path of the package that owns the reducers"))
+			return
 		}
+		c.reducers = r
 	})
 }

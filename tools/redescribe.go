@@ -1,48 +1,29 @@
 package tools
 
-import "github.com/offshoot-dev/offshoot/session"
-
-// Redescribe returns t with its description replaced, everything else (name,
-// schemas, handler, Installer, State) unchanged. The prompt package uses it
-// to apply description overrides. The description is trimmed and checked as
-// New checks it.
+// Redescribe returns t with its description replaced, everything else
+// (name, schemas, call, state, reducers) unchanged. The prompt package
+// uses it to apply description overrides. The description is trimmed and
+// checked as New checks it.
 func Redescribe(t Tool, description string) (Tool, error) {
 	if t == nil {
 		return nil, errNilTool
 	}
-	desc, err := cleanDescription(t.Name(), description)
+	spec := t.Spec()
+	desc, err := cleanDescription(spec.Name, description)
 	if err != nil {
 		return nil, err
 	}
-	switch w := t.(type) {
-	case *redescribedInstaller:
-		t = w.Tool
-	case *redescribed:
-		t = w.Tool
+	if r, ok := t.(*redescribed); ok {
+		t = r.Tool
 	}
-	r := redescribed{Tool: t, description: desc}
-	if in, ok := installerOf(t); ok {
-		return &redescribedInstaller{redescribed: r, installer: in}, nil
-	}
-	return &r, nil
+	spec.Description = desc
+	return &redescribed{Tool: t, spec: spec}, nil
 }
 
 // redescribed is a tool with another description.
 type redescribed struct {
 	Tool
-	description string
+	spec Spec
 }
 
-func (r *redescribed) Description() string { return r.description }
-
-// Unwrap returns the tool with its own description.
-func (r *redescribed) Unwrap() Tool { return r.Tool }
-
-// redescribedInstaller is a redescribed Installer, so that a type
-// assertion to Installer holds for it as for the tool it wraps.
-type redescribedInstaller struct {
-	redescribed
-	installer Installer
-}
-
-func (r *redescribedInstaller) Install(s *session.Session) error { return r.installer.Install(s) }
+func (r *redescribed) Spec() Spec { return r.spec }

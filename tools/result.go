@@ -19,7 +19,7 @@ type Result[R any] struct {
 	// value is a failure: use OK for successes.
 	Success bool
 	// Events are events to dispatch to the session, applied by its
-	// reducers (see Installer).
+	// reducers (see Spec.Reducers).
 	Events []any
 }
 

@@ -80,7 +80,7 @@ func TestSchemasAsSeenThroughATool(t *testing.T) {
 	  "required": ["query", "window"],
 	  "additionalProperties": false
 	}`
-	assert.JSONEq(t, wantParams, string(tool.ParamsSchema()))
+	assert.JSONEq(t, wantParams, string(tool.Spec().Params))
 
 	const wantResult = `{
 	  "type": "array",
@@ -91,11 +91,7 @@ func TestSchemasAsSeenThroughATool(t *testing.T) {
 	    "additionalProperties": false
 	  }
 	}`
-	assert.JSONEq(t, wantResult, string(tool.ResultSchema()))
-
-	s := tool.ParamsSchema()
-	s[0] = '['
-	assert.JSONEq(t, wantParams, string(tool.ParamsSchema()), "ParamsSchema returns a copy")
+	assert.JSONEq(t, wantResult, string(tool.Spec().Result))
 }
 
 func TestFieldsWithoutDefaultsStayRequired(t *testing.T) {
@@ -110,7 +106,7 @@ func TestFieldsWithoutDefaultsStayRequired(t *testing.T) {
 	  },
 	  "required": ["path"],
 	  "additionalProperties": false
-	}`, string(tool.ParamsSchema()))
+	}`, string(tool.Spec().Params))
 }
 
 func TestTypesWithoutSchemaAreConstructionErrors(t *testing.T) {
@@ -152,5 +148,5 @@ func TestDefaultsDoNotChangeRequired(t *testing.T) {
 	  },
 	  "required": ["path", "offset", "count"],
 	  "additionalProperties": false
-	}`, string(tool.ParamsSchema()))
+	}`, string(tool.Spec().Params))
 }

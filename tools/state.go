@@ -1,6 +1,10 @@
 package tools
 
-import "github.com/offshoot-dev/offshoot/session"
+import (
+	"slices"
+
+	"github.com/offshoot-dev/offshoot/session"
+)
 
 // State is the session state some tools keep — the virtual filesystem's
 // files, the plan — as delegation sees it. When an agent hands work to a
@@ -8,8 +12,8 @@ import "github.com/offshoot-dev/offshoot/session"
 // toolset for a summary of what the child starts from (plain words, in the
 // child's prompt) and, when the child is done, for its artifacts: what it
 // produced that the parent should get back, with the events that give it
-// to the parent's session. Tools declare their State with WithState (or a
-// State method); tools that share state declare the same, comparable,
+// to the parent's session. Tools declare their State with WithState (it is
+// their Spec's State); tools that share state declare the same, comparable,
 // State value, so it is asked once.
 type State interface {
 	// Summary describes, in plain words for a model, what snap holds of
@@ -29,40 +33,13 @@ func WithState(s State) Option {
 	return optionFunc(func(c *config) { c.state = s })
 }
 
-// StateOf returns the State a tool declares: with WithState, or through a
-// method State() State of its own, or of a tool it wraps (see Unwrap).
-func StateOf(t Tool) (State, bool) {
-	for range maxWrapDepth {
-		if t == nil {
-			return nil, false
-		}
-		if st, ok := t.(interface{ State() State }); ok {
-			if s := st.State(); s != nil {
-				return s, true
-			}
-		}
-		t = Unwrap(t)
-	}
-	return nil, false
-}
-
 // States returns the distinct States the toolset's tools declare, in the
 // order of the tools.
 func (s Toolset) States() []State {
 	var out []State
 	for _, t := range s.list {
-		st, ok := StateOf(t)
-		if !ok {
-			continue
-		}
-		seen := false
-		for _, o := range out {
-			if o == st {
-				seen = true
-				break
-			}
-		}
-		if !seen {
+		st := t.Spec().State
+		if st != nil && !slices.Contains(out, st) {
 			out = append(out, st)
 		}
 	}

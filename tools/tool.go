@@ -8,45 +8,56 @@ import (
 )
 
 // Tool is a tool as the runner and the prompt see it, whatever its Go
-// parameter and result types. New builds one from a typed handler; other
-// implementations must honour the same contract: Call never panics and
-// reports every failure in its Outcome, whose Events are never nil. (The
-// runner contains a Call that breaks it — a panic, runtime.Goexit, a nil
-// event — as that call's failed result, but other callers may not.)
+// parameter and result types: what it is (its Spec) and a call. New builds
+// one from a typed handler; other implementations must honour the same
+// contract — Spec returns the same valid description every time, and Call
+// never panics and reports every failure in its Outcome, whose Events are
+// never nil — and toolstest.Check holds them to it. (The runner contains a
+// Call that breaks it — a panic, a nil event — as that call's failed
+// result, but other callers may not.)
 //
-// A Tool is immutable and safe for concurrent use.
+// A Tool is immutable and safe for concurrent use. A wrapper changes a
+// tool the way net/http middleware wraps a Handler: it embeds the tool and
+// returns another Spec (see Redescribe), keeping what it does not change.
 type Tool interface {
-	// Name is the name the model calls the tool by: 1 to 64 ASCII letters,
-	// digits, '_' or '-'.
-	Name() string
-	// Description tells the model what the tool does (1 to 1024
-	// characters, trimmed).
-	Description() string
-	// ParamsSchema is the JSON Schema of the arguments (an object schema).
-	// The caller may keep and change the returned bytes.
-	ParamsSchema() json.RawMessage
-	// ResultSchema is the JSON Schema of the result value. The caller may
-	// keep and change the returned bytes.
-	ResultSchema() json.RawMessage
-	// Examples are example calls, for documentation or for the prompt.
-	Examples() []RawExample
-	// ConcurrentSafe reports whether calls of this tool may run at the same
-	// time as other concurrent-safe calls (see the ConcurrentSafe option).
-	ConcurrentSafe() bool
+	// Spec describes the tool. Callers must not change what the returned
+	// value's slices and maps hold: they are the tool's.
+	Spec() Spec
 	// Call runs the tool once with the model's JSON arguments. inv may be
 	// nil (tests); handlers then get an empty Invocation whose Logger
 	// discards.
 	Call(ctx context.Context, inv *Invocation, args json.RawMessage) Outcome
 }
 
-// Installer is implemented by tools whose events need reducers on the
-// session (New gives a tool this method when built WithInstall). The runner
-// calls Install on every tool of a rendered toolset with the session it
-// evaluates against, before the first model call, so prompts stay free of
-// sessions and a forked child session has what it needs. Install must be
-// idempotent; session.Install makes it so.
-type Installer interface {
-	Install(s *session.Session) error
+// Spec is what a tool is, as data: what the model is told of it, how the
+// runner may schedule it, and the session state it keeps.
+type Spec struct {
+	// Name is the name the model calls the tool by: 1 to 64 ASCII letters,
+	// digits, '_' or '-'.
+	Name string
+	// Description tells the model what the tool does (1 to 1024
+	// characters, trimmed).
+	Description string
+	// Params is the JSON Schema of the arguments (an object schema).
+	Params json.RawMessage
+	// Result is the JSON Schema of the result value.
+	Result json.RawMessage
+	// Examples are example calls, for documentation or for the prompt.
+	Examples []RawExample
+	// ConcurrentSafe reports whether calls of this tool may run at the
+	// same time as other concurrent-safe calls (see the ConcurrentSafe
+	// option).
+	ConcurrentSafe bool
+	// State is the session state the tool keeps, as delegation sees it
+	// (see State); nil for none. Tools that share state declare the same,
+	// comparable, value.
+	State State
+	// Reducers are what the tool's events need on a session (see
+	// WithReducers): the runner installs the reducers of every tool of a
+	// rendered toolset on the session it evaluates against, in one write,
+	// before the first model call. Zero when the tool returns no events
+	// that need them.
+	Reducers session.Reducers
 }
 
 // Outcome is what one Call produced: what the model is shown, and what the
@@ -88,21 +99,4 @@ type RawExample struct {
 	Input json.RawMessage `json:"input"`
 	// Output is the example's result value, as JSON.
 	Output json.RawMessage `json:"output"`
-}
-
-// schemaViewer is implemented by tools that can lend their params schema
-// without copying it.
-type schemaViewer interface {
-	paramsSchemaView() json.RawMessage
-}
-
-// ParamsSchemaView returns t's params schema for read-only use: the tool's
-// own bytes when it lends them (tools built with New do), a copy otherwise.
-// Callers must not modify the result. The runner uses it to describe tools
-// to the model without copying every schema on every evaluation.
-func ParamsSchemaView(t Tool) json.RawMessage {
-	if v, ok := t.(schemaViewer); ok {
-		return v.paramsSchemaView()
-	}
-	return t.ParamsSchema()
 }

@@ -1,7 +1,7 @@
 package tools
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"iter"
 	"path"
@@ -36,8 +36,9 @@ func (s Toolset) With(ts ...Tool) (Toolset, error) {
 		if t == nil {
 			return s, fmt.Errorf("tools: tool %d: %w", i, errNilTool)
 		}
-		if slices.ContainsFunc(list, func(o Tool) bool { return o.Name() == t.Name() }) {
-			return s, fmt.Errorf("tools: two tools are named %q; tool names must be unique within a toolset", t.Name())
+		name := t.Spec().Name
+		if slices.ContainsFunc(list, func(o Tool) bool { return o.Spec().Name == name }) {
+			return s, fmt.Errorf("tools: two tools are named %q; tool names must be unique within a toolset", name)
 		}
 		list = append(list, t)
 	}
@@ -69,7 +70,7 @@ func (s Toolset) Tools() []Tool { return slices.Clone(s.list) }
 func (s Toolset) Names() []string {
 	names := make([]string, len(s.list))
 	for i, t := range s.list {
-		names[i] = t.Name()
+		names[i] = t.Spec().Name
 	}
 	return names
 }
@@ -77,7 +78,7 @@ func (s Toolset) Names() []string {
 // Lookup returns the tool named name.
 func (s Toolset) Lookup(name string) (Tool, bool) {
 	for _, t := range s.list {
-		if t.Name() == name {
+		if t.Spec().Name == name {
 			return t, true
 		}
 	}
@@ -92,26 +93,46 @@ func (s Toolset) Filter(f Filter) (Toolset, error) {
 	}
 	var list []Tool
 	for _, t := range s.list {
-		if f.Allows(t.Name()) {
+		if f.Allows(t.Spec().Name) {
 			list = append(list, t)
 		}
 	}
 	return Toolset{list: list}, nil
 }
 
-// Install calls Install on every tool of s that is an Installer (or wraps
-// one, see Unwrap), in order, and returns their errors joined. The runner
-// calls it with the session it evaluates against.
-func (s Toolset) Install(sess *session.Session) error {
-	var errs []error
+// Reducers returns the distinct reducer sets the toolset's tools declare
+// (see Spec.Reducers), by key, in the order of the tools. Of the sets that
+// share a key, the first that has a Seed is kept, else the first.
+func (s Toolset) Reducers() []session.Reducers {
+	var out []session.Reducers
 	for _, t := range s.list {
-		if in, ok := installerOf(t); ok {
-			if err := in.Install(sess); err != nil {
-				errs = append(errs, fmt.Errorf("tools: installing tool %q: %w", t.Name(), err))
-			}
+		r := t.Spec().Reducers
+		if r.Key == "" {
+			continue
+		}
+		i := slices.IndexFunc(out, func(o session.Reducers) bool { return o.Key == r.Key })
+		switch {
+		case i < 0:
+			out = append(out, r)
+		case len(out[i].Seed) == 0 && len(r.Seed) > 0:
+			out[i] = r
 		}
 	}
-	return errors.Join(errs...)
+	return out
+}
+
+// Install installs the reducers of every tool of s on sess, in one write
+// (see session.Session.Install). The runner calls it with the session it
+// evaluates against.
+func (s Toolset) Install(ctx context.Context, sess *session.Session) error {
+	if sess == nil {
+		return fmt.Errorf("tools: installing a toolset: nil session")
+	}
+	sets := s.Reducers()
+	if len(sets) == 0 {
+		return nil
+	}
+	return sess.Install(ctx, sets...)
 }
 
 // Filter selects tools by name. Each entry of Allow and Deny is a tool name

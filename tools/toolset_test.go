@@ -143,37 +143,32 @@ func TestToolsetFilterMCPServers(t *testing.T) {
 }
 
 func TestRedescribeKeepsEverythingElse(t *testing.T) {
-	installed := 0
-	orig := newLs(t, listPath, tools.ConcurrentSafe(), tools.WithInstall("k", func(*session.Session) error { installed++; return nil }))
+	set := session.Reducers{Key: "k", Rules: []session.Rule{session.Keep[lsParams]()}}
+	orig := newLs(t, listPath, tools.ConcurrentSafe(), tools.WithReducers(set))
 
 	re, err := tools.Redescribe(orig, "  List a directory, newest first. ")
 	require.NoError(t, err)
-	assert.Equal(t, "List a directory, newest first.", re.Description())
-	assert.Equal(t, "List the entries of a directory.", orig.Description())
-	assert.Equal(t, orig.Name(), re.Name())
-	assert.Equal(t, orig.ParamsSchema(), re.ParamsSchema())
-	assert.True(t, re.ConcurrentSafe())
+	assert.Equal(t, "List a directory, newest first.", re.Spec().Description)
+	assert.Equal(t, "List the entries of a directory.", orig.Spec().Description)
+	assert.Equal(t, orig.Spec().Name, re.Spec().Name)
+	assert.Equal(t, orig.Spec().Params, re.Spec().Params)
+	assert.True(t, re.Spec().ConcurrentSafe)
+	assert.Equal(t, "k", re.Spec().Reducers.Key, "Redescribe keeps the reducers")
 	out := re.Call(context.Background(), nil, []byte(`{"path":"x"}`))
 	assert.True(t, out.Success)
 
-	in, ok := re.(tools.Installer)
-	require.True(t, ok, "Redescribe keeps Install")
 	s, err := session.New()
 	require.NoError(t, err)
 	defer s.Close()
-	require.NoError(t, in.Install(s))
-	assert.Equal(t, 1, installed)
+	ts, err := tools.NewToolset(re)
+	require.NoError(t, err)
+	require.NoError(t, ts.Install(context.Background(), s))
+	assert.True(t, s.Installed("k"))
 
 	again, err := tools.Redescribe(re, "Third.")
 	require.NoError(t, err)
-	assert.Equal(t, "Third.", again.Description())
-	_, ok = again.(tools.Installer)
-	assert.True(t, ok)
-
-	plain, err := tools.Redescribe(named(t, "x"), "Other.")
-	require.NoError(t, err)
-	_, ok = plain.(tools.Installer)
-	assert.False(t, ok)
+	assert.Equal(t, "Third.", again.Spec().Description)
+	assert.Equal(t, "k", again.Spec().Reducers.Key)
 
 	_, err = tools.Redescribe(orig, " ")
 	assert.EqualError(t, err, `tools: tool "ls" needs a description telling the model what it does`)
@@ -181,51 +176,25 @@ func TestRedescribeKeepsEverythingElse(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// A wrapper that declares Unwrap keeps the optional methods of the tool
-// it wraps: its State and its Install, found through any number of
-// wrappers; a wrapper's own Install wins.
+// A wrapper changes only what it overrides: one that embeds a tool keeps
+// its Spec — its State and its reducers — through any number of wrappers,
+// and Redescribe keeps them too.
 func TestAWrapperDoesNotChangeWhatAToolIs(t *testing.T) {
 	type state struct{ tools.State }
 	st := state{}
-	installed := ""
-	inner := newLs(t, listPath, tools.WithState(st), tools.WithInstall("k", func(*session.Session) error { installed += "inner "; return nil }))
-	wrapped := &unwrapping{Tool: &unwrapping{Tool: inner}}
-	got, ok := tools.StateOf(wrapped)
-	require.True(t, ok)
-	assert.Equal(t, tools.State(st), got)
+	inner := newLs(t, listPath, tools.WithState(st), tools.WithReducers(session.Reducers{Key: "k"}))
+	wrapped := wrapper{wrapper{inner}}
+	assert.Equal(t, tools.State(st), wrapped.Spec().State)
 	set, err := tools.NewToolset(wrapped)
 	require.NoError(t, err)
 	assert.Equal(t, []tools.State{st}, set.States())
-	s, err := session.New()
-	require.NoError(t, err)
-	defer s.Close()
-	require.NoError(t, set.Install(s))
-	assert.Equal(t, "inner ", installed)
-
-	own := &installing{unwrapping: unwrapping{Tool: inner}, f: func() { installed += "own " }}
-	set, err = tools.NewToolset(own)
-	require.NoError(t, err)
-	require.NoError(t, set.Install(s))
-	assert.Equal(t, "inner own ", installed, "the wrapper's own Install wins")
-	got, ok = tools.StateOf(own)
-	require.True(t, ok, "and the State is still the tool's")
-	assert.Equal(t, tools.State(st), got)
+	require.Len(t, set.Reducers(), 1)
+	assert.Equal(t, "k", set.Reducers()[0].Key)
 
 	re, err := tools.Redescribe(wrapped, "Another description.")
 	require.NoError(t, err)
-	got, ok = tools.StateOf(re)
-	require.True(t, ok)
-	assert.Equal(t, tools.State(st), got)
-	assert.Same(t, wrapped, tools.Unwrap(re))
+	assert.Equal(t, tools.State(st), re.Spec().State)
 }
 
-type unwrapping struct{ tools.Tool }
-
-func (u *unwrapping) Unwrap() tools.Tool { return u.Tool }
-
-type installing struct {
-	unwrapping
-	f func()
-}
-
-func (i *installing) Install(*session.Session) error { i.f(); return nil }
+// wrapper is a tool wrapped the way net/http middleware wraps a handler.
+type wrapper struct{ tools.Tool }

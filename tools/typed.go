@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/debug"
-	"slices"
 
 	"github.com/offshoot-dev/offshoot/serde"
-	"github.com/offshoot-dev/offshoot/session"
 )
 
 // Handler is the Go function behind a typed tool. It gets the call's ctx
@@ -47,12 +45,9 @@ func New[P, R any](name, description string, handler Handler[P, R], opts ...Opti
 		errs = append(errs, err)
 	}
 	t := &typed[P, R]{
-		name:           name,
-		description:    desc,
-		handler:        handler,
-		concurrentSafe: c.concurrentSafe,
-		excludeValue:   c.excludeValue,
-		state:          c.state,
+		name:         name,
+		handler:      handler,
+		excludeValue: c.excludeValue,
 	}
 	pt := reflect.TypeFor[P]()
 	if handler == nil {
@@ -79,60 +74,27 @@ func New[P, R any](name, description string, handler Handler[P, R], opts ...Opti
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if c.install != nil {
-		return &installingTyped[P, R]{typed: t, key: c.installKey, install: c.install}, nil
+	t.spec = Spec{
+		Name: name, Description: desc, Params: t.paramsSchema, Result: t.resultSchema, Examples: t.examples,
+		ConcurrentSafe: c.concurrentSafe, State: c.state, Reducers: c.reducers,
 	}
 	return t, nil
 }
 
 // typed is the Tool New builds.
 type typed[P, R any] struct {
-	name, description          string
+	name                       string
+	spec                       Spec
 	handler                    Handler[P, R]
 	defaults                   P
 	copyDefaults               bool // defaults hold references: deep-copy them per call
 	paramsSchema, resultSchema json.RawMessage
 	examples                   []RawExample
-	concurrentSafe             bool
 	excludeValue               bool
-	state                      State
 }
 
-// installingTyped is a typed tool built WithInstall.
-type installingTyped[P, R any] struct {
-	*typed[P, R]
-	key     string
-	install func(*session.Session) error
-}
-
-// Install registers the tool's reducers on s once per key (see WithInstall).
-func (t *installingTyped[P, R]) Install(s *session.Session) error {
-	if s == nil {
-		return fmt.Errorf("tools: installing tool %q: nil session", t.name)
-	}
-	return s.Install(t.key, t.install)
-}
-
-// The Tool methods of a typed tool; see Tool.
-
-func (t *typed[P, R]) Name() string                      { return t.name }
-func (t *typed[P, R]) Description() string               { return t.description }
-func (t *typed[P, R]) ParamsSchema() json.RawMessage     { return bytes.Clone(t.paramsSchema) }
-func (t *typed[P, R]) paramsSchemaView() json.RawMessage { return t.paramsSchema }
-func (t *typed[P, R]) ResultSchema() json.RawMessage     { return bytes.Clone(t.resultSchema) }
-func (t *typed[P, R]) ConcurrentSafe() bool              { return t.concurrentSafe }
-
-// State returns the State the tool was built with (see WithState).
-func (t *typed[P, R]) State() State { return t.state }
-
-func (t *typed[P, R]) Examples() []RawExample {
-	out := slices.Clone(t.examples)
-	for i := range out {
-		out[i].Input = bytes.Clone(out[i].Input)
-		out[i].Output = bytes.Clone(out[i].Output)
-	}
-	return out
-}
+// Spec describes the tool (see Tool).
+func (t *typed[P, R]) Spec() Spec { return t.spec }
 
 // buildSchemas infers the parameter and result schemas.
 func (t *typed[P, R]) buildSchemas(withDefaults bool) error {

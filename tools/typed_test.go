@@ -34,8 +34,7 @@ func TestNewRejectsBadConstruction(t *testing.T) {
 		{"defaults of another type", "ls", "d", []tools.Option{tools.WithDefaults(lsResult{})}, "WithDefaults got a tools_test.lsResult, want the tool's parameter type tools_test.lsParams"},
 		{"examples of another type", "ls", "d", []tools.Option{tools.WithExamples(tools.Example[lsResult, lsParams]{})}, "example 0 is a tools.Example[github.com/offshoot-dev/offshoot/tools_test.lsResult,github.com/offshoot-dev/offshoot/tools_test.lsParams], want a tools.Example[tools_test.lsParams, tools_test.lsResult]"},
 		{"invalid example input", "ls", "d", []tools.Option{tools.WithExamples(tools.Example[lsParams, lsResult]{Description: "bad", Input: lsParams{Path: "x"}})}, `example 0 ("bad") has invalid input: limit: must be at least 1`},
-		{"install without key", "ls", "d", []tools.Option{tools.WithInstall("", func(*session.Session) error { return nil })}, "WithInstall needs a key"},
-		{"install without function", "ls", "d", []tools.Option{tools.WithInstall("k", nil)}, `WithInstall("k") needs an install function`},
+		{"reducers without key", "ls", "d", []tools.Option{tools.WithReducers(session.Reducers{})}, "WithReducers needs a set with a key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,8 +59,8 @@ func TestNewAcceptsEdgeNamesAndTrimsDescription(t *testing.T) {
 	require.Len(t, name, 64)
 	tool, err := tools.New(name, "\n  Lists files.  \n", listPath)
 	require.NoError(t, err)
-	assert.Equal(t, name, tool.Name())
-	assert.Equal(t, "Lists files.", tool.Description())
+	assert.Equal(t, name, tool.Spec().Name)
+	assert.Equal(t, "Lists files.", tool.Spec().Description)
 	_, err = tools.New("x", strings.Repeat("é", 1024), listPath)
 	assert.NoError(t, err, "1024 characters, not bytes, is the limit")
 }
@@ -336,8 +335,8 @@ func TestInvocationReachesTheHandler(t *testing.T) {
 func TestConcurrentSafeOption(t *testing.T) {
 	plain := newLs(t, listPath)
 	safe := newLs(t, listPath, tools.ConcurrentSafe())
-	assert.False(t, plain.ConcurrentSafe())
-	assert.True(t, safe.ConcurrentSafe())
+	assert.False(t, plain.Spec().ConcurrentSafe)
+	assert.True(t, safe.Spec().ConcurrentSafe)
 }
 
 func TestExamplesAreExposedAsJSON(t *testing.T) {
@@ -349,50 +348,47 @@ func TestExamplesAreExposedAsJSON(t *testing.T) {
 		}),
 		tools.WithExamples(tools.Example[lsParams, lsResult]{Description: "second", Input: lsParams{Path: ".", Limit: 1}}),
 	)
-	ex := tool.Examples()
+	ex := tool.Spec().Examples
 	require.Len(t, ex, 2)
 	assert.Equal(t, "list the sources", ex[0].Description)
 	assert.JSONEq(t, `{"path":"src","limit":10}`, string(ex[0].Input))
 	assert.JSONEq(t, `{"entries":["src/main.go"]}`, string(ex[0].Output))
 	assert.JSONEq(t, `{"entries":null}`, string(ex[1].Output))
-	ex[0].Input[0] = 'X'
-	assert.JSONEq(t, `{"path":"src","limit":10}`, string(tool.Examples()[0].Input), "Examples returns copies")
 }
 
-func TestInstall(t *testing.T) {
+// A tool declares its reducers as data; a toolset installs the sets of
+// its tools in one write, each key once.
+func TestReducers(t *testing.T) {
 	type added struct{ N int }
-	installs := 0
-	install := func(s *session.Session) error {
-		installs++
-		return session.Register(s, session.AppendAll[added])
-	}
-	a := newLs(t, listPath, tools.WithInstall("counter", install))
-	b, err := tools.New("ls2", "Also list.", listPath, tools.WithInstall("counter", install))
+	set := session.Reducers{Key: "counter", Rules: []session.Rule{session.On(session.AppendAll[added])}}
+	a := newLs(t, listPath, tools.WithReducers(set))
+	b, err := tools.New("ls2", "Also list.", listPath, tools.WithReducers(set))
 	require.NoError(t, err)
-	_, isInstaller := newLs(t, listPath).(tools.Installer)
-	assert.False(t, isInstaller, "tools without WithInstall are not Installers")
+	assert.Equal(t, "counter", a.Spec().Reducers.Key)
+	assert.Empty(t, newLs(t, listPath).Spec().Reducers.Key, "a tool without WithReducers declares none")
 
 	s, err := session.New()
 	require.NoError(t, err)
 	defer s.Close()
 	ts, err := tools.NewToolset(a, b)
 	require.NoError(t, err)
-	require.NoError(t, ts.Install(s))
-	require.NoError(t, ts.Install(s))
-	assert.Equal(t, 1, installs, "one key, one install per session")
+	require.Len(t, ts.Reducers(), 1, "one key, one set")
+	require.NoError(t, ts.Install(context.Background(), s))
+	require.NoError(t, ts.Install(context.Background(), s))
+	assert.True(t, s.Installed("counter"))
 
 	require.NoError(t, s.Dispatch(context.Background(), added{1}))
 	assert.Equal(t, 1, session.Len[added](s), "the reducer is registered once")
 
-	failing := newLs(t, listPath, tools.WithInstall("failing", func(*session.Session) error { return errors.New("nope") }))
-	err = tools.Toolset{}.Install(s)
-	assert.NoError(t, err)
+	require.NoError(t, tools.Toolset{}.Install(context.Background(), s))
+	failing := newLs(t, listPath, tools.WithReducers(session.Reducers{Key: "failing", Rules: []session.Rule{session.On[added, added](nil)}}))
 	fs, err := tools.NewToolset(failing)
 	require.NoError(t, err)
-	err = fs.Install(s)
+	err = fs.Install(context.Background(), s)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `tools: installing tool "ls": session: installing "failing": nope`)
-	assert.Error(t, failing.(tools.Installer).Install(nil))
+	assert.Contains(t, err.Error(), "needs a reducer")
+	assert.False(t, s.Installed("failing"))
+	assert.Error(t, fs.Install(context.Background(), nil))
 }
 
 func TestHandlerValidationErrorIsAValidationFailure(t *testing.T) {
@@ -414,12 +410,13 @@ func TestHandlerValidationErrorIsAValidationFailure(t *testing.T) {
 	assert.Equal(t, P{ID: "S9"}, out.Params)
 }
 
-func TestParamsSchemaViewLendsTheToolsOwnBytes(t *testing.T) {
+// A Spec is the tool's own data, the same every time: no copy per call.
+func TestSpecLendsTheToolsOwnBytes(t *testing.T) {
 	tool := newLs(t, listPath)
-	view := tools.ParamsSchemaView(tool)
-	assert.JSONEq(t, string(tool.ParamsSchema()), string(view))
-	assert.Equal(t, &view[0], &tools.ParamsSchemaView(tool)[0], "no copy")
+	a, b := tool.Spec().Params, tool.Spec().Params
+	assert.Same(t, &a[0], &b[0], "no copy")
 	redescribed, err := tools.Redescribe(tool, "Other words.")
 	require.NoError(t, err)
-	assert.JSONEq(t, string(tool.ParamsSchema()), string(tools.ParamsSchemaView(redescribed)), "other tools fall back to a copy")
+	c := redescribed.Spec().Params
+	assert.Same(t, &a[0], &c[0], "a wrapper keeps the tool's schema")
 }

@@ -49,7 +49,7 @@ func writeTranscripts(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := files.Install(parent); err != nil {
+	if err := files.Install(context.Background(), parent); err != nil {
 		return err
 	}
 	var lines []string

@@ -27,7 +27,7 @@ func TestChildLeavesParentAlone(t *testing.T) {
 	defer parent.Close()
 	files, err := vfs.Tools(vfs.Options{})
 	require.NoError(t, err)
-	require.NoError(t, files.Install(parent))
+	require.NoError(t, files.Install(context.Background(), parent))
 	require.NoError(t, parent.Dispatch(ctx, vfs.FileWritten{Path: "notes.md", Content: "# Notes\n\n- ship on Friday\n", Version: 1}))
 
 	// 1. Capture the parent before the child runs. The capture is deep: a

@@ -115,7 +115,7 @@ func seed(ctx context.Context, s *session.Session, p *prompt.Prompt) error {
 	if err != nil {
 		return err
 	}
-	if err := r.Tools.Install(s); err != nil {
+	if err := r.Tools.Install(ctx, s); err != nil {
 		return err
 	}
 	var events []any

@@ -158,7 +158,7 @@ func run(w io.Writer) error {
 	fmt.Fprintln(w, r.Text)
 	fmt.Fprintln(w, "=== tools")
 	for t := range r.Tools.All() {
-		fmt.Fprintf(w, "%s: %s\n", t.Name(), t.Description())
+		fmt.Fprintf(w, "%s: %s\n", t.Spec().Name, t.Spec().Description)
 	}
 	strict, err := p.Render(RepoParams{Name: "demo"}, ReviewParams{Focus: "typos", Strict: true})
 	if err != nil {

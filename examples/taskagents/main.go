@@ -193,7 +193,7 @@ func showAgents(w io.Writer, reg *agents.Registry, dir string) error {
 
 // seed writes the workspace into the session's virtual filesystem.
 func seed(ctx context.Context, s *session.Session) error {
-	if err := vfs.Install(s); err != nil {
+	if err := s.Install(ctx, vfs.Reducers(vfs.Table{})); err != nil {
 		return err
 	}
 	var events []any

@@ -20,8 +20,8 @@ func TestToolsWithoutAnObjectSchemaAreLeftOut(t *testing.T) {
 	}
 	got, skipped := newTools(s, list)
 	require.Len(t, got, 2)
-	assert.Equal(t, "mcp__odd__fine", got[0].Name())
-	assert.JSONEq(t, `{}`, string(got[1].ResultSchema()), "an output schema that is not an object is not passed on")
+	assert.Equal(t, "mcp__odd__fine", got[0].Spec().Name)
+	assert.JSONEq(t, `{}`, string(got[1].Spec().Result), "an output schema that is not an object is not passed on")
 	require.Len(t, skipped, 3)
 	assert.Equal(t, `MCP server "odd": offers the tool "listy" without an input schema that is a JSON object; the tool is left out`, skipped[0].Error())
 }

@@ -86,7 +86,7 @@ func TestRoundTripThroughTheRunner(t *testing.T) {
 	assert.Equal(t, ts.Names(), specNames(first))
 	echo, _ := ts.Lookup("mcp__notes__echo")
 	i := slices.Index(specNames(first), "mcp__notes__echo")
-	assert.JSONEq(t, string(echo.ParamsSchema()), string(first.Tools[i].Parameters), "the model gets the server's schema")
+	assert.JSONEq(t, string(echo.Spec().Params), string(first.Tools[i].Parameters), "the model gets the server's schema")
 	assert.Equal(t, "Send the text back.", first.Tools[i].Description)
 }
 

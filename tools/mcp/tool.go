@@ -90,27 +90,12 @@ func describe(server string, t *sdk.Tool) string {
 	return d
 }
 
-// Name returns mcp__SERVER__TOOL (see ToolName).
-func (t *tool) Name() string { return t.name }
-
-// Description returns the server's description of the tool.
-func (t *tool) Description() string { return t.description }
-
-// ParamsSchema returns the server's input schema, unchanged.
-func (t *tool) ParamsSchema() json.RawMessage { return bytes.Clone(t.params) }
-
-// paramsSchemaView lends the input schema without a copy.
-func (t *tool) paramsSchemaView() json.RawMessage { return t.params }
-
-// ResultSchema returns the server's output schema, or {} when it gives
-// none.
-func (t *tool) ResultSchema() json.RawMessage { return bytes.Clone(t.result) }
-
-// Examples returns nil: MCP tools come without examples.
-func (t *tool) Examples() []tools.RawExample { return nil }
-
-// ConcurrentSafe reports whether the server marks the tool read-only.
-func (t *tool) ConcurrentSafe() bool { return t.concurrent }
+// Spec describes the tool: named mcp__SERVER__TOOL (see ToolName), with
+// the server's description and input schema, its output schema or {},
+// no examples, and concurrent-safe when the server marks it read-only.
+func (t *tool) Spec() tools.Spec {
+	return tools.Spec{Name: t.name, Description: t.description, Params: t.params, Result: t.result, ConcurrentSafe: t.concurrent}
+}
 
 // Call calls the tool on its server with the model's arguments, within
 // the call timeout and ctx. The result's text is what the model reads; a

@@ -26,17 +26,17 @@ func TestToolsAreNamedAndDescribedAfterTheServer(t *testing.T) {
 		"mcp__test__image", "mcp__test__pid", "mcp__test__slow", "mcp__test__spawn",
 	}, ts.Names())
 	echo, _ := ts.Lookup("mcp__test__echo")
-	assert.Equal(t, "Send the text back.", echo.Description())
-	assert.True(t, echo.ConcurrentSafe(), "a read-only tool may run beside others")
+	assert.Equal(t, "Send the text back.", echo.Spec().Description)
+	assert.True(t, echo.Spec().ConcurrentSafe, "a read-only tool may run beside others")
 	fail, _ := ts.Lookup("mcp__test__fail")
-	assert.False(t, fail.ConcurrentSafe())
-	assert.Empty(t, echo.Examples())
+	assert.False(t, fail.Spec().ConcurrentSafe)
+	assert.Empty(t, echo.Spec().Examples)
 	assert.JSONEq(t, `{"type":"object","properties":{"text":{"type":"string","description":"the text to send back"}},"required":["text"],"additionalProperties":false}`,
-		string(echo.ParamsSchema()))
-	assert.JSONEq(t, `{}`, string(echo.ResultSchema()))
+		string(echo.Spec().Params))
+	assert.JSONEq(t, `{}`, string(echo.Spec().Result))
 	add, _ := ts.Lookup("mcp__test__add")
 	assert.JSONEq(t, `{"type":"object","properties":{"sum":{"type":"integer"}},"required":["sum"],"additionalProperties":false}`,
-		string(add.ResultSchema()))
+		string(add.Spec().Result))
 
 	again := toolsOf(t, m, "test")
 	assert.Equal(t, ts.Tools(), again.Tools(), "every toolset holds the same tool values")
@@ -61,8 +61,7 @@ func TestInputSchemaReachesTheModelUnchanged(t *testing.T) {
 	m := newManager(t, map[string]mcp.ServerConfig{"raw": inMemoryOf(t, srv)})
 	tool, ok := toolsOf(t, m, "raw").Lookup("mcp__raw__search")
 	require.True(t, ok)
-	assert.JSONEq(t, schema, string(tool.ParamsSchema()))
-	assert.JSONEq(t, schema, string(tools.ParamsSchemaView(tool)))
+	assert.JSONEq(t, schema, string(tool.Spec().Params))
 }
 
 func TestCallResults(t *testing.T) {
@@ -170,7 +169,7 @@ func TestDescriptions(t *testing.T) {
 	desc := func(name string) string {
 		tool, ok := ts.Lookup(name)
 		require.True(t, ok, name)
-		return tool.Description()
+		return tool.Spec().Description
 	}
 	assert.Equal(t, "The bare tool of the docs MCP server.", desc("mcp__docs__bare"))
 	assert.Equal(t, "List open issues (the titled tool of the docs MCP server).", desc("mcp__docs__titled"))

@@ -22,7 +22,7 @@ func Example() {
 	}
 	s, _ := session.New()
 	defer s.Close()
-	_ = set.Install(s) // the runner does this before the first model call
+	_ = set.Install(context.Background(), s) // the runner does this before the first model call
 	ctx := context.Background()
 	for _, call := range []struct{ tool, args string }{
 		{"planning_setup_plan", `{"objective": "Ship the release", "initial_steps": [{"title": "Write the notes"}, {"title": "Tag v1.2"}]}`},
@@ -54,7 +54,7 @@ func Example() {
 func ExampleMarkStepEvent() {
 	s, _ := session.New()
 	defer s.Close()
-	_ = planning.Install(s)
+	_ = s.Install(context.Background(), planning.Reducers())
 	ctx := context.Background()
 	_ = s.Dispatch(ctx, planning.PlanSetUp{Objective: "Investigate the bug", Steps: []planning.StepDraft{{Title: "Reproduce it"}}})
 

@@ -68,7 +68,7 @@ func FuzzPlanningCalls(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		if err := set.Install(s); err != nil {
+		if err := set.Install(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
 		for n := 0; n < 30 && len(data) >= 2; n++ {

@@ -31,7 +31,7 @@ func newHarness(t testing.TB) *harness {
 	s, err := session.New()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
-	require.NoError(t, set.Install(s))
+	require.NoError(t, set.Install(context.Background(), s))
 	return &harness{t: t, s: s, set: set}
 }
 

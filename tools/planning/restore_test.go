@@ -24,7 +24,7 @@ func snapshotWithPlan(t *testing.T, plan string) ([]byte, int) {
 	s, err := session.New()
 	require.NoError(t, err)
 	defer s.Close()
-	require.NoError(t, planning.Install(s))
+	require.NoError(t, s.Install(context.Background(), planning.Reducers()))
 	require.NoError(t, s.Dispatch(context.Background(), planning.PlanSetUp{Objective: "Ship it", Steps: []planning.StepDraft{{Title: "Write"}, {Title: "Tag"}}}))
 	data, err := session.MarshalSnapshot(s.Snapshot(), nil)
 	require.NoError(t, err)

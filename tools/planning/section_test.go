@@ -1,6 +1,7 @@
 package planning_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,7 +27,7 @@ func TestSection(t *testing.T) {
 	for _, objective := range []string{"one", "two"} {
 		s, err := session.New()
 		require.NoError(t, err)
-		require.NoError(t, r.Tools.Install(s))
+		require.NoError(t, r.Tools.Install(context.Background(), s))
 		callOn(t, r.Tools, s, "planning_setup_plan", jsonArgs(t, planning.SetupParams{Objective: objective}))
 		plan, found := planning.CurrentPlan(s)
 		assert.True(t, found)

@@ -59,7 +59,7 @@ func TestSameToolsOnTwoSessions(t *testing.T) {
 	other, err := session.New()
 	require.NoError(t, err)
 	defer other.Close()
-	require.NoError(t, h.set.Install(other))
+	require.NoError(t, h.set.Install(context.Background(), other))
 	h.setup("First", "a")
 	callOn(t, h.set, other, "planning_setup_plan", `{"objective": "Second"}`)
 	p1, _ := planning.CurrentPlan(h.s)
@@ -100,7 +100,7 @@ func TestDispatchEventsDirectly(t *testing.T) {
 	s, err := session.New()
 	require.NoError(t, err)
 	defer s.Close()
-	require.NoError(t, planning.Install(s))
+	require.NoError(t, s.Install(context.Background(), planning.Reducers()))
 	ctx := context.Background()
 	require.NoError(t, s.Dispatch(ctx,
 		planning.PlanSetUp{Objective: "Direct", Steps: []planning.StepDraft{{Title: "one"}}},

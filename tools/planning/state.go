@@ -21,31 +21,23 @@ func PlanOf(snap session.Snapshot) (Plan, bool) {
 	return p, p.Exists()
 }
 
-// Install registers the planning reducers on s, once (under InstallKey).
-// The tools do it themselves through their Install method; call Install to
-// dispatch planning events to a session that has no planning tools.
-func Install(s *session.Session) error {
-	return s.Install(InstallKey, register)
-}
-
-// register adds a reducer per event type, each folding its event into the
-// session's Plan slice with Apply: the slice holds the current plan as its
-// only value.
-func register(s *session.Session) error {
-	_ = RegisterNames(s.Registry()) // a program's own names win
-	if err := session.Register(s, reducer[PlanSetUp]); err != nil {
-		return err
+// Reducers returns what the planning events need on a session: a reducer
+// per event type, each folding its event into the session's Plan slice
+// with Apply (the slice holds the current plan as its only value), under
+// InstallKey, and the names of the types. The planning tools declare it;
+// install it yourself to dispatch planning events to a session that has no
+// planning tools:
+//
+//	err := s.Install(ctx, planning.Reducers())
+func Reducers() session.Reducers {
+	return session.Reducers{
+		Key: InstallKey,
+		Rules: []session.Rule{
+			session.On(reducer[PlanSetUp]), session.On(reducer[StepsAdded]), session.On(reducer[StepUpdated]),
+			session.On(reducer[StepMarked]), session.On(reducer[PlanCleared]),
+		},
+		Names: names,
 	}
-	if err := session.Register(s, reducer[StepsAdded]); err != nil {
-		return err
-	}
-	if err := session.Register(s, reducer[StepUpdated]); err != nil {
-		return err
-	}
-	if err := session.Register(s, reducer[StepMarked]); err != nil {
-		return err
-	}
-	return session.Register(s, reducer[PlanCleared])
 }
 
 // reducer applies a planning event to the current plan, replacing it.

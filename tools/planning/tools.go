@@ -55,9 +55,9 @@ type ReadPlanParams struct{}
 // planning_clear_plan, planning_read_plan — in that order. Each call reads
 // the plan of its invocation's session, checks the change with Apply, and
 // returns the new plan with the event for the session's reducers to apply;
-// each tool's Install registers those reducers (once, under InstallKey).
+// each tool declares those reducers (Reducers), which the runner installs.
 func Tools() (tools.Toolset, error) {
-	install, state := tools.WithInstall(InstallKey, register), tools.WithState(planState{})
+	install, state := tools.WithReducers(Reducers()), tools.WithState(planState{})
 	var b toolList
 	b.add(tools.New("planning_setup_plan",
 		"Set up the plan for a multi-step task: an objective and the first steps (ids S001, S002, ...). It replaces any earlier plan.",

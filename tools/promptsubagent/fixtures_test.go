@@ -63,7 +63,7 @@ func newWorld(t testing.TB, opts ...promptsubagent.Option) *world {
 	t.Cleanup(func() { _ = s.Close() })
 	r, err := parent.Render()
 	require.NoError(t, err)
-	require.NoError(t, r.Tools.Install(s))
+	require.NoError(t, r.Tools.Install(context.Background(), s))
 	require.NoError(t, s.Dispatch(ctx,
 		vfs.FileWritten{Path: "src/a.go", Content: "package a\n", Version: 1},
 		vfs.FileWritten{Path: "src/b.go", Content: "package b\n", Version: 1},

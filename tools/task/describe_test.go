@@ -28,7 +28,7 @@ func TestTheInputSchema(t *testing.T) {
 		Required             []string                   `json:"required"`
 		AdditionalProperties *bool                      `json:"additionalProperties"`
 	}
-	require.NoError(t, json.Unmarshal(tool.ParamsSchema(), &schema))
+	require.NoError(t, json.Unmarshal(tool.Spec().Params, &schema))
 	assert.Equal(t, "object", schema.Type)
 	assert.Equal(t, []string{"description", "prompt", "subagent_type"}, schema.Required)
 	require.NotNil(t, schema.AdditionalProperties)
@@ -42,8 +42,8 @@ func TestTheInputSchema(t *testing.T) {
 	assert.Contains(t, string(schema.Properties["description"]), "A short (3-5 word) description of the task")
 	assert.Contains(t, string(schema.Properties["prompt"]), "The task for the agent to perform")
 	assert.Contains(t, string(schema.Properties["subagent_type"]), "The type of specialized agent to use for this task")
-	assert.Equal(t, task.ToolName, tool.Name())
-	assert.True(t, tool.ConcurrentSafe())
+	assert.Equal(t, task.ToolName, tool.Spec().Name)
+	assert.True(t, tool.Spec().ConcurrentSafe)
 }
 
 // The description lists the registry's agents as the registry lists them
@@ -53,16 +53,16 @@ func TestTheDescriptionListsTheAgents(t *testing.T) {
 	reg := agents.Load(agents.Options{NoBuiltins: true, Agents: testAgents})
 	tool, err := task.Tool(reg, subagent.New(), nil)
 	require.NoError(t, err)
-	assert.True(t, strings.HasSuffix(tool.Description(), "Agents:\n"+strings.TrimSpace(reg.Listing())), tool.Description())
-	assert.Contains(t, tool.Description(), "- reader: Reads files and answers questions about them. Use it for lookups. (Tools: read_file, grep, glob, ls)")
-	assert.Contains(t, tool.Description(), "- forker: Carries on from the conversation so far. (Tools: all; sees this conversation)")
+	assert.True(t, strings.HasSuffix(tool.Spec().Description, "Agents:\n"+strings.TrimSpace(reg.Listing())), tool.Spec().Description)
+	assert.Contains(t, tool.Spec().Description, "- reader: Reads files and answers questions about them. Use it for lookups. (Tools: read_file, grep, glob, ls)")
+	assert.Contains(t, tool.Spec().Description, "- forker: Carries on from the conversation so far. (Tools: all; sees this conversation)")
 
 	// A new registry is a new tool: what the tool describes is what it runs.
 	other := agents.Load(agents.Options{NoBuiltins: true, Agents: map[string]agents.Definition{"solo": {Description: "Works alone.", Prompt: "x"}}})
 	tool2, err := task.Tool(other, subagent.New(), nil)
 	require.NoError(t, err)
-	assert.Contains(t, tool2.Description(), "- solo: Works alone. (Tools: all)")
-	assert.NotContains(t, tool2.Description(), "reader")
+	assert.Contains(t, tool2.Spec().Description, "- solo: Works alone. (Tools: all)")
+	assert.NotContains(t, tool2.Spec().Description, "reader")
 }
 
 // Many or long agents: the description stays within the limit, listing
@@ -92,7 +92,7 @@ func TestTheDescriptionFitsTheLimit(t *testing.T) {
 			}
 			tool, err := task.Tool(agents.Load(opts), subagent.New(), nil)
 			require.NoError(t, err)
-			d := tool.Description()
+			d := tool.Spec().Description
 			assert.LessOrEqual(t, utf8.RuneCountInString(d), tools.MaxDescription)
 			for _, want := range tt.wants {
 				assert.Contains(t, d, want)

@@ -82,7 +82,7 @@ func TestNoRegistry(t *testing.T) {
 	require.NoError(t, err)
 	out = tool.Call(ctx, &tools.Invocation{Session: w.s}, args(t, input("reader", "Find the code", "Where?")))
 	assert.Equal(t, "No subagents available for delegation", out.Text)
-	assert.Contains(t, tool.Description(), "No agents are available in this program.")
+	assert.Contains(t, tool.Spec().Description, "No agents are available in this program.")
 }
 
 // A cycle: with nesting allowed, an agent that delegates to its own type

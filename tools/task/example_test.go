@@ -55,7 +55,7 @@ func ExampleSection() {
 	}
 	s, _ := session.New()
 	defer s.Close()
-	_ = vfs.Install(s)
+	_ = s.Install(context.Background(), vfs.Reducers(vfs.Table{}))
 	_ = s.Dispatch(ctx, vfs.FileWritten{Path: "src/login.go", Content: "package src\n\nfunc Login(user, password string) bool { return true }\n", Version: 1})
 
 	resp, err := runner.Evaluate(ctx, runner.Request{Prompt: main, Session: s, Model: router.Main(), ModelName: "main", UserMessage: "Is the login code right?"})

@@ -126,7 +126,7 @@ func newWorld(t testing.TB, cfg worldConfig) *world {
 	t.Cleanup(func() { _ = w.s.Close() })
 	r, err := w.parent.Render()
 	require.NoError(t, err)
-	require.NoError(t, r.Tools.Install(w.s))
+	require.NoError(t, r.Tools.Install(context.Background(), w.s))
 	require.NoError(t, w.s.Dispatch(ctx,
 		vfs.FileWritten{Path: "src/login.go", Content: "package src\n\nfunc Login() {}\n", Version: 1},
 		vfs.FileWritten{Path: "README.md", Content: "# App\n", Version: 1},

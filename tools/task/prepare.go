@@ -182,7 +182,7 @@ func (d *delegator) withMCP(ctx context.Context, parent tools.Toolset, def agent
 	}
 	out := parent
 	for t := range set.All() {
-		if _, ok := out.Lookup(t.Name()); ok {
+		if _, ok := out.Lookup(t.Spec().Name); ok {
 			continue
 		}
 		if out, err = out.With(t); err != nil {

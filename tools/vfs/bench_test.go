@@ -21,7 +21,7 @@ func sessionWithFiles(b *testing.B, n, lines int) *session.Session {
 	s, err := session.New()
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = s.Close() })
-	require.NoError(b, vfs.Install(s))
+	require.NoError(b, s.Install(context.Background(), vfs.Reducers(vfs.Table{})))
 	batch := make([]any, 0, 100)
 	for i := range n {
 		var c strings.Builder

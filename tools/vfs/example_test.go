@@ -49,7 +49,7 @@ func Example() {
 	}
 	s := exampleSession()
 	defer s.Close()
-	if err := set.Install(s); err != nil { // the runner does this before the first model call
+	if err := set.Install(context.Background(), s); err != nil { // the runner does this before the first model call
 		fmt.Println(err)
 		return
 	}
@@ -147,7 +147,7 @@ func ExampleMount() {
 	}
 	s := exampleSession()
 	defer s.Close()
-	_ = set.Install(s)
+	_ = set.Install(context.Background(), s)
 	for f := range vfs.Files(s).All() {
 		fmt.Printf("%s %q\n", f.Path, f.Content)
 	}
@@ -164,7 +164,7 @@ func ExampleFS() {
 	set, _ := vfs.Tools(vfs.Options{})
 	s := exampleSession()
 	defer s.Close()
-	_ = set.Install(s)
+	_ = set.Install(context.Background(), s)
 	run(s, set, "write_file", `{"file_path": "b/one.txt", "content": "1"}`)
 	run(s, set, "write_file", `{"file_path": "a.txt", "content": "22"}`)
 	_ = fs.WalkDir(vfs.FS(s), ".", func(p string, d fs.DirEntry, err error) error {
@@ -184,7 +184,7 @@ func ExampleExport() {
 	set, _ := vfs.Tools(vfs.Options{})
 	s := exampleSession()
 	defer s.Close()
-	_ = set.Install(s)
+	_ = set.Install(context.Background(), s)
 	run(s, set, "write_file", `{"file_path": "report/summary.md", "content": "All good.\n"}`)
 
 	dir, _ := os.MkdirTemp("", "vfs-export")

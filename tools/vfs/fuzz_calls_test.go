@@ -157,7 +157,7 @@ func runScript(t *testing.T, set tools.Toolset, script []byte) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := set.Install(s); err != nil {
+	if err := set.Install(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
 	for i, op := range decodeScript(script) {

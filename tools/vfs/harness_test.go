@@ -60,7 +60,7 @@ func newHarness(t testing.TB, opts ...vfs.Options) *harness {
 	s, err := session.New(session.WithBus(bus.New(bus.WithClock(c.Now))))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
-	require.NoError(t, set.Install(s))
+	require.NoError(t, set.Install(context.Background(), s))
 	return &harness{t: t, s: s, set: set, clock: c}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -28,12 +29,12 @@ type ListResult struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-func newLs() (tools.Tool, error) {
+func newLs(set session.Reducers) (tools.Tool, error) {
 	return tools.New("ls",
 		"List the files and subdirectories directly inside a directory of the virtual filesystem, sorted by path, with sizes, versions and update times.",
 		ls,
 		tools.ConcurrentSafe(),
-		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
+		tools.WithReducers(set), tools.WithState(workspace{}),
 	)
 }
 

@@ -1,6 +1,7 @@
 package vfs_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -156,7 +157,7 @@ func TestMountsSeedSessionsWithoutFiles(t *testing.T) {
 
 	// Writes go to the session only; installing again does not re-seed.
 	ok[vfs.WriteResult](h, "edit_file", `{"file_path": "host/note.txt", "old_string": "note", "new_string": "mine"}`)
-	require.NoError(t, h.set.Install(h.s))
+	require.NoError(t, h.set.Install(context.Background(), h.s))
 	f, _ := vfs.Files(h.s).Get("host/note.txt")
 	assert.Equal(t, "mine\n", f.Content)
 	data, err := os.ReadFile(filepath.Join(root, "other", "note.txt"))
@@ -168,26 +169,26 @@ func TestMountsSeedSessionsWithoutFiles(t *testing.T) {
 	other, err := session.New()
 	require.NoError(t, err)
 	defer other.Close()
-	require.NoError(t, h.set.Install(other))
+	require.NoError(t, h.set.Install(context.Background(), other))
 	g, _ := vfs.Files(other).Get("host/note.txt")
 	assert.Equal(t, "note\n", g.Content)
 
 	busy := newHarness(t)
 	busy.write(map[string]string{"mine.md": "x"})
-	require.NoError(t, h.set.Install(busy.s))
+	require.NoError(t, h.set.Install(context.Background(), busy.s))
 	assert.Equal(t, []string{"mine.md"}, paths(vfs.Files(busy.s)))
 
 	// A fork carries the files; a fresh child (no state) is seeded.
 	child, err := h.s.Fork()
 	require.NoError(t, err)
 	defer child.Close()
-	require.NoError(t, h.set.Install(child))
+	require.NoError(t, h.set.Install(context.Background(), child))
 	c, _ := vfs.Files(child).Get("host/note.txt")
 	assert.Equal(t, "mine\n", c.Content)
 	fresh, err := h.s.Fork(session.Fresh())
 	require.NoError(t, err)
 	defer fresh.Close()
-	require.NoError(t, h.set.Install(fresh))
+	require.NoError(t, h.set.Install(context.Background(), fresh))
 	fr, _ := vfs.Files(fresh).Get("host/note.txt")
 	assert.Equal(t, "note\n", fr.Content)
 }

@@ -20,7 +20,7 @@ func TestStableNamesInSnapshotJSON(t *testing.T) {
 	s, err := session.New(session.WithRegistry(reg))
 	require.NoError(t, err)
 	defer s.Close()
-	require.NoError(t, vfs.Install(s))
+	require.NoError(t, s.Install(context.Background(), vfs.Reducers(vfs.Table{})))
 	require.NoError(t, s.Dispatch(context.Background(), vfs.FileWritten{Path: "a.md", Content: "a", Version: 1}))
 
 	data, err := session.MarshalSnapshot(s.Snapshot(), reg)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -40,13 +41,13 @@ type ReadResult struct {
 	TotalLines int `json:"total_lines"`
 }
 
-func newReadFile() (tools.Tool, error) {
+func newReadFile(set session.Reducers) (tools.Tool, error) {
 	return tools.New("read_file",
 		"Read a file of the virtual filesystem. Lines come numbered as '   1 | text'; use offset and limit to page through long files.",
 		readFile,
 		tools.WithDefaults(ReadParams{Limit: MaxReadLines}),
 		tools.ConcurrentSafe(),
-		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
+		tools.WithReducers(set), tools.WithState(workspace{}),
 	)
 }
 

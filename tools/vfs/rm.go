@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -22,11 +23,11 @@ type RemoveResult struct {
 	FilesRemoved int `json:"files_removed"`
 }
 
-func newRm() (tools.Tool, error) {
+func newRm(set session.Reducers) (tools.Tool, error) {
 	return tools.New("rm",
 		"Remove a file, or a directory with every file below it, from the virtual filesystem.",
 		rm,
-		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
+		tools.WithReducers(set), tools.WithState(workspace{}),
 	)
 }
 

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -68,21 +69,21 @@ type GrepResult struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-func newGlob() (tools.Tool, error) {
+func newGlob(set session.Reducers) (tools.Tool, error) {
 	return tools.New("glob",
 		"Find the files of the virtual filesystem whose path matches a glob pattern, such as **/*.md; results are sorted by path.",
 		glob,
 		tools.ConcurrentSafe(),
-		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
+		tools.WithReducers(set), tools.WithState(workspace{}),
 	)
 }
 
-func newGrep() (tools.Tool, error) {
+func newGrep(set session.Reducers) (tools.Tool, error) {
 	return tools.New("grep",
 		"Search the lines of the virtual filesystem's files with a regular expression (Go RE2 syntax), optionally below a path and only in files matching a glob; results are sorted by path and line number.",
 		grep,
 		tools.ConcurrentSafe(),
-		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
+		tools.WithReducers(set), tools.WithState(workspace{}),
 	)
 }
 

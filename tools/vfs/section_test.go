@@ -1,6 +1,7 @@
 package vfs_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -37,7 +38,7 @@ func TestSection(t *testing.T) {
 	for range 2 {
 		s, err := session.New()
 		require.NoError(t, err)
-		require.NoError(t, r.Tools.Install(s))
+		require.NoError(t, r.Tools.Install(context.Background(), s))
 		f, found := vfs.Files(s).Get("in/{{x}}/a.md")
 		assert.True(t, found)
 		assert.Equal(t, "a\n", f.Content)

@@ -1,8 +1,6 @@
 package vfs
 
 import (
-	"context"
-
 	"github.com/offshoot-dev/offshoot/session"
 )
 
@@ -25,26 +23,25 @@ func FilesOf(snap session.Snapshot) Table {
 	return t
 }
 
-// Install registers the VFS reducers on s, once (under InstallKey). The
-// tools do it themselves through their Install method; call Install to
-// dispatch FileWritten or FileDeleted events to a session that has no VFS
-// tools.
-func Install(s *session.Session) error {
-	return s.Install(InstallKey, register)
-}
-
-// register adds the reducers that fold FileWritten, FileDeleted and
-// FilesSeeded into the session's Table slice, whose latest value is the
-// current file table.
-func register(s *session.Session) error {
-	_ = RegisterNames(s.Registry()) // a program's own names win
-	if err := session.Register(s, reduceWritten); err != nil {
-		return err
+// Reducers returns what the VFS events need on a session: the reducers
+// that fold FileWritten, FileDeleted and FilesSeeded into the session's
+// Table slice (whose latest value is the current file table), under
+// InstallKey, and the names of the types. With files, a session that has no
+// VFS state yet is seeded with them when the set is installed. The VFS
+// tools declare it; install it yourself to dispatch VFS events to a
+// session that has no VFS tools:
+//
+//	err := s.Install(ctx, vfs.Reducers(vfs.Table{}))
+func Reducers(files Table) session.Reducers {
+	set := session.Reducers{
+		Key:   InstallKey,
+		Rules: []session.Rule{session.On(reduceWritten), session.On(reduceDeleted), session.On(reduceSeeded)},
+		Names: names,
 	}
-	if err := session.Register(s, reduceDeleted); err != nil {
-		return err
+	if files.Len() > 0 {
+		set.Seed = []any{FilesSeeded{Files: files}}
 	}
-	return session.Register(s, reduceSeeded)
+	return set
 }
 
 func reduceWritten(rc session.ReducerContext, sl session.Slice[Table], ev FileWritten) (session.Slice[Table], error) {
@@ -70,16 +67,4 @@ func reduceSeeded(rc session.ReducerContext, sl session.Slice[Table], ev FilesSe
 		return sl, nil
 	}
 	return session.ReplaceLatest(rc, sl, ev.Files)
-}
-
-// seed installs the reducers on s and, when s has no VFS state yet and
-// files is not empty, gives it files.
-func seed(s *session.Session, files Table) error {
-	if err := Install(s); err != nil {
-		return err
-	}
-	if files.Len() == 0 || session.Len[Table](s) > 0 {
-		return nil
-	}
-	return s.Dispatch(context.Background(), FilesSeeded{Files: files})
 }

@@ -29,26 +29,24 @@ type Options struct {
 // Tools returns the seven VFS tools — ls, read_file, write_file,
 // edit_file, glob, grep, rm — in that order. They keep no state: each call
 // reads the files of its invocation's session and returns FileWritten or
-// FileDeleted events for the session's reducers to apply. Each tool's
-// Install registers those reducers on a session (once, under InstallKey)
-// and, when opts has mounts and the session no files yet, seeds it with
-// the mounted files. Mounts are loaded here; a mount that cannot be loaded
+// FileDeleted events for the session's reducers to apply. Each tool
+// declares those reducers (Reducers: under InstallKey, seeded with the
+// mounted files when opts has mounts), and the runner installs them on the
+// session it evaluates against. Mounts are loaded here; a mount that cannot be loaded
 // is an error.
 func Tools(opts Options) (tools.Toolset, error) {
 	mounted, err := LoadMounts(opts.AllowedRoots, opts.Mounts...)
 	if err != nil {
 		return tools.Toolset{}, err
 	}
+	set := Reducers(mounted)
 	var list []tools.Tool
 	var errs []error
-	for _, build := range []func() (tools.Tool, error){newLs, newReadFile, newWriteFile, newEditFile, newGlob, newGrep, newRm} {
-		t, err := build()
+	for _, build := range []func(session.Reducers) (tools.Tool, error){newLs, newReadFile, newWriteFile, newEditFile, newGlob, newGrep, newRm} {
+		t, err := build(set)
 		if err != nil {
 			errs = append(errs, err)
 			continue
-		}
-		if mounted.Len() > 0 {
-			t = &seeding{Tool: t, files: mounted}
 		}
 		list = append(list, t)
 	}
@@ -56,26 +54,6 @@ func Tools(opts Options) (tools.Toolset, error) {
 		return tools.Toolset{}, errors.Join(errs...)
 	}
 	return tools.NewToolset(list...)
-}
-
-// seeding is a VFS tool whose Install also seeds a session that has no
-// files with the mounted ones.
-type seeding struct {
-	tools.Tool
-	files Table
-}
-
-// Unwrap returns the VFS tool itself, so the seeding wrapper keeps what
-// the tool is (its State: the files as delegation sees them).
-func (t *seeding) Unwrap() tools.Tool { return t.Tool }
-
-// Install registers the VFS reducers on s and seeds it with the mounted
-// files when it has no VFS state yet.
-func (t *seeding) Install(s *session.Session) error {
-	if s == nil {
-		return fmt.Errorf("vfs: installing tool %q: nil session", t.Name())
-	}
-	return seed(s, t.files)
 }
 
 // errNoSession is the error of a call made without a session.

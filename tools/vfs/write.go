@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -43,19 +44,19 @@ type EditParams struct {
 	ReplaceAll bool `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of exactly one"`
 }
 
-func newWriteFile() (tools.Tool, error) {
+func newWriteFile(set session.Reducers) (tools.Tool, error) {
 	return tools.New("write_file",
 		"Create a new file in the virtual filesystem with the given content (UTF-8 text, at most 48000 characters). It fails when the file exists: change existing files with edit_file.",
 		writeFile,
-		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
+		tools.WithReducers(set), tools.WithState(workspace{}),
 	)
 }
 
-func newEditFile() (tools.Tool, error) {
+func newEditFile(set session.Reducers) (tools.Tool, error) {
 	return tools.New("edit_file",
 		"Replace text in an existing file of the virtual filesystem: old_string must occur exactly once, or set replace_all to replace every occurrence. Each edit raises the file's version by one.",
 		editFile,
-		tools.WithInstall(InstallKey, register), tools.WithState(workspace{}),
+		tools.WithReducers(set), tools.WithState(workspace{}),
 	)
 }
 

@@ -159,7 +159,7 @@ func TestSaveSnapshot(t *testing.T) {
 	defer s.Close()
 	ts, err := vfs.Tools(vfs.Options{})
 	require.NoError(t, err)
-	require.NoError(t, ts.Install(s))
+	require.NoError(t, ts.Install(context.Background(), s))
 	require.NoError(t, s.Dispatch(context.Background(), vfs.FileWritten{Path: "notes.md", Content: "hi\n", Version: 1}))
 
 	dir := t.TempDir()

@@ -72,7 +72,7 @@ func seed(ctx context.Context, s *session.Session, planner *prompt.Prompt) error
 	if err != nil {
 		return err
 	}
-	if err := r.Tools.Install(s); err != nil {
+	if err := r.Tools.Install(ctx, s); err != nil {
 		return err
 	}
 	var events []any

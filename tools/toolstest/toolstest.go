@@ -1,0 +1,210 @@
+// Package toolstest checks that a tool holds to the contract of
+// tools.Tool, in the manner of testing/fstest's TestFS: call Check from a
+// test of your own hand-written tool (tools built with tools.New hold to it
+// by construction).
+//
+//	func TestMyTool(t *testing.T) {
+//		toolstest.Check(t, myTool)
+//	}
+package toolstest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// callTimeout bounds one call of the tool under check: a watchdog against
+// a call that ignores its cancelled context, not a measure of speed.
+const callTimeout = 30 * time.Second
+
+// badArguments are arguments a model may send that no tool accepts as
+// they are, or that test its decoding: each call must end, without a
+// panic, in an Outcome.
+var badArguments = []string{``, `null`, `[]`, `"text"`, `42`, `{`, `{"a":`, `{}`, `{"unknown_field_of_no_tool":1}`, `{} {}`}
+
+// Check reports, with t.Errorf, every way tool breaks the contract of
+// tools.Tool:
+//   - its Spec is valid (tools.Spec.Validate) and the same every time it
+//     is asked;
+//   - its reducers, when it declares some, install on a new session;
+//   - Call never panics, whatever the arguments — malformed JSON, values
+//     of the wrong kind, its examples' inputs — with or without an
+//     Invocation, and with a cancelled context it returns (within a
+//     watchdog's 30 s);
+//   - every Outcome is coherent: a failure has a text for the model, an
+//     Err means a failure, and no event is nil;
+//   - a concurrent-safe tool may be called from several goroutines at
+//     once (run the test with -race).
+//
+// It reports true when the tool holds to all of it.
+func Check(t testing.TB, tool tools.Tool) bool {
+	t.Helper()
+	if tool == nil {
+		t.Errorf("toolstest: the tool is nil")
+		return false
+	}
+	c := checker{t: t, tool: tool}
+	spec, ok := c.spec()
+	if !ok {
+		return false
+	}
+	c.name = spec.Name
+	inv := c.invocation(spec)
+	var args []json.RawMessage
+	for _, a := range badArguments {
+		args = append(args, json.RawMessage(a))
+	}
+	for _, ex := range spec.Examples {
+		args = append(args, ex.Input)
+	}
+	for _, a := range args {
+		c.call(context.Background(), nil, a)
+		c.call(context.Background(), inv, a)
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		c.call(cancelled, inv, a)
+	}
+	if spec.ConcurrentSafe {
+		var wg sync.WaitGroup
+		for _, a := range args {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c.call(context.Background(), inv, a)
+			}()
+		}
+		wg.Wait()
+	}
+	return !c.failed
+}
+
+// checker holds what one Check found.
+type checker struct {
+	t    testing.TB
+	tool tools.Tool
+	name string
+
+	mu     sync.Mutex
+	failed bool
+}
+
+func (c *checker) errorf(format string, args ...any) {
+	c.t.Helper()
+	c.mu.Lock()
+	c.failed = true
+	c.mu.Unlock()
+	c.t.Errorf("toolstest: tool %q: "+format, append([]any{c.name}, args...)...)
+}
+
+// spec returns the tool's spec when it is valid and stable.
+func (c *checker) spec() (tools.Spec, bool) {
+	var spec, again tools.Spec
+	if p := safely(func() { spec = c.tool.Spec() }); p != "" {
+		c.errorf("Spec panicked: %s", p)
+		return spec, false
+	}
+	c.name = spec.Name
+	if err := spec.Validate(); err != nil {
+		c.errorf("its Spec is not valid: %v", err)
+		return spec, false
+	}
+	if p := safely(func() { again = c.tool.Spec() }); p != "" {
+		c.errorf("Spec panicked the second time it was asked: %s", p)
+		return spec, false
+	}
+	if spec.Name != again.Name || spec.Description != again.Description || !bytes.Equal(spec.Params, again.Params) ||
+		!bytes.Equal(spec.Result, again.Result) || spec.ConcurrentSafe != again.ConcurrentSafe || spec.Reducers.Key != again.Reducers.Key {
+		c.errorf("its Spec changed between two calls; a tool is immutable")
+		return spec, false
+	}
+	return spec, true
+}
+
+// invocation returns an Invocation on a new session with the tool's
+// reducers installed, or nil when it cannot be had (the calls are then
+// checked without one).
+func (c *checker) invocation(spec tools.Spec) *tools.Invocation {
+	s, err := session.New()
+	if err != nil {
+		c.t.Errorf("toolstest: a session for the calls: %v", err)
+		return nil
+	}
+	c.t.Cleanup(func() { _ = s.Close() })
+	if spec.Reducers.Key != "" {
+		if err := s.Install(context.Background(), spec.Reducers); err != nil {
+			c.errorf("its reducers do not install on a new session: %v", err)
+		}
+	}
+	set, err := tools.NewToolset(c.tool)
+	if err != nil {
+		c.errorf("it does not make a toolset: %v", err)
+		return nil
+	}
+	return &tools.Invocation{
+		Session: s, Bus: s.Bus(), CallID: "toolstest", PromptNS: "toolstest", PromptKey: "check", Tools: set, Model: "toolstest",
+		Logger: slog.New(slog.DiscardHandler),
+	}
+}
+
+// call calls the tool once and checks what it returns.
+func (c *checker) call(ctx context.Context, inv *tools.Invocation, args json.RawMessage) {
+	c.t.Helper()
+	type result struct {
+		out   tools.Outcome
+		panic string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		r.panic = safely(func() { r.out = c.tool.Call(ctx, inv, args) })
+		done <- r
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(callTimeout):
+		c.errorf("Call(%s) did not return within %s; a call must return once its context is done", args, callTimeout)
+		return
+	}
+	with := "without an Invocation"
+	if inv != nil {
+		with = "with an Invocation"
+	}
+	if ctx.Err() != nil {
+		with += ", its context cancelled"
+	}
+	switch {
+	case r.panic != "":
+		c.errorf("Call(%s) %s panicked: %s; report failures in the Outcome", args, with, r.panic)
+	case !r.out.Success && r.out.Text == "":
+		c.errorf("Call(%s) %s failed with no text for the model", args, with)
+	case r.out.Err != nil && r.out.Success:
+		c.errorf("Call(%s) %s has an Err (%v) but reports success", args, with, r.out.Err)
+	}
+	for i, e := range r.out.Events {
+		if e == nil {
+			c.errorf("Call(%s) %s returned a nil event (event %d)", args, with, i)
+		}
+	}
+}
+
+// safely runs f and returns what it panicked with, with the stack, or "".
+func safely(f func()) (p string) {
+	defer func() {
+		if v := recover(); v != nil {
+			p = fmt.Sprintf("%v\n%s", v, debug.Stack())
+		}
+	}()
+	f()
+	return ""
+}
