@@ -41,7 +41,8 @@ type callResult struct {
 // consecutive concurrent-safe calls runs in parallel from the state after
 // the calls before it; its results are recorded in call order afterwards,
 // so the session ends up the same whatever the scheduling. A call that runs
-// alone runs on the loop's own goroutine (see runOwn).
+// alone runs on the loop's own goroutine (see runOwn). A tool must not call
+// runtime.Goexit: one that does fails the evaluation, naming the tool.
 func (r *run) runTools() error {
 	calls := r.calls
 	for r.next < len(calls) {
@@ -53,16 +54,12 @@ func (r *run) runTools() error {
 			}
 		}
 		if j == i+1 {
-			if !r.ranInline {
-				r.ranInline = true
-				r.toolsRunning(calls[i].Name)
-				r.execute(calls[i], &r.inline)
-			}
+			var res callResult
+			r.toolsRunning(calls[i].Name)
+			r.execute(calls[i], &res)
 			if r.toolsRunning() {
 				return errAbandoned
 			}
-			res := r.inline
-			r.ranInline = false
 			if err := r.ctx.Err(); err != nil {
 				return err
 			}
@@ -95,6 +92,11 @@ func (r *run) runTools() error {
 			return err
 		}
 		for k := range results {
+			if errors.Is(results[k].outcome.Err, errGoexit) {
+				return fmt.Errorf("%w: tool %q must return one", errGoexit, group[k].Name)
+			}
+		}
+		for k := range results {
 			if err := r.record(&results[k]); err != nil {
 				return err
 			}
@@ -111,13 +113,10 @@ func (r *run) concurrentSafe(c model.ToolCall) bool {
 
 // execute runs one call into res. A fault of the tool stays inside the
 // call: a panic (which tools.New's tools recover, but a hand-written Tool
-// may not) or a runtime.Goexit (which nothing can stop: it ends the
-// goroutine once its deferred calls ran) becomes the call's failed result
-// "Tool 'NAME' execution failed: …", as does a result holding a nil event,
-// which the session could not dispatch. Because of Goexit, execute writes
-// its result through res, which is set even when it does not return, and
-// runs on a goroutine the evaluation can lose: a parallel group's, or the
-// loop's own (see runOwn).
+// may not) becomes the call's failed result "Tool 'NAME' execution failed:
+// …", as does a result holding a nil event, which the session could not
+// dispatch. A runtime.Goexit in the tool is recorded in res as errGoexit on
+// the goroutine's way out (see runOwn).
 func (r *run) execute(c model.ToolCall, res *callResult) {
 	*res = callResult{call: c, rec: ToolInvoked{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Name: c.Name, CallID: c.ID, Arguments: compactArgs(c.Arguments)}}
 	t, ok := r.toolset.Lookup(c.Name)
@@ -240,8 +239,8 @@ func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (den
 // run.abandon): its caller has its result already.
 var errAbandoned = errors.New("runner: the evaluation was abandoned")
 
-// errGoexit is the failure of a tool that ended its goroutine.
-var errGoexit = errors.New("the tool ended its goroutine (runtime.Goexit) without returning a result")
+// errGoexit is the failure of an evaluation whose tool ended its goroutine.
+var errGoexit = errors.New("runner: a tool ended its goroutine (runtime.Goexit) instead of returning a result")
 
 // failed is the outcome of a call of the tool name that failed with err.
 func failed(name string, err error) tools.Outcome {

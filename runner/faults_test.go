@@ -68,9 +68,8 @@ func okOutcome(text string) func() tools.Outcome {
 	}
 }
 
-// A panic, a runtime.Goexit or a nil event in any tool — typed or
-// hand-written, alone or in a parallel group — becomes that call's failed
-// result naming the tool; every call id gets its answer, in order; the
+// A panic or a nil event in any tool — typed or hand-written, alone or in
+// a parallel group — becomes that call's failed result naming the tool; every call id gets its answer, in order; the
 // other calls' results and events stand, and the evaluation goes on.
 func TestToolFaultsStayInsideTheCall(t *testing.T) {
 	for _, tc := range []struct {
@@ -90,31 +89,11 @@ func TestToolFaultsStayInsideTheCall(t *testing.T) {
 			[]model.ToolCall{{ID: "c1", Name: "bad"}},
 			[]string{"Tool 'bad' execution failed: panic: handmade exploded"},
 			nil},
-		{"a hand-written tool calls Goexit in a parallel group",
-			[]tools.Tool{handmade{"bad", true, func() tools.Outcome { runtime.Goexit(); return tools.Outcome{} }}, handmade{"good", true, okOutcome("fine")}},
-			[]model.ToolCall{{ID: "c1", Name: "bad"}, {ID: "c2", Name: "good"}},
-			[]string{"Tool 'bad' execution failed: the tool ended its goroutine (runtime.Goexit) without returning a result", "fine"},
-			[]Echoed{{"fine"}}},
-		{"a hand-written tool calls Goexit alone",
-			[]tools.Tool{handmade{"bad", false, func() tools.Outcome { runtime.Goexit(); return tools.Outcome{} }}},
-			[]model.ToolCall{{ID: "c1", Name: "bad"}},
-			[]string{"Tool 'bad' execution failed: the tool ended its goroutine (runtime.Goexit)"},
-			nil},
 		{"a hand-written tool returns a nil event",
 			[]tools.Tool{handmade{"bad", false, func() tools.Outcome { return tools.Outcome{Text: "ok", Success: true, Events: []any{Echoed{"x"}, nil}} }}, handmade{"good", false, okOutcome("fine")}},
 			[]model.ToolCall{{ID: "c1", Name: "bad"}, {ID: "c2", Name: "good"}},
 			[]string{"Tool 'bad' execution failed: its result holds a nil event (event 2 of 2); return only non-nil events", "fine"},
 			[]Echoed{{"fine"}}},
-		{"a typed tool calls Goexit in a parallel group",
-			[]tools.Tool{faultyTyped(t, "typed", true)},
-			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"a"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"goexit"}`}, {ID: "c3", Name: "typed", Arguments: `{"do":"b"}`}},
-			[]string{"ok", "Tool 'typed' execution failed: the tool ended its goroutine (runtime.Goexit)", "ok"},
-			[]Echoed{{"a"}, {"b"}}},
-		{"a typed tool calls Goexit alone",
-			[]tools.Tool{faultyTyped(t, "typed", false)},
-			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"goexit"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"a"}`}},
-			[]string{"Tool 'typed' execution failed: the tool ended its goroutine (runtime.Goexit)", "ok"},
-			[]Echoed{{"a"}}},
 		{"a typed tool panics in a parallel group",
 			[]tools.Tool{faultyTyped(t, "typed", true)},
 			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"panic"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"a"}`}},
@@ -172,6 +151,52 @@ func TestToolFaultsStayInsideTheCall(t *testing.T) {
 			} else {
 				assert.Equal(t, tc.kept, kept, "only the events of the calls that succeeded")
 			}
+		})
+	}
+}
+
+// A tool must return: one that ends its goroutine (runtime.Goexit) —
+// typed or hand-written, alone or in a parallel group — fails the
+// evaluation with an error naming it, and the caller does not wait
+// forever.
+func TestAToolThatEndsItsGoroutineFailsTheEvaluation(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		tools []tools.Tool
+		calls []model.ToolCall
+		want  string
+	}{
+		{"a hand-written tool in a parallel group",
+			[]tools.Tool{handmade{"bad", true, func() tools.Outcome { runtime.Goexit(); return tools.Outcome{} }}, handmade{"good", true, okOutcome("fine")}},
+			[]model.ToolCall{{ID: "c1", Name: "bad"}, {ID: "c2", Name: "good"}}, `tool "bad" must return one`},
+		{"a hand-written tool alone",
+			[]tools.Tool{handmade{"bad", false, func() tools.Outcome { runtime.Goexit(); return tools.Outcome{} }}},
+			[]model.ToolCall{{ID: "c1", Name: "bad"}}, `tool "bad" must return one`},
+		{"a typed tool in a parallel group",
+			[]tools.Tool{faultyTyped(t, "typed", true)},
+			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"a"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"goexit"}`}}, `tool "typed" must return one`},
+		{"a typed tool alone",
+			[]tools.Tool{faultyTyped(t, "typed", false)},
+			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"goexit"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"a"}`}}, `tool "typed" must return one`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSession(t)
+			m := scripted.New(scripted.ToolCalls(tc.calls...), scripted.Text("carried on"))
+			var err error
+			finished := make(chan struct{})
+			go func() {
+				defer close(finished)
+				_, err = runner.Evaluate(ctx, request(newPrompt(t, tc.tools...), s, m))
+			}()
+			select {
+			case <-finished:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the evaluation did not finish within 10 s")
+			}
+			var ee *runner.EvaluationError
+			require.ErrorAs(t, err, &ee)
+			assert.Equal(t, runner.PhaseTool, ee.Phase)
+			assert.ErrorContains(t, err, "ended its goroutine (runtime.Goexit) instead of returning a result: "+tc.want)
 		})
 	}
 }

@@ -23,15 +23,12 @@ func (r *run) toolsRunning(names ...string) (abandoned bool) {
 	return r.abandoned
 }
 
-// runOwn goes on with the loop on a goroutine of its own and waits for it.
-// A tool may end the goroutine that calls it (runtime.Goexit), and nothing
-// can stop that; so before the first tool call the loop leaves the caller's
-// goroutine, and when a tool ends the loop's goroutine, the loop goes on
-// on a new one from where it was: the call's failed result (which execute
-// recorded on the way out) is in r.inline. One goroutine per evaluation
-// that calls tools, not one per call. When the evaluation is cancelled and
-// the tools being called do not return within CancelGrace, they are
-// abandoned (see abandon).
+// runOwn goes on with the loop on a goroutine of its own and waits for it,
+// so that when the evaluation is cancelled and the tools being called do
+// not return within CancelGrace, they can be abandoned (see abandon): one
+// goroutine per evaluation that calls tools, not one per call. When the
+// loop's goroutine ends without returning (a tool, the model or an
+// observer called runtime.Goexit), the evaluation fails.
 func (r *run) runOwn() (*Response, error) {
 	r.ownGoroutine = true
 	type result struct {
@@ -39,8 +36,7 @@ func (r *run) runOwn() (*Response, error) {
 		err  error
 	}
 	done := make(chan result, 1) // the loop never waits for a caller gone
-	var serve func()
-	serve = func() {
+	serve := func() {
 		var out result
 		returned := false
 		defer func() {
@@ -48,9 +44,8 @@ func (r *run) runOwn() (*Response, error) {
 			case returned:
 			case p != nil:
 				out = result{r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))}
-			case r.ranInline:
-				go serve() // a tool ended the goroutine: go on without it
-				return
+			case r.phase == PhaseTool && r.next < len(r.calls):
+				out.resp, out.err = r.partial(r.phase, fmt.Errorf("%w: tool %q must return one", errGoexit, r.calls[r.next].Name))
 			default:
 				out.resp, out.err = r.partial(r.phase, errLoopGoexit)
 			}
@@ -109,6 +104,6 @@ func (r *run) abandon(grace time.Duration) (resp *Response, err error, ok bool) 
 }
 
 // errLoopGoexit is the failure of an evaluation whose loop's goroutine
-// was ended outside a tool (by a model or an observer calling
+// was ended outside a tool call (by a model or an observer calling
 // runtime.Goexit).
 var errLoopGoexit = errors.New("runner: the evaluation's goroutine was ended (runtime.Goexit) outside a tool call")

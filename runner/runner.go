@@ -202,12 +202,8 @@ type run struct {
 	outputRetries          int // left
 
 	// The calls of the turn being run: calls[next:] are not recorded yet.
-	// ranInline says that inline holds the outcome of calls[next], run on
-	// the loop's goroutine (its tool may have ended that goroutine).
-	calls     []model.ToolCall
-	next      int
-	inline    callResult
-	ranInline bool
+	calls []model.ToolCall
+	next  int
 	// ownGoroutine says that the loop runs on a goroutine of its own (see
 	// runOwn).
 	ownGoroutine bool
