@@ -37,7 +37,7 @@ var badArguments = []string{``, `null`, `[]`, `"text"`, `42`, `{`, `{"a":`, `{}`
 //   - its Spec is valid (tools.Spec.Validate) and the same every time it
 //     is asked;
 //   - its reducers, when it declares some, install on a new session;
-//   - Call never panics, whatever the arguments — malformed JSON, values
+//   - Call never panics nor ends its goroutine, whatever the arguments — malformed JSON, values
 //     of the wrong kind, its examples' inputs — with or without an
 //     Invocation, and with a cancelled context it returns (within a
 //     watchdog's 30 s);
@@ -160,14 +160,16 @@ func (c *checker) invocation(spec tools.Spec) *tools.Invocation {
 func (c *checker) call(ctx context.Context, inv *tools.Invocation, args json.RawMessage) {
 	c.t.Helper()
 	type result struct {
-		out   tools.Outcome
-		panic string
+		out    tools.Outcome
+		panic  string
+		goexit bool
 	}
 	done := make(chan result, 1)
 	go func() {
-		var r result
+		r := result{goexit: true}
+		defer func() { done <- r }() // sent on runtime.Goexit too
 		r.panic = safely(func() { r.out = c.tool.Call(ctx, inv, args) })
-		done <- r
+		r.goexit = false
 	}()
 	var r result
 	select {
@@ -184,6 +186,8 @@ func (c *checker) call(ctx context.Context, inv *tools.Invocation, args json.Raw
 		with += ", its context cancelled"
 	}
 	switch {
+	case r.goexit:
+		c.errorf("Call(%s) %s ended its goroutine (runtime.Goexit); return a result", args, with)
 	case r.panic != "":
 		c.errorf("Call(%s) %s panicked: %s; report failures in the Outcome", args, with, r.panic)
 	case !r.out.Success && r.out.Text == "":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -118,6 +119,11 @@ func TestCheckFindsEachBreach(t *testing.T) {
 			h.call = func(context.Context, json.RawMessage) tools.Outcome { panic("bug") }
 			return h
 		}, "panicked: bug"},
+		{"a call that ends its goroutine", func() tools.Tool {
+			h := good()
+			h.call = func(context.Context, json.RawMessage) tools.Outcome { runtime.Goexit(); return tools.Outcome{} }
+			return h
+		}, "ended its goroutine (runtime.Goexit)"},
 		{"a failure without text", func() tools.Tool {
 			h := good()
 			h.call = func(context.Context, json.RawMessage) tools.Outcome { return tools.Outcome{} }
