@@ -1,0 +1,85 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// render renders the prompt, builds the toolset, installs it, and records
+// the start of the conversation: earlier (a continued evaluation's
+// messages) or the system message, then the request's messages.
+func (r *run) render(earlier []model.Message) error {
+	rendered, err := r.req.Prompt.Render(r.req.Params...)
+	if err != nil {
+		return err
+	}
+	set := rendered.Tools
+	if r.req.InheritedTools.Len() > 0 {
+		set, err = mergeToolsets(r.req.InheritedTools, rendered.Tools)
+		if err != nil {
+			return err
+		}
+	}
+	if set, err = set.Filter(r.req.ToolFilter); err != nil {
+		return err
+	}
+	rendered.Tools = set
+	if err := r.req.Session.Install(r.ctx, append(set.Reducers(), reducers)...); err != nil {
+		return err
+	}
+	r.rendered, r.toolset = rendered, set
+	r.specs = make([]model.ToolSpec, 0, set.Len())
+	for t := range set.All() {
+		spec := t.Spec()
+		r.specs = append(r.specs, model.ToolSpec{Name: spec.Name, Description: spec.Description, Parameters: spec.Params})
+	}
+	msgs := make([]model.Message, 0, 8+len(earlier)+len(r.req.Messages))
+	if len(earlier) == 0 {
+		msgs = append(msgs, model.SystemMessage(rendered.Text))
+	} else {
+		msgs = append(msgs, earlier...)
+	}
+	msgs = append(msgs, r.req.Messages...)
+	if r.req.UserMessage != "" {
+		msgs = append(msgs, model.UserMessage(r.req.UserMessage))
+	}
+	r.messages = msgs
+	events := make([]any, 0, 1+len(msgs)-len(earlier))
+	events = append(events, PromptRendered{
+		Evaluation: r.eval, NS: rendered.NS, Key: rendered.Key, Text: rendered.Text,
+		Tools: set.Names(), Delegation: slices.Clone(r.req.Delegation),
+	})
+	for _, m := range msgs[len(earlier):] {
+		events = append(events, ConversationMessage{Evaluation: r.eval, Message: m})
+	}
+	return r.req.Session.Dispatch(r.ctx, events...)
+}
+
+// mergeToolsets returns inherited followed by own's tools that inherited
+// lacks. A name in both must name the same tool, or one with the same
+// contract (description and schemas) — a section built twice, say.
+func mergeToolsets(inherited, own tools.Toolset) (tools.Toolset, error) {
+	set := inherited
+	for t := range own.All() {
+		if prev, ok := inherited.Lookup(t.Spec().Name); ok {
+			if prev != t && !sameContract(prev, t) {
+				return tools.Toolset{}, fmt.Errorf("runner: the prompt's tool %q clashes with an inherited tool of the same name; rename one of them", t.Spec().Name)
+			}
+			continue
+		}
+		var err error
+		if set, err = set.With(t); err != nil {
+			return tools.Toolset{}, err
+		}
+	}
+	return set, nil
+}
+
+func sameContract(a, b tools.Tool) bool {
+	return a.Spec().Description == b.Spec().Description &&
+		bytes.Equal(a.Spec().Params, b.Spec().Params) && bytes.Equal(a.Spec().Result, b.Spec().Result)
+}
