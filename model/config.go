@@ -30,14 +30,14 @@ const (
 // Environment variables read by ConfigFromEnv.
 const (
 	EnvModelID      = "LLM_MODEL_ID"       // main model id
-	EnvAPIKey       = "LLM_API_KEY"        // main model API key
-	EnvBaseURL      = "LLM_BASE_URL"       // main model base URL
-	EnvTimeout      = "LLM_TIMEOUT"        // main model: bound on a whole call, a Go duration ("10m")
-	EnvStallTimeout = "LLM_STALL_TIMEOUT"  // main model: bound on a silence within an answer ("5m")
-	EnvStream       = "LLM_STREAM"         // main model: "false" asks for whole answers
-	EnvLightModelID = "LIGHT_LLM_MODEL_ID" // light model id
-	EnvLightAPIKey  = "LIGHT_LLM_API_KEY"  // light model API key
-	EnvLightBaseURL = "LIGHT_LLM_BASE_URL" // light model base URL
+	envAPIKey       = "LLM_API_KEY"        // main model API key
+	envBaseURL      = "LLM_BASE_URL"       // main model base URL
+	envTimeout      = "LLM_TIMEOUT"        // main model: bound on a whole call, a Go duration ("10m")
+	envStallTimeout = "LLM_STALL_TIMEOUT"  // main model: bound on a silence within an answer ("5m")
+	envStream       = "LLM_STREAM"         // main model: "false" asks for whole answers
+	envLightModelID = "LIGHT_LLM_MODEL_ID" // light model id
+	envLightAPIKey  = "LIGHT_LLM_API_KEY"  // light model API key
+	envLightBaseURL = "LIGHT_LLM_BASE_URL" // light model base URL
 	// The light model's LIGHT_LLM_TIMEOUT, LIGHT_LLM_STALL_TIMEOUT and
 	// LIGHT_LLM_STREAM are the main model's names with the LIGHT_ prefix.
 )
@@ -46,9 +46,9 @@ const (
 // relative to the project directory.
 const ConfigPath = ".offshoot/config.json"
 
-// MaxConfigBytes is the most LoadConfig reads of a configuration file; a
+// maxConfigBytes is the most LoadConfig reads of a configuration file; a
 // larger file is an error.
-const MaxConfigBytes = 1 << 20
+const maxConfigBytes = 1 << 20
 
 // ModelConfig says how to reach one model. An empty field is unset: it
 // falls back to the main model's value (for models other than main) or to
@@ -225,10 +225,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 //
 // Other top-level keys (such as "agents") are ignored; unknown keys inside
 // a model entry are errors. A missing file is an error matching
-// fs.ErrNotExist. Only a regular file of at most MaxConfigBytes is read: a
+// fs.ErrNotExist. Only a regular file of at most 1 MiB is read: a
 // FIFO, a device or a link to one is an error, never a wait.
 func LoadConfig(path string) (Config, error) {
-	data, err := regfile.Read(path, MaxConfigBytes)
+	data, err := regfile.Read(path, maxConfigBytes)
 	if err != nil {
 		return Config{}, fmt.Errorf("model: read config: %w", err)
 	}

@@ -33,7 +33,7 @@ type Router struct {
 var notConfigured = fmt.Errorf("%w: set %s (the model id) and, as needed, %s and %s (for a server other than OpenAI) "+
 	"in the environment, or \"models\": {\"main\": {\"model_id\": …, \"api_key\": …, \"base_url\": …}} in %s; "+
 	"%s, %s and %s optionally configure the light model",
-	ErrNotConfigured, EnvModelID, EnvAPIKey, EnvBaseURL, ConfigPath, EnvLightModelID, EnvLightAPIKey, EnvLightBaseURL)
+	ErrNotConfigured, EnvModelID, envAPIKey, envBaseURL, ConfigPath, envLightModelID, envLightAPIKey, envLightBaseURL)
 
 // NewRouter builds a Router from cfg, creating each configured model with
 // factory. Main must be configured (ErrNotConfigured otherwise, with a

@@ -62,7 +62,7 @@ func (r *run) runOwn() (*Response, error) {
 	}
 	grace := r.req.CancelGrace
 	if grace <= 0 {
-		grace = DefaultCancelGrace
+		grace = defaultCancelGrace
 	}
 	t := time.NewTimer(grace)
 	defer t.Stop()

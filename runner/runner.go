@@ -30,11 +30,11 @@ import (
 // zero.
 const DefaultMaxTurns = 50
 
-// DefaultOutputRetries is the OutputRetries of a Request that sets none.
-const DefaultOutputRetries = 2
+// defaultOutputRetries is the OutputRetries of a Request that sets none.
+const defaultOutputRetries = 2
 
-// DefaultCancelGrace is the CancelGrace of a Request that sets none.
-const DefaultCancelGrace = 5 * time.Second
+// defaultCancelGrace is the CancelGrace of a Request that sets none.
+const defaultCancelGrace = 5 * time.Second
 
 // Request is one evaluation.
 type Request struct {
@@ -95,14 +95,14 @@ type Request struct {
 	// OutputRetries is how many times an answer that does not match the
 	// prompt's declared output is sent back to the model, with what was
 	// wrong, before the evaluation fails with the last error
-	// (DefaultOutputRetries when 0, none when negative). Each retry is a
+	// (2 when 0, none when negative). Each retry is a
 	// turn, and counts toward MaxTurns and the usage.
 	OutputRetries int
 	// CancelGrace is how long a cancelled evaluation waits for the tool
 	// calls that run to return: past it, a tool that ignores its context
 	// is abandoned — it goes on in the background until it returns, its
 	// result is dropped — and Evaluate returns an error matching
-	// ErrAbandoned and the context's error. DefaultCancelGrace when 0.
+	// ErrAbandoned and the context's error. 5s when 0.
 	CancelGrace time.Duration
 	// Clock times model and tool calls (the session bus's clock when nil).
 	Clock func() time.Time
@@ -260,7 +260,7 @@ func (r *run) evaluate() (*Response, error) {
 	}
 	switch r.outputRetries = r.req.OutputRetries; {
 	case r.outputRetries == 0:
-		r.outputRetries = DefaultOutputRetries
+		r.outputRetries = defaultOutputRetries
 	case r.outputRetries < 0:
 		r.outputRetries = 0
 	}

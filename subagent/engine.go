@@ -50,9 +50,9 @@ import (
 // Defaults of the engine's limits.
 const (
 	DefaultMaxDepth      = 3
-	DefaultMaxConcurrent = 5
-	DefaultMaxSpawns     = 100
-	DefaultTimeout       = 10 * time.Minute
+	defaultMaxConcurrent = 5
+	defaultMaxSpawns     = 100
+	defaultTimeout       = 10 * time.Minute
 )
 
 // Engine runs child agents. Create one with New; it is safe for concurrent
@@ -85,15 +85,15 @@ type Option func(*Engine)
 func WithMaxDepth(n int) Option { return func(e *Engine) { e.maxDepth = n } }
 
 // WithMaxConcurrent sets how many children of one parent evaluation run at
-// once (DefaultMaxConcurrent); more wait for a slot while their context
+// once (5 by default); more wait for a slot while their context
 // allows.
 func WithMaxConcurrent(n int) Option { return func(e *Engine) { e.maxConcurrent = n } }
 
 // WithMaxSpawns sets how many children one root run may spawn in all
-// (DefaultMaxSpawns).
+// (100 by default).
 func WithMaxSpawns(n int) Option { return func(e *Engine) { e.maxSpawns = n } }
 
-// WithTimeout sets the time limit of one child run (DefaultTimeout).
+// WithTimeout sets the time limit of one child run (10 minutes by default).
 func WithTimeout(d time.Duration) Option { return func(e *Engine) { e.timeout = d } }
 
 // WithChildSetup runs setup on every child after hydration, before it runs
@@ -127,13 +127,13 @@ func New(opts ...Option) *Engine {
 		e.maxDepth = DefaultMaxDepth
 	}
 	if e.maxConcurrent < 1 {
-		e.maxConcurrent = DefaultMaxConcurrent
+		e.maxConcurrent = defaultMaxConcurrent
 	}
 	if e.maxSpawns < 1 {
-		e.maxSpawns = DefaultMaxSpawns
+		e.maxSpawns = defaultMaxSpawns
 	}
 	if e.timeout <= 0 {
-		e.timeout = DefaultTimeout
+		e.timeout = defaultTimeout
 	}
 	if e.newID == nil {
 		e.newID = randid.New

@@ -37,17 +37,17 @@ import (
 
 // Defaults used by DefaultConfig and for the zero values of Config fields.
 const (
-	// DefaultBaseURL is OpenAI's API root.
-	DefaultBaseURL = "https://api.openai.com/v1"
+	// defaultBaseURL is OpenAI's API root.
+	defaultBaseURL = "https://api.openai.com/v1"
 	// DefaultMaxRetries is the number of retries DefaultConfig sets. A
 	// Config's zero MaxRetries means no retries.
 	DefaultMaxRetries = 4
-	// DefaultRetryBudget bounds a call's total time, retries included.
-	DefaultRetryBudget = 90 * time.Second
-	// DefaultBaseDelay is the backoff before the first retry.
-	DefaultBaseDelay = time.Second
-	// DefaultMaxDelay caps the backoff.
-	DefaultMaxDelay = 30 * time.Second
+	// defaultRetryBudget bounds a call's total time, retries included.
+	defaultRetryBudget = 90 * time.Second
+	// defaultBaseDelay is the backoff before the first retry.
+	defaultBaseDelay = time.Second
+	// defaultMaxDelay caps the backoff.
+	defaultMaxDelay = 30 * time.Second
 	// DefaultTimeout bounds a whole call, retries included: long enough for
 	// a reasoning model that thinks for minutes, short enough that a dead
 	// server does not hold a run forever.
@@ -62,7 +62,7 @@ const (
 // from DefaultConfig to get retries.
 type Config struct {
 	// BaseURL is the API root, such as "http://localhost:8000/v1";
-	// DefaultBaseURL when empty.
+	// OpenAI's, https://api.openai.com/v1, when empty.
 	BaseURL string
 	// APIKey is sent as a bearer token; none is sent when empty (local
 	// servers).
@@ -76,14 +76,14 @@ type Config struct {
 	// Negative values are an error.
 	MaxRetries int
 	// RetryBudget bounds the total time of a call including retries and
-	// waits: DefaultRetryBudget when 0. A wait that would end past the
+	// waits: 90s when 0. A wait that would end past the
 	// budget is not started; the last error is returned instead.
 	RetryBudget time.Duration
 	// BaseDelay is the backoff before the first retry; it doubles with
 	// each retry up to MaxDelay, and the actual wait is a uniformly random
-	// fraction of it (full jitter). DefaultBaseDelay when 0.
+	// fraction of it (full jitter). 1s when 0.
 	BaseDelay time.Duration
-	// MaxDelay caps the backoff (not Retry-After): DefaultMaxDelay when 0.
+	// MaxDelay caps the backoff (not Retry-After): 30s when 0.
 	MaxDelay time.Duration
 	// Timeout bounds a whole call (Generate or Stream), retries and their
 	// waits included: DefaultTimeout when 0. The error of a call that
@@ -119,15 +119,15 @@ type Config struct {
 }
 
 // DefaultConfig returns the recommended configuration: OpenAI's base URL and
-// DefaultMaxRetries retries within DefaultRetryBudget. Set the model id, the
+// DefaultMaxRetries retries within 90 seconds. Set the model id, the
 // key and, for another server, the base URL on it.
 func DefaultConfig() Config {
 	return Config{
-		BaseURL:     DefaultBaseURL,
+		BaseURL:     defaultBaseURL,
 		MaxRetries:  DefaultMaxRetries,
-		RetryBudget: DefaultRetryBudget,
-		BaseDelay:   DefaultBaseDelay,
-		MaxDelay:    DefaultMaxDelay,
+		RetryBudget: defaultRetryBudget,
+		BaseDelay:   defaultBaseDelay,
+		MaxDelay:    defaultMaxDelay,
 	}
 }
 
@@ -149,24 +149,24 @@ var (
 // MaxRetries.
 func New(cfg Config) (*Model, error) {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = DefaultBaseURL
+		cfg.BaseURL = defaultBaseURL
 	}
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q must be an absolute http(s) URL such as %q", cfg.BaseURL, DefaultBaseURL)
+		return nil, fmt.Errorf("openai: base URL %q must be an absolute http(s) URL such as %q", cfg.BaseURL, defaultBaseURL)
 	}
 	if cfg.MaxRetries < 0 {
 		return nil, fmt.Errorf("openai: MaxRetries is %d; use 0 for no retries, or a positive count such as openai.DefaultMaxRetries (%d)",
 			cfg.MaxRetries, DefaultMaxRetries)
 	}
 	if cfg.RetryBudget <= 0 {
-		cfg.RetryBudget = DefaultRetryBudget
+		cfg.RetryBudget = defaultRetryBudget
 	}
 	if cfg.BaseDelay <= 0 {
-		cfg.BaseDelay = DefaultBaseDelay
+		cfg.BaseDelay = defaultBaseDelay
 	}
 	if cfg.MaxDelay <= 0 {
-		cfg.MaxDelay = DefaultMaxDelay
+		cfg.MaxDelay = defaultMaxDelay
 	}
 	if cfg.Rand == nil {
 		cfg.Rand = rand.Float64

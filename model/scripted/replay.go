@@ -47,15 +47,15 @@ func Replay(r io.Reader) (*Replayer, error) {
 
 // ReplayFile reads the cassette at path (see Replay).
 func ReplayFile(path string) (*Replayer, error) {
-	data, err := regfile.Read(path, MaxCassetteBytes) // never a FIFO or a device
+	data, err := regfile.Read(path, maxCassetteBytes) // never a FIFO or a device
 	if err != nil {
 		return nil, fmt.Errorf("scripted: open cassette: %w", err)
 	}
 	return load(bytes.NewReader(data), "cassette "+path)
 }
 
-// MaxCassetteBytes is the largest cassette file ReplayFile reads.
-const MaxCassetteBytes = 64 << 20
+// maxCassetteBytes is the largest cassette file ReplayFile reads.
+const maxCassetteBytes = 64 << 20
 
 func load(r io.Reader, source string) (*Replayer, error) {
 	p := &Replayer{source: source, byHash: map[string]*recorded{}}

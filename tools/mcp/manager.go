@@ -19,10 +19,10 @@ import (
 
 // Defaults of a Manager's time limits.
 const (
-	// DefaultStartTimeout bounds starting a server and listing its tools.
-	DefaultStartTimeout = 30 * time.Second
-	// DefaultCallTimeout bounds one tool call.
-	DefaultCallTimeout = 5 * time.Minute
+	// defaultStartTimeout bounds starting a server and listing its tools.
+	defaultStartTimeout = 30 * time.Second
+	// defaultCallTimeout bounds one tool call.
+	defaultCallTimeout = 5 * time.Minute
 )
 
 // maxRestarts is how many times a server that stopped during a run is
@@ -63,10 +63,10 @@ type options struct {
 }
 
 // WithStartTimeout bounds how long starting a server and listing its
-// tools may take (DefaultStartTimeout).
+// tools may take (30 seconds by default).
 func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
 
-// WithCallTimeout bounds one tool call (DefaultCallTimeout); the call's
+// WithCallTimeout bounds one tool call (5 minutes by default); the call's
 // own context may end it sooner.
 func WithCallTimeout(d time.Duration) Option { return func(o *options) { o.callTimeout = d } }
 
@@ -80,17 +80,17 @@ func WithWarnings(f func(*ServerError)) Option { return func(o *options) { o.onW
 // configuration that is not valid, or two server names that would give
 // their tools the same names ("my.server" and "my_server"), is an error.
 func NewManager(servers map[string]ServerConfig, opts ...Option) (*Manager, error) {
-	o := options{startTimeout: DefaultStartTimeout, callTimeout: DefaultCallTimeout}
+	o := options{startTimeout: defaultStartTimeout, callTimeout: defaultCallTimeout}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
 	}
 	if o.startTimeout <= 0 {
-		o.startTimeout = DefaultStartTimeout
+		o.startTimeout = defaultStartTimeout
 	}
 	if o.callTimeout <= 0 {
-		o.callTimeout = DefaultCallTimeout
+		o.callTimeout = defaultCallTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{

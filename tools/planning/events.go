@@ -62,7 +62,7 @@ var (
 	ErrNotActive = errors.New("the plan is not active")
 	// ErrUnknownStep: no step has the id.
 	ErrUnknownStep = errors.New("no such step")
-	// ErrTooManySteps: the plan would have more than MaxSteps steps.
+	// ErrTooManySteps: the plan would have more than 999 steps.
 	ErrTooManySteps = errors.New("too many steps")
 	// ErrNothingToDo: the change would change nothing it names.
 	ErrNothingToDo = errors.New("nothing to change")
@@ -92,13 +92,13 @@ func Apply(p Plan, event any) (Plan, error) {
 }
 
 func setUp(e PlanSetUp) (Plan, error) {
-	objective, err := cleanText("objective", e.Objective, 1, MaxObjective)
+	objective, err := cleanText("objective", e.Objective, 1, maxObjective)
 	drafts, derr := cleanDrafts("initial_steps", e.Steps)
 	if err := errors.Join(err, derr); err != nil {
 		return Plan{}, err
 	}
-	if len(drafts) > MaxSteps {
-		return Plan{}, fmt.Errorf("%w: a plan has at most %d steps", ErrTooManySteps, MaxSteps)
+	if len(drafts) > maxSteps {
+		return Plan{}, fmt.Errorf("%w: a plan has at most %d steps", ErrTooManySteps, maxSteps)
 	}
 	p := Plan{Objective: objective, Status: PlanActive}
 	return p.withSteps(drafts), nil
@@ -115,8 +115,8 @@ func (p Plan) add(e StepsAdded) (Plan, error) {
 	if err != nil {
 		return p, err
 	}
-	if p.highest()+len(drafts) > MaxSteps {
-		return p, fmt.Errorf("%w: the plan would reach %d steps; a plan has at most %d (ids S001 to S999)", ErrTooManySteps, p.highest()+len(drafts), MaxSteps)
+	if p.highest()+len(drafts) > maxSteps {
+		return p, fmt.Errorf("%w: the plan would reach %d steps; a plan has at most %d (ids S001 to S999)", ErrTooManySteps, p.highest()+len(drafts), maxSteps)
 	}
 	return p.withSteps(drafts), nil
 }
@@ -156,12 +156,12 @@ func (p Plan) update(e StepUpdated) (Plan, error) {
 	s := p.Steps[i]
 	var errs []error
 	if e.Title != nil {
-		t, err := cleanText("title", *e.Title, 1, MaxTitle)
+		t, err := cleanText("title", *e.Title, 1, maxTitle)
 		errs = append(errs, err)
 		s.Title = t
 	}
 	if e.Details != nil {
-		d, err := cleanText("details", *e.Details, 0, MaxDetails)
+		d, err := cleanText("details", *e.Details, 0, maxDetails)
 		errs = append(errs, err)
 		s.Details = d
 	}
@@ -182,7 +182,7 @@ func (p Plan) mark(e StepMarked) (Plan, error) {
 	if !e.Status.valid() {
 		return p, fmt.Errorf("status %q is not a step status; use pending, in_progress, blocked or done", e.Status)
 	}
-	note, err := cleanText("note", e.Note, 0, MaxNote)
+	note, err := cleanText("note", e.Note, 0, maxNote)
 	if err != nil {
 		return p, err
 	}

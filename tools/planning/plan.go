@@ -131,14 +131,14 @@ func (p Plan) String() string {
 	return b.String()
 }
 
-// MaxSteps is the most steps a plan can have: ids run from S001 to S999.
-const MaxSteps = 999
+// maxSteps is the most steps a plan can have: ids run from S001 to S999.
+const maxSteps = 999
 
 // stepID formats the n-th step id.
 func stepID(n int) string { return fmt.Sprintf("S%03d", n) }
 
 // parseStepID reads a step id: "S" (or "s") followed by a number from 1
-// to MaxSteps; a bare number is accepted too.
+// to 999; a bare number is accepted too.
 func parseStepID(id string) (int, bool) {
 	id = strings.TrimSpace(id)
 	if id != "" && (id[0] == 'S' || id[0] == 's') {
@@ -153,7 +153,7 @@ func parseStepID(id string) (int, bool) {
 		}
 	}
 	n, err := strconv.Atoi(id)
-	if err != nil || n < 1 || n > MaxSteps {
+	if err != nil || n < 1 || n > maxSteps {
 		return 0, false
 	}
 	return n, true

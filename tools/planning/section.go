@@ -4,13 +4,13 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 )
 
-// DefaultTitle is the title of the section Section builds when Options
+// defaultTitle is the title of the section Section builds when Options
 // give none.
-const DefaultTitle = "Planning"
+const defaultTitle = "Planning"
 
 // Options configure Section. The zero value is ready to use.
 type Options struct {
-	// Title is the section's title (DefaultTitle when empty); the section
+	// Title is the section's title ("Planning" when empty); the section
 	// key is derived from it unless prompt.WithKey gives one.
 	Title string
 }
@@ -33,7 +33,7 @@ const guide = `
 func Section(opts Options, extra ...prompt.SectionOption) *prompt.Section {
 	title := opts.Title
 	if title == "" {
-		title = DefaultTitle
+		title = defaultTitle
 	}
 	set, err := Tools()
 	own := prompt.WithTools(set.Tools()...)

@@ -4,9 +4,9 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 )
 
-// InstallKey is the key under which the planning reducers are installed on
+// installKey is the key under which the planning reducers are installed on
 // a session (see session.Install): once per session, carried by forks.
-const InstallKey = "github.com/offshoot-dev/offshoot/tools/planning"
+const installKey = "github.com/offshoot-dev/offshoot/tools/planning"
 
 // CurrentPlan returns the session's plan, and false when it has none. It is
 // one atomic load, never blocked by writers.
@@ -24,14 +24,14 @@ func PlanOf(snap session.Snapshot) (Plan, bool) {
 // Reducers returns what the planning events need on a session: a reducer
 // per event type, each folding its event into the session's Plan slice
 // with Apply (the slice holds the current plan as its only value), under
-// InstallKey, and the names of the types. The planning tools declare it;
+// the package's key, and the names of the types. The planning tools declare it;
 // install it yourself to dispatch planning events to a session that has no
 // planning tools:
 //
 //	err := s.Install(ctx, planning.Reducers())
 func Reducers() session.Reducers {
 	return session.Reducers{
-		Key: InstallKey,
+		Key: installKey,
 		Rules: []session.Rule{
 			session.On(reducer[PlanSetUp]), session.On(reducer[StepsAdded]), session.On(reducer[StepUpdated]),
 			session.On(reducer[StepMarked]), session.On(reducer[PlanCleared]),

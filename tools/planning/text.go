@@ -10,10 +10,10 @@ import (
 
 // Text limits, in characters, after trimming surrounding white space.
 const (
-	MaxObjective = 240
-	MaxTitle     = 160
-	MaxDetails   = 512
-	MaxNote      = 512
+	maxObjective = 240
+	maxTitle     = 160
+	maxDetails   = 512
+	maxNote      = 512
 )
 
 // cleanText trims s and checks that it is ASCII of min to max characters.
@@ -41,11 +41,11 @@ func cleanDrafts(path string, drafts []StepDraft) ([]StepDraft, error) {
 	var errs []error
 	for i, d := range drafts {
 		at := fmt.Sprintf("%s[%d]", path, i)
-		title, err := cleanText(at+".title", d.Title, 1, MaxTitle)
+		title, err := cleanText(at+".title", d.Title, 1, maxTitle)
 		if err != nil {
 			errs = append(errs, err)
 		}
-		details, err := cleanText(at+".details", d.Details, 0, MaxDetails)
+		details, err := cleanText(at+".details", d.Details, 0, maxDetails)
 		if err != nil {
 			errs = append(errs, err)
 		}

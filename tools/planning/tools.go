@@ -105,7 +105,7 @@ func change[P any](event func(P) any) tools.Handler[P, Plan] {
 		if inv.Session == nil {
 			return tools.Result[Plan]{}, errNoSession
 		}
-		if !inv.Session.Installed(InstallKey) {
+		if !inv.Session.Installed(installKey) {
 			return tools.Result[Plan]{}, fmt.Errorf("the planning tools are not installed on session %s; install the toolset on the session (tools.Toolset.Install) before calling them", inv.Session.ID())
 		}
 		cur, _ := CurrentPlan(inv.Session)

@@ -34,7 +34,7 @@ func (p Plan) Validate() error {
 			bad(path, "must not start or end with white space")
 		}
 	}
-	checkText("objective", p.Objective, 1, MaxObjective)
+	checkText("objective", p.Objective, 1, maxObjective)
 	switch p.Status {
 	case PlanActive, PlanCompleted, PlanAbandoned:
 	default:
@@ -55,13 +55,13 @@ func (p Plan) Validate() error {
 		default:
 			seen[n], last = true, n
 		}
-		checkText(at+".title", s.Title, 1, MaxTitle)
-		checkText(at+".details", s.Details, 0, MaxDetails)
+		checkText(at+".title", s.Title, 1, maxTitle)
+		checkText(at+".details", s.Details, 0, maxDetails)
 		if !s.Status.valid() {
 			bad(at+".status", fmt.Sprintf("%q is not a step status; use pending, in_progress, blocked or done", clip(string(s.Status))))
 		}
 		for j, note := range s.Notes {
-			checkText(fmt.Sprintf("%s.notes[%d]", at, j), note, 1, MaxNote)
+			checkText(fmt.Sprintf("%s.notes[%d]", at, j), note, 1, maxNote)
 		}
 	}
 	switch {

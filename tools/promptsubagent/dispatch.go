@@ -206,11 +206,11 @@ func (d *Dispatcher) failure(in DispatchSubagent, out *subagent.Outcome, err err
 func (d *Dispatcher) validate(s *session.Session, in *DispatchSubagent) (*prompt.Prompt, Delegation, planning.Plan, error) {
 	var deleg Delegation
 	in.Instructions = strings.TrimSpace(in.Instructions)
-	if err := checkText("instructions", in.Instructions, 1, MaxInstructions, "after trimming"); err != nil {
+	if err := checkText("instructions", in.Instructions, 1, maxInstructions, "after trimming"); err != nil {
 		return nil, deleg, planning.Plan{}, err
 	}
 	for i, a := range in.ExpectedArtifacts {
-		if err := checkText(fmt.Sprintf("expected_artifacts[%d]", i), a, 0, MaxArtifactName, ""); err != nil {
+		if err := checkText(fmt.Sprintf("expected_artifacts[%d]", i), a, 0, maxArtifactName, ""); err != nil {
 			return nil, deleg, planning.Plan{}, err
 		}
 	}

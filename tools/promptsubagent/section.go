@@ -9,8 +9,8 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// DefaultTitle is the title of the section Section builds.
-const DefaultTitle = "Subagents"
+// defaultTitle is the title of the section Section builds.
+const defaultTitle = "Subagents"
 
 const description = "Spawn an isolated subagent run with the full tool suite and return a summarized result."
 
@@ -88,7 +88,7 @@ func Section(reg *prompt.Registry, engine *subagent.Engine, opts ...Option) *pro
 	}
 	title := c.title
 	if title == "" {
-		title = DefaultTitle
+		title = defaultTitle
 	}
 	return prompt.Markdown[prompt.NoParams](title, guide, prompt.WithTool(Tool(reg, engine, opts...)))
 }

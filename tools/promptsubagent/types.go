@@ -29,8 +29,8 @@ const (
 
 // Limits of the input, as the tool validates it.
 const (
-	MaxInstructions = 2000
-	MaxArtifactName = 160
+	maxInstructions = 2000
+	maxArtifactName = 160
 )
 
 // DispatchSubagent is the tool's input.

@@ -16,11 +16,11 @@ import (
 
 // Bounds of TaskOutput's wait, in milliseconds.
 const (
-	// DefaultOutputTimeout is how long TaskOutput waits for a task by
+	// defaultOutputTimeout is how long TaskOutput waits for a task by
 	// default.
-	DefaultOutputTimeout = 30_000
-	// MaxOutputTimeout is the longest a TaskOutput call may ask to wait.
-	MaxOutputTimeout = 600_000
+	defaultOutputTimeout = 30_000
+	// maxOutputTimeout is the longest a TaskOutput call may ask to wait.
+	maxOutputTimeout = 600_000
 )
 
 // readWait bounds how long TaskOutput waits for an ended task's
@@ -54,19 +54,19 @@ type OutputInput struct {
 	TaskID string `json:"task_id" jsonschema:"The id of the task, as Task's result gave it" validate:"required"`
 	// Block waits for the task to end (true by default).
 	Block bool `json:"block,omitempty" jsonschema:"Wait for the task to end before answering; false looks at once"`
-	// Timeout bounds the wait, in milliseconds (DefaultOutputTimeout by
-	// default, at most MaxOutputTimeout).
+	// Timeout bounds the wait, in milliseconds (30000 by
+	// default, at most 600000).
 	Timeout int `json:"timeout,omitempty" jsonschema:"The longest to wait, in milliseconds (at most 600000)"`
 }
 
 // Validate checks the task id (one line of at most 100 bytes) and the
-// timeout (0 to MaxOutputTimeout).
+// timeout (0 to 600000 ms).
 func (in *OutputInput) Validate() error {
 	if err := checkTaskID(in.TaskID); err != nil {
 		return err
 	}
-	if in.Timeout < 0 || in.Timeout > MaxOutputTimeout {
-		return &serde.ValidationError{Path: "timeout", Reason: fmt.Sprintf("must be from 0 to %d milliseconds", MaxOutputTimeout)}
+	if in.Timeout < 0 || in.Timeout > maxOutputTimeout {
+		return &serde.ValidationError{Path: "timeout", Reason: fmt.Sprintf("must be from 0 to %d milliseconds", maxOutputTimeout)}
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ type OutputResult struct {
 
 // OutputTool returns the TaskOutput tool: it reads the output of a
 // background task of engine started by the calling session, waiting for
-// the task to end unless asked not to, at most MaxOutputTimeout. An id no
+// the task to end unless asked not to, at most 10 minutes. An id no
 // task of the caller's has fails with "No task found with ID: X".
 func OutputTool(engine *subagent.Engine) (tools.Tool, error) {
 	if engine == nil {
@@ -142,7 +142,7 @@ func OutputTool(engine *subagent.Engine) (tools.Tool, error) {
 			return tools.Result[OutputResult]{}, err
 		}
 		return tools.OK(res.text(in.Timeout), res), nil
-	}, tools.WithDefaults(OutputInput{Block: true, Timeout: DefaultOutputTimeout}), tools.ConcurrentSafe(), tools.ExcludeValue())
+	}, tools.WithDefaults(OutputInput{Block: true, Timeout: defaultOutputTimeout}), tools.ConcurrentSafe(), tools.ExcludeValue())
 }
 
 // callersTask returns the background task id of the session inv runs

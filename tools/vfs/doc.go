@@ -9,7 +9,7 @@
 // session themselves: a handler checks the call against the current files
 // and returns a FileWritten or FileDeleted event, which the session's
 // reducers apply. Tools install those reducers on whatever session they
-// run against (see Tools and InstallKey), so prompts and sections hold no
+// run against (see Tools and installKey), so prompts and sections hold no
 // session.
 //
 // Paths are ASCII, relative to the root, at most 16 segments of at most 80

@@ -16,7 +16,7 @@ type FileWritten struct {
 	// Path is the file's canonical path (see NormalizePath).
 	Path string `json:"path"`
 	// Content is the file's whole new content: valid UTF-8, at most
-	// MaxContentChars characters.
+	// maxContentChars characters.
 	Content string `json:"content"`
 	// Version is the file's version after the write: 1 creates a file
 	// that must not exist yet, n > 1 replaces version n-1, and 0 takes
@@ -98,8 +98,8 @@ func checkContent(op, p, content string) error {
 	if !utf8.ValidString(content) {
 		return &OpError{Op: op, Path: p, Err: ErrContent, Hint: "the content is not valid UTF-8; files hold text only"}
 	}
-	if n := utf8.RuneCountInString(content); n > MaxContentChars {
-		return &OpError{Op: op, Path: p, Err: ErrContent, Hint: fmt.Sprintf("the content is %d characters long; a file holds at most %d, so split it into several files", n, MaxContentChars)}
+	if n := utf8.RuneCountInString(content); n > maxContentChars {
+		return &OpError{Op: op, Path: p, Err: ErrContent, Hint: fmt.Sprintf("the content is %d characters long; a file holds at most %d, so split it into several files", n, maxContentChars)}
 	}
 	return nil
 }

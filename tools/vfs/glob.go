@@ -9,7 +9,7 @@ import (
 
 // maxPatternSegments bounds the segments of a glob pattern, which bounds
 // the work of matching "**".
-const maxPatternSegments = 2 * MaxPathSegments
+const maxPatternSegments = 2 * maxPathSegments
 
 // pattern is a compiled glob: slash-separated segments, each a path.Match
 // pattern ('*' and '?' within a segment, character classes) or "**", which
@@ -70,9 +70,9 @@ func (g pattern) match(rel string) bool {
 	segs := strings.Split(rel, "/")
 	n := len(segs) + 1
 	// reach[i]: the segments before i match the pattern so far.
-	var buf [2 * (MaxPathSegments + 1)]bool
+	var buf [2 * (maxPathSegments + 1)]bool
 	var reach, next []bool
-	if n <= MaxPathSegments+1 {
+	if n <= maxPathSegments+1 {
 		reach, next = buf[:n], buf[n:2*n]
 	} else {
 		reach, next = make([]bool, n), make([]bool, n)

@@ -23,7 +23,7 @@ func (t Table) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the form MarshalJSON writes, strictly (unknown
 // members are errors), and checks every file as a write would: canonical
-// path, UTF-8 content within MaxContentChars, version at least 1, no path
+// path, UTF-8 content within maxContentChars, version at least 1, no path
 // twice and no file where another needs a directory. A table decoded from
 // untrusted snapshot JSON is therefore as safe to Export as one built by
 // the tools.

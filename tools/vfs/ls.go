@@ -8,8 +8,8 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// MaxListEntries is the most entries ls returns.
-const MaxListEntries = 1000
+// maxListEntries is the most entries ls returns.
+const maxListEntries = 1000
 
 // ListParams are the arguments of ls.
 type ListParams struct {
@@ -24,7 +24,7 @@ type ListResult struct {
 	Path string `json:"path"`
 	// Entries are the directory's files and subdirectories in path order.
 	Entries []Entry `json:"entries"`
-	// Truncated is set when the directory has more than MaxListEntries
+	// Truncated is set when the directory has more than 1,000
 	// entries; Entries are then the first ones.
 	Truncated bool `json:"truncated,omitempty"`
 }
@@ -60,9 +60,9 @@ func ls(_ context.Context, inv *tools.Invocation, p ListParams) (tools.Result[Li
 	}
 	res := ListResult{Path: dir, Entries: entries}
 	msg := fmt.Sprintf("%s: %d %s", name, len(entries), plural(len(entries), "entry", "entries"))
-	if len(entries) > MaxListEntries {
-		res.Entries, res.Truncated = entries[:MaxListEntries:MaxListEntries], true
-		msg = fmt.Sprintf("%s: the first %d of %d entries; list a subdirectory, or find files with glob", name, MaxListEntries, len(entries))
+	if len(entries) > maxListEntries {
+		res.Entries, res.Truncated = entries[:maxListEntries:maxListEntries], true
+		msg = fmt.Sprintf("%s: the first %d of %d entries; list a subdirectory, or find files with glob", name, maxListEntries, len(entries))
 	}
 	return tools.OK(msg, res), nil
 }

@@ -83,7 +83,7 @@ type Mount struct {
 // mounted directory itself whose path there Exclude does not drop;
 // symlinks to directories are skipped. Also skipped, silently: files that
 // are not UTF-8 text (or hold a NUL byte in their first 8 KiB, as binary
-// files do), longer than MaxContentChars characters, or whose VFS path
+// files do), longer than 48,000 characters, or whose VFS path
 // would not be valid. Files over the cap make an error matching
 // ErrMountTooLarge. Files are read through a limit, whatever
 // size the host reports, and only the files copied count toward MaxBytes.
@@ -240,7 +240,7 @@ func describeType(mode fs.FileMode) string {
 
 // maxFileBytes is the most bytes a file the VFS can hold may have: each
 // character takes at most 4 bytes in UTF-8.
-const maxFileBytes = 4 * MaxContentChars
+const maxFileBytes = 4 * maxContentChars
 
 // loader accumulates the files of one mount.
 type loader struct {
@@ -360,7 +360,7 @@ func (l *loader) add(p, rel string) error {
 	case !ok && data == nil:
 		l.report.leave(LeftUnreadable, rel)
 		return nil
-	case !ok || utf8.RuneCount(data) > MaxContentChars:
+	case !ok || utf8.RuneCount(data) > maxContentChars:
 		l.report.leave(LeftTooLong, rel)
 		return nil
 	case !utf8.Valid(data) || isBinary(data):

@@ -9,13 +9,13 @@ import (
 // Limits on paths and contents. Paths are counted in bytes (they are ASCII);
 // contents in characters (Unicode code points).
 const (
-	// MaxPathSegments is the most segments a path may have.
-	MaxPathSegments = 16
-	// MaxSegmentLength is the longest a path segment may be.
-	MaxSegmentLength = 80
-	// MaxContentChars is the most characters one write may store, and the
+	// maxPathSegments is the most segments a path may have.
+	maxPathSegments = 16
+	// maxSegmentLength is the longest a path segment may be.
+	maxSegmentLength = 80
+	// maxContentChars is the most characters one write may store, and the
 	// most a file may hold.
-	MaxContentChars = 48_000
+	maxContentChars = 48_000
 )
 
 // reasonNotASCII is the reason for any text that must be ASCII and is not.
@@ -72,8 +72,8 @@ func (e *PathError) Is(target error) bool { return target == ErrInvalidPath }
 // A leading "/" is allowed and stripped, and repeated and trailing slashes
 // are collapsed, so "/docs//notes.md/" is "docs/notes.md". Rejected are: an
 // empty path (or only slashes: the root itself is not a file path), "."
-// and ".." segments, more than MaxPathSegments segments, a segment longer
-// than MaxSegmentLength, NUL and other control characters, and non-ASCII
+// and ".." segments, more than 16 segments, a segment longer
+// than 80 characters, NUL and other control characters, and non-ASCII
 // text. Dots inside a name ("notes..md", "...") make an ordinary name. A
 // canonical path never starts or ends with "/", never contains "//", a "."
 // or a ".." segment, and normalizing it again returns it unchanged.
@@ -101,12 +101,12 @@ func NormalizePath(p string) (string, error) {
 			return "", &PathError{Path: p, Reason: `must not have "." segments; give the path from the root such as docs/notes.md`}
 		case seg == "..":
 			return "", &PathError{Path: p, Reason: `must not have ".." segments; give the path from the root such as docs/notes.md`}
-		case len(seg) > MaxSegmentLength:
-			return "", &PathError{Path: p, Reason: fmt.Sprintf("must have segments of at most %d characters; the segment %.20q… has %d", MaxSegmentLength, seg, len(seg))}
+		case len(seg) > maxSegmentLength:
+			return "", &PathError{Path: p, Reason: fmt.Sprintf("must have segments of at most %d characters; the segment %.20q… has %d", maxSegmentLength, seg, len(seg))}
 		}
 		segments++
-		if segments > MaxPathSegments {
-			return "", &PathError{Path: p, Reason: fmt.Sprintf("must have at most %d segments; use a shallower path", MaxPathSegments)}
+		if segments > maxPathSegments {
+			return "", &PathError{Path: p, Reason: fmt.Sprintf("must have at most %d segments; use a shallower path", maxPathSegments)}
 		}
 		if b.Len() > 0 {
 			b.WriteByte('/')

@@ -11,9 +11,9 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// MaxReadLines is the most lines read_file returns at once (its default
+// maxReadLines is the most lines read_file returns at once (its default
 // limit).
-const MaxReadLines = 2000
+const maxReadLines = 2000
 
 // ReadParams are the arguments of read_file.
 type ReadParams struct {
@@ -21,7 +21,7 @@ type ReadParams struct {
 	FilePath string `json:"file_path" jsonschema:"the file to read, such as docs/notes.md"`
 	// Offset is how many lines to skip.
 	Offset int `json:"offset,omitempty" validate:"min=0" jsonschema:"how many lines to skip from the start"`
-	// Limit is the most lines to return (1 to MaxReadLines).
+	// Limit is the most lines to return (1 to 2,000).
 	Limit int `json:"limit,omitempty" validate:"min=1,max=2000" jsonschema:"the most lines to return"`
 }
 
@@ -45,7 +45,7 @@ func newReadFile(set session.Reducers) (tools.Tool, error) {
 	return tools.New("read_file",
 		"Read a file of the virtual filesystem. Lines come numbered as '   1 | text'; use offset and limit to page through long files.",
 		readFile,
-		tools.WithDefaults(ReadParams{Limit: MaxReadLines}),
+		tools.WithDefaults(ReadParams{Limit: maxReadLines}),
 		tools.ConcurrentSafe(),
 		tools.WithReducers(set), tools.WithState(workspace{}),
 	)

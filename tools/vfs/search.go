@@ -14,10 +14,10 @@ import (
 // Caps on search results, so that one call cannot flood the model's
 // context; a capped result says so with Truncated.
 const (
-	// MaxGlobMatches is the most paths glob returns.
-	MaxGlobMatches = 1000
-	// MaxGrepMatches is the most lines grep returns.
-	MaxGrepMatches = 500
+	// maxGlobMatches is the most paths glob returns.
+	maxGlobMatches = 1000
+	// maxGrepMatches is the most lines grep returns.
+	maxGrepMatches = 500
 )
 
 // GlobParams are the arguments of glob.
@@ -32,7 +32,7 @@ type GlobParams struct {
 type GlobResult struct {
 	// Matches are the canonical paths of the matching files, in path order.
 	Matches []string `json:"matches"`
-	// Truncated is set when there were more than MaxGlobMatches matches,
+	// Truncated is set when there were more than 1,000 matches,
 	// or when the search stopped at its work limit (the result's message
 	// says which).
 	Truncated bool `json:"truncated,omitempty"`
@@ -63,7 +63,7 @@ type GrepMatch struct {
 type GrepResult struct {
 	// Matches are the matching lines, by path, then line number.
 	Matches []GrepMatch `json:"matches"`
-	// Truncated is set when there were more than MaxGrepMatches matches,
+	// Truncated is set when there were more than 500 matches,
 	// or when the search stopped at its work limit (the result's message
 	// says which).
 	Truncated bool `json:"truncated,omitempty"`
@@ -113,7 +113,7 @@ func glob(ctx context.Context, inv *tools.Invocation, p GlobParams) (tools.Resul
 		if !g.match(rel) {
 			continue
 		}
-		if len(res.Matches) == MaxGlobMatches {
+		if len(res.Matches) == maxGlobMatches {
 			res.Truncated = true
 			break
 		}
@@ -127,7 +127,7 @@ func glob(ctx context.Context, inv *tools.Invocation, p GlobParams) (tools.Resul
 	case stop != nil:
 		return tools.Result[GlobResult]{}, fmt.Errorf("glob stopped after %d %s: %w", b.files, plural(b.files, "file", "files"), stop)
 	case res.Truncated:
-		msg = fmt.Sprintf("the first %d matching files; narrow the pattern or the path to see the rest", MaxGlobMatches)
+		msg = fmt.Sprintf("the first %d matching files; narrow the pattern or the path to see the rest", maxGlobMatches)
 	}
 	return tools.OK(msg, res), nil
 }
@@ -163,7 +163,7 @@ func grep(ctx context.Context, inv *tools.Invocation, p GrepParams) (tools.Resul
 	case stop != nil:
 		return tools.Result[GrepResult]{}, fmt.Errorf("grep stopped after %d %s: %w", b.files, plural(b.files, "file", "files"), stop)
 	case res.Truncated:
-		msg = fmt.Sprintf("the first %d matching lines; narrow the pattern, the path or the glob to see the rest", MaxGrepMatches)
+		msg = fmt.Sprintf("the first %d matching lines; narrow the pattern, the path or the glob to see the rest", maxGrepMatches)
 	}
 	return tools.OK(msg, res), nil
 }
@@ -221,7 +221,7 @@ func (s *grepSearch) lines(f *File) (done bool, err error) {
 		if !found {
 			continue
 		}
-		if len(s.res.Matches) == MaxGrepMatches {
+		if len(s.res.Matches) == maxGrepMatches {
 			s.res.Truncated = true
 			return true, nil
 		}

@@ -7,9 +7,9 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 )
 
-// DefaultTitle is the title of the section Section builds when Options
+// defaultTitle is the title of the section Section builds when Options
 // give none.
-const DefaultTitle = "Virtual Filesystem"
+const defaultTitle = "Virtual Filesystem"
 
 // guide is the model-facing text of the section.
 const guide = `
@@ -38,7 +38,7 @@ func Section(opts Options, extra ...prompt.SectionOption) *prompt.Section {
 	}
 	title := opts.Title
 	if title == "" {
-		title = DefaultTitle
+		title = defaultTitle
 	}
 	return prompt.Markdown[prompt.NoParams](title, guide+mountNote(opts.Mounts), append(sectionOpts, extra...)...)
 }

@@ -4,10 +4,10 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 )
 
-// InstallKey is the key under which the VFS reducers are installed on a
+// installKey is the key under which the VFS reducers are installed on a
 // session (see session.Install): once per session, shared by every VFS
 // tool, carried by forks.
-const InstallKey = "github.com/offshoot-dev/offshoot/tools/vfs"
+const installKey = "github.com/offshoot-dev/offshoot/tools/vfs"
 
 // Files returns the session's files: the latest value of its Table slice,
 // or an empty Table when it has none. It is one atomic load, never blocked
@@ -26,7 +26,7 @@ func FilesOf(snap session.Snapshot) Table {
 // Reducers returns what the VFS events need on a session: the reducers
 // that fold FileWritten, FileDeleted and FilesSeeded into the session's
 // Table slice (whose latest value is the current file table), under
-// InstallKey, and the names of the types. With files, a session that has no
+// installKey, and the names of the types. With files, a session that has no
 // VFS state yet is seeded with them when the set is installed. The VFS
 // tools declare it; install it yourself to dispatch VFS events to a
 // session that has no VFS tools:
@@ -34,7 +34,7 @@ func FilesOf(snap session.Snapshot) Table {
 //	err := s.Install(ctx, vfs.Reducers(vfs.Table{}))
 func Reducers(files Table) session.Reducers {
 	set := session.Reducers{
-		Key:   InstallKey,
+		Key:   installKey,
 		Rules: []session.Rule{session.On(reduceWritten), session.On(reduceDeleted), session.On(reduceSeeded)},
 		Names: names,
 	}

@@ -11,7 +11,7 @@ import (
 // Options configure the VFS tools (Tools) and section (Section). The zero
 // value gives an empty filesystem.
 type Options struct {
-	// Title is the title of the section Section builds (DefaultTitle when
+	// Title is the title of the section Section builds ("Virtual Filesystem" when
 	// empty); the section key is derived from it unless prompt.WithKey
 	// gives one.
 	Title string
@@ -30,7 +30,7 @@ type Options struct {
 // edit_file, glob, grep, rm — in that order. They keep no state: each call
 // reads the files of its invocation's session and returns FileWritten or
 // FileDeleted events for the session's reducers to apply. Each tool
-// declares those reducers (Reducers: under InstallKey, seeded with the
+// declares those reducers (Reducers: under installKey, seeded with the
 // mounted files when opts has mounts), and the runner installs them on the
 // session it evaluates against. Mounts are loaded here; a mount that cannot be loaded
 // is an error.
@@ -74,7 +74,7 @@ func writableFiles(inv *tools.Invocation) (Table, error) {
 	if err != nil {
 		return t, err
 	}
-	if !inv.Session.Installed(InstallKey) {
+	if !inv.Session.Installed(installKey) {
 		return t, fmt.Errorf("the VFS tools are not installed on session %s; install the toolset on the session (tools.Toolset.Install) before calling them", inv.Session.ID())
 	}
 	return t, nil

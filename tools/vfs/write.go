@@ -134,8 +134,8 @@ func checkEditSize(name, content string, p EditParams, matches int) error {
 	}
 	growth := utf8.RuneCountInString(p.NewString) - utf8.RuneCountInString(p.OldString)
 	size := utf8.RuneCountInString(content) + replaced*growth
-	if size <= MaxContentChars {
+	if size <= maxContentChars {
 		return nil
 	}
-	return &OpError{Op: "edit", Path: name, Err: ErrContent, Hint: fmt.Sprintf("the result would be %d characters long; a file holds at most %d, so %s", size, MaxContentChars, hint)}
+	return &OpError{Op: "edit", Path: name, Err: ErrContent, Hint: fmt.Sprintf("the result would be %d characters long; a file holds at most %d, so %s", size, maxContentChars, hint)}
 }
