@@ -107,19 +107,7 @@ func TestToolFaultsStayInsideTheCall(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSession(t)
-			m := scripted.New(scripted.ToolCalls(tc.calls...), scripted.Text("carried on"))
-			var resp *runner.Response
-			var err error
-			finished := make(chan struct{})
-			go func() {
-				defer close(finished)
-				resp, err = runner.Evaluate(ctx, request(newPrompt(t, tc.tools...), s, m))
-			}()
-			select {
-			case <-finished:
-			case <-time.After(10 * time.Second):
-				t.Fatal("the evaluation did not finish within 10 s")
-			}
+			resp, err := evaluateWithin(t, s, tc.tools, tc.calls)
 			require.NoError(t, err)
 			require.NotNil(t, resp, "the evaluation's goroutine returned")
 			assert.Equal(t, "carried on", resp.Text)
@@ -180,25 +168,31 @@ func TestAToolThatEndsItsGoroutineFailsTheEvaluation(t *testing.T) {
 			[]model.ToolCall{{ID: "c1", Name: "typed", Arguments: `{"do":"goexit"}`}, {ID: "c2", Name: "typed", Arguments: `{"do":"a"}`}}, `tool "typed" must return one`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newSession(t)
-			m := scripted.New(scripted.ToolCalls(tc.calls...), scripted.Text("carried on"))
-			var err error
-			finished := make(chan struct{})
-			go func() {
-				defer close(finished)
-				_, err = runner.Evaluate(ctx, request(newPrompt(t, tc.tools...), s, m))
-			}()
-			select {
-			case <-finished:
-			case <-time.After(10 * time.Second):
-				t.Fatal("the evaluation did not finish within 10 s")
-			}
+			_, err := evaluateWithin(t, newSession(t), tc.tools, tc.calls)
 			var ee *runner.EvaluationError
 			require.ErrorAs(t, err, &ee)
 			assert.Equal(t, runner.PhaseTool, ee.Phase)
 			assert.ErrorContains(t, err, "ended its goroutine (runtime.Goexit) instead of returning a result: "+tc.want)
 		})
 	}
+}
+
+// evaluateWithin evaluates a turn of calls to tools, then "carried on", on
+// s under a watchdog: a hang fails the test instead of the suite.
+func evaluateWithin(t *testing.T, s *session.Session, ts []tools.Tool, calls []model.ToolCall) (resp *runner.Response, err error) {
+	t.Helper()
+	m := scripted.New(scripted.ToolCalls(calls...), scripted.Text("carried on"))
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		resp, err = runner.Evaluate(ctx, request(newPrompt(t, ts...), s, m))
+	}()
+	select {
+	case <-finished:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the evaluation did not finish within 10 s")
+	}
+	return resp, err
 }
 
 // The name of an unknown tool is repeated to the model clipped.
