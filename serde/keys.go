@@ -1,9 +1,10 @@
 package serde
 
 import (
-	"encoding/json"
 	"reflect"
 	"strconv"
+
+	"github.com/offshoot-dev/offshoot/internal/jsontok"
 )
 
 // This file checks the keys of JSON objects, which encoding/json does too
@@ -96,80 +97,75 @@ func checkKeys(data []byte, plan *keyNode) error {
 	if plan == nil {
 		return nil
 	}
-	s := keyScanner{data: data}
-	if err := s.value(plan, 0); err != nil {
+	var s keyScanner
+	s.r.Reset(data)
+	first, ok := s.next()
+	if !ok {
+		return nil
+	}
+	if err := s.value(first, plan, 0); err != nil {
 		return err
 	}
 	return nil
 }
 
-// keyScanner walks JSON bytes.
+// keyScanner walks JSON bytes token by token.
 type keyScanner struct {
-	data []byte
-	i    int
-	bad  bool // the input was not what valid JSON would be: stop
+	r   jsontok.Reader
+	bad bool // the input was not what valid JSON would be: stop
 }
 
-func (s *keyScanner) ws() {
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ' ', '\t', '\r', '\n':
-			s.i++
-		default:
-			return
-		}
+// next reads the next token; false when the input is not valid JSON.
+func (s *keyScanner) next() (jsontok.Token, bool) {
+	t, err := s.r.Next()
+	if err != nil {
+		s.bad = true
+		return jsontok.Token{}, false
+	}
+	return t, true
+}
+
+// skip moves past the value whose first token is t without looking into it.
+func (s *keyScanner) skip(t jsontok.Token) {
+	if _, err := s.r.Skip(t); err != nil {
+		s.bad = true
 	}
 }
 
-// peek returns the next byte after white space, 0 at the end.
-func (s *keyScanner) peek() byte {
-	s.ws()
-	if s.i >= len(s.data) {
-		return 0
-	}
-	return s.data[s.i]
-}
-
-// value checks the value at the scanner's position against n.
-func (s *keyScanner) value(n *keyNode, depth int) *ValidationError {
-	c := s.peek()
+// value checks the value whose first token is t against n.
+func (s *keyScanner) value(t jsontok.Token, n *keyNode, depth int) *ValidationError {
 	if depth > maxKeyDepth {
 		s.bad = true
 		return nil
 	}
 	switch {
 	case n == nil:
-		s.skip()
+		s.skip(t)
 		return nil
-	case c == '{':
+	case t.Kind == jsontok.ObjectStart:
 		return s.object(n, depth)
-	case c == '[' && (n.kind == keyList || n.kind == keyAny):
+	case t.Kind == jsontok.ArrayStart && (n.kind == keyList || n.kind == keyAny):
 		elem := n.elem
 		if n.kind == keyAny {
 			elem = n
 		}
-		s.i++
 		for k := 0; !s.bad; k++ {
-			if s.peek() == ']' {
-				s.i++
+			el, ok := s.next()
+			if !ok || el.Kind == jsontok.ArrayEnd {
 				return nil
 			}
-			if err := s.value(elem, depth+1); err != nil {
+			if err := s.value(el, elem, depth+1); err != nil {
 				return prefixIndex(err, k)
-			}
-			if !s.comma(']') {
-				return nil
 			}
 		}
 		return nil
 	}
-	s.skip()
+	s.skip(t)
 	return nil
 }
 
-// object checks the object at the scanner's position against n.
+// object checks the object whose '{' was just read against n.
 func (s *keyScanner) object(n *keyNode, depth int) *ValidationError {
-	s.i++ // {
 	var (
 		seen    uint64 // keyStruct: members given, by position (the first 64)
 		seenBig []bool // keyStruct: all of them, for structs of more members
@@ -181,21 +177,11 @@ func (s *keyScanner) object(n *keyNode, depth int) *ValidationError {
 		seenBig = make([]bool, len(n.fields.list))
 	}
 	for !s.bad {
-		switch s.peek() {
-		case '}':
-			s.i++
-			return nil
-		case '"':
-		default:
-			s.bad = true
-			return nil
+		kt, ok := s.next()
+		if !ok || kt.Kind != jsontok.Key {
+			return nil // the end of the object, or bad input
 		}
-		key, ok := s.key()
-		if !ok || s.peek() != ':' {
-			s.bad = true
-			return nil
-		}
-		s.i++
+		key := s.key(kt)
 		var child *keyNode
 		switch n.kind {
 		case keyStruct:
@@ -244,14 +230,25 @@ func (s *keyScanner) object(n *keyNode, depth int) *ValidationError {
 				child = n
 			}
 		}
-		if err := s.value(child, depth+1); err != nil {
-			return prefixKey(err, n, key)
-		}
-		if !s.comma('}') {
+		vt, ok := s.next()
+		if !ok {
 			return nil
+		}
+		if err := s.value(vt, child, depth+1); err != nil {
+			return prefixKey(err, n, key)
 		}
 	}
 	return nil
+}
+
+// key returns the value of a key token: the bytes between the quotes when
+// there are no escapes (no allocation), else the decoded string.
+func (s *keyScanner) key(t jsontok.Token) []byte {
+	if !t.Escaped {
+		raw := s.r.Bytes(t)
+		return raw[1 : len(raw)-1]
+	}
+	return []byte(s.r.Unquote(t))
 }
 
 // repeated is the error of a key given twice in an object of a map or an
@@ -293,94 +290,4 @@ func prefixIndex(err *ValidationError, k int) *ValidationError {
 		err.Path = seg + "." + err.Path
 	}
 	return err
-}
-
-// comma reads the separator after a member or element: true after ',',
-// false at the closing byte (consumed) or on anything else.
-func (s *keyScanner) comma(closing byte) bool {
-	switch s.peek() {
-	case ',':
-		s.i++
-		return true
-	case closing:
-		s.i++
-		return false
-	}
-	s.bad = true
-	return false
-}
-
-// key reads a string at the scanner's position and returns its value: the
-// bytes between the quotes when there are no escapes (no allocation),
-// else the decoded string.
-func (s *keyScanner) key() ([]byte, bool) {
-	start := s.i
-	escaped, ok := s.str()
-	if !ok {
-		return nil, false
-	}
-	if !escaped {
-		return s.data[start+1 : s.i-1], true
-	}
-	var k string
-	if json.Unmarshal(s.data[start:s.i], &k) != nil {
-		return nil, false
-	}
-	return []byte(k), true
-}
-
-// str moves past the string at the scanner's position and reports whether
-// it holds escapes.
-func (s *keyScanner) str() (escaped, ok bool) {
-	for j := s.i + 1; j < len(s.data); j++ {
-		switch s.data[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			s.i = j + 1
-			return escaped, true
-		}
-	}
-	s.i = len(s.data)
-	return false, false
-}
-
-// skip moves past the value at the scanner's position without looking
-// into it.
-func (s *keyScanner) skip() {
-	depth := 0
-	for s.i < len(s.data) {
-		switch c := s.data[s.i]; c {
-		case '"':
-			if _, ok := s.str(); !ok {
-				s.bad = true
-				return
-			}
-			if depth == 0 {
-				return
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return // the end of the enclosing value
-			}
-			depth--
-			if depth == 0 {
-				s.i++
-				return
-			}
-		case ',':
-			if depth == 0 {
-				return
-			}
-		case ' ', '\t', '\r', '\n':
-			if depth == 0 {
-				return
-			}
-		}
-		s.i++
-	}
 }
