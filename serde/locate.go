@@ -1,12 +1,13 @@
 package serde
 
 import (
-	"bytes"
 	"encoding"
 	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/offshoot-dev/offshoot/internal/jsontok"
 )
 
 // This file finds JSON paths for decode errors. encoding/json reports an
@@ -32,51 +33,56 @@ var (
 // data in document order until fn returns true. It reports whether fn did.
 // Malformed input simply ends the walk.
 func walkJSON(data []byte, t reflect.Type, fn func(walkEvent) bool) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	stop, _ := walkValue(dec, "", t, fn)
+	r := jsontok.NewReader(data)
+	tok, err := r.Next()
+	if err != nil {
+		return false
+	}
+	stop, _ := walkValue(r, tok, "", t, fn)
 	return stop
 }
 
-func walkValue(dec *json.Decoder, path string, t reflect.Type, fn func(walkEvent) bool) (bool, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return false, err
-	}
+// walkValue walks the value whose first token tok was just read.
+func walkValue(r *jsontok.Reader, tok jsontok.Token, path string, t reflect.Type, fn func(walkEvent) bool) (bool, error) {
 	t = decodeTarget(t)
-	if fn(walkEvent{path: path, typ: t, end: dec.InputOffset()}) {
+	if fn(walkEvent{path: path, typ: t, end: int64(tok.End)}) {
 		return true, nil
 	}
-	switch tok {
-	case json.Delim('{'):
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
+	switch tok.Kind {
+	case jsontok.ObjectStart:
+		for {
+			kt, err := r.Next()
+			if err != nil || kt.Kind == jsontok.ObjectEnd {
 				return false, err
 			}
-			key, _ := kt.(string)
-			child, childPath, known := member(t, path, key)
+			child, childPath, known := member(t, path, r.Unquote(kt))
 			if !known && fn(walkEvent{path: childPath, typ: t, unknown: true}) {
 				return true, nil
 			}
-			if stop, err := walkValue(dec, childPath, child, fn); stop || err != nil {
+			vt, err := r.Next()
+			if err != nil {
+				return false, err
+			}
+			if stop, err := walkValue(r, vt, childPath, child, fn); stop || err != nil {
 				return stop, err
 			}
 		}
-		_, err = dec.Token()
-	case json.Delim('['):
+	case jsontok.ArrayStart:
 		var elem reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
-		for i := 0; dec.More(); i++ {
-			if stop, err := walkValue(dec, path+"["+strconv.Itoa(i)+"]", elem, fn); stop || err != nil {
+		for i := 0; ; i++ {
+			et, err := r.Next()
+			if err != nil || et.Kind == jsontok.ArrayEnd {
+				return false, err
+			}
+			if stop, err := walkValue(r, et, path+"["+strconv.Itoa(i)+"]", elem, fn); stop || err != nil {
 				return stop, err
 			}
 		}
-		_, err = dec.Token()
 	}
-	return false, err
+	return false, nil
 }
 
 // decodeTarget is the type encoding/json decodes into at a place declared
