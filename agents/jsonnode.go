@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/offshoot-dev/offshoot/internal/jsontok"
 )
 
 // jsonNode parses a JSON document into a YAML node tree whose nodes carry
@@ -17,16 +18,13 @@ import (
 // code as frontmatter. Strings are double-quoted scalars (no \n
 // replacement), numbers !!int or !!float.
 func jsonNode(data []byte) (*yaml.Node, error) {
-	lines := lineStarts(data)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	p := jsonParser{dec: dec, lines: lines}
-	n, err := p.value()
+	p := jsonParser{r: jsontok.NewReader(data), lines: lineStarts(data)}
+	n, err := p.next()
 	if err != nil {
 		return nil, p.locate(err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("line %d: unexpected data after the JSON value", p.line())
+	if _, err := p.r.Next(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("line %d: unexpected data after the JSON value", p.line(p.r.Offset()))
 	}
 	return n, nil
 }
@@ -43,14 +41,13 @@ func lineStarts(data []byte) []int {
 }
 
 type jsonParser struct {
-	dec   *json.Decoder
+	r     *jsontok.Reader
 	lines []int
 	depth int
 }
 
-// line returns the line of the decoder's position.
-func (p *jsonParser) line() int {
-	off := int(p.dec.InputOffset())
+// line returns the line of the input offset off.
+func (p *jsonParser) line(off int) int {
 	return sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > off })
 }
 
@@ -58,9 +55,7 @@ func (p *jsonParser) line() int {
 func (p *jsonParser) locate(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		off := int(se.Offset)
-		line := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > off })
-		return fmt.Errorf("line %d: %v", line, se)
+		return fmt.Errorf("line %d: %v", p.line(int(se.Offset)), se)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return errors.New("the JSON ends too early: a brace or bracket is not closed")
@@ -68,33 +63,41 @@ func (p *jsonParser) locate(err error) error {
 	return err
 }
 
-func (p *jsonParser) value() (*yaml.Node, error) {
-	tok, err := p.dec.Token()
+// next reads the next value.
+func (p *jsonParser) next() (*yaml.Node, error) {
+	tok, err := p.r.Next()
 	if err != nil {
 		return nil, err
 	}
-	line := p.line()
-	switch t := tok.(type) {
-	case json.Delim:
+	return p.value(tok)
+}
+
+// value reads the value whose first token is tok. A node's line is the
+// line where its first token ends.
+func (p *jsonParser) value(tok jsontok.Token) (*yaml.Node, error) {
+	line := p.line(tok.End)
+	switch tok.Kind {
+	case jsontok.ObjectStart, jsontok.ArrayStart:
 		p.depth++
 		defer func() { p.depth-- }()
 		if p.depth > 100 {
 			return nil, fmt.Errorf("line %d: the JSON is nested more than 100 levels deep", line)
 		}
-		if t == '{' {
+		if tok.Kind == jsontok.ObjectStart {
 			return p.object(line)
 		}
 		return p.array(line)
-	case string:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: t, Style: yaml.DoubleQuotedStyle, Line: line}, nil
-	case json.Number:
+	case jsontok.String:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: p.r.Unquote(tok), Style: yaml.DoubleQuotedStyle, Line: line}, nil
+	case jsontok.Number:
+		text := string(p.r.Bytes(tok))
 		tag := "!!float"
-		if _, err := strconv.ParseInt(t.String(), 10, 64); err == nil {
+		if _, err := strconv.ParseInt(text, 10, 64); err == nil {
 			tag = "!!int"
 		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: t.String(), Line: line}, nil
-	case bool:
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(t), Line: line}, nil
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: text, Line: line}, nil
+	case jsontok.True, jsontok.False:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(tok.Kind == jsontok.True), Line: line}, nil
 	default:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null", Line: line}, nil
 	}
@@ -102,31 +105,37 @@ func (p *jsonParser) value() (*yaml.Node, error) {
 
 func (p *jsonParser) object(line int) (*yaml.Node, error) {
 	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: line}
-	for p.dec.More() {
-		tok, err := p.dec.Token()
+	for {
+		tok, err := p.r.Next()
 		if err != nil {
 			return nil, err
 		}
-		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: tok.(string), Style: yaml.DoubleQuotedStyle, Line: p.line()}
-		v, err := p.value()
+		if tok.Kind == jsontok.ObjectEnd {
+			return n, nil
+		}
+		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: p.r.Unquote(tok), Style: yaml.DoubleQuotedStyle, Line: p.line(tok.End)}
+		v, err := p.next()
 		if err != nil {
 			return nil, err
 		}
 		n.Content = append(n.Content, key, v)
 	}
-	_, err := p.dec.Token() // '}'
-	return n, err
 }
 
 func (p *jsonParser) array(line int) (*yaml.Node, error) {
 	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: line}
-	for p.dec.More() {
-		v, err := p.value()
+	for {
+		tok, err := p.r.Next()
+		if err != nil {
+			return nil, err
+		}
+		if tok.Kind == jsontok.ArrayEnd {
+			return n, nil
+		}
+		v, err := p.value(tok)
 		if err != nil {
 			return nil, err
 		}
 		n.Content = append(n.Content, v)
 	}
-	_, err := p.dec.Token() // ']'
-	return n, err
 }
