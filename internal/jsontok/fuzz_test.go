@@ -12,7 +12,8 @@ import (
 // FuzzReader checks the reader against encoding/json's Decoder.Token on
 // any input: the same tokens with the same values, each ending where
 // Decoder.InputOffset says, the same error at the same token, io.EOF after
-// the value exactly when the decoder's stream ends there too, and a Skip
+// the value exactly when the decoder's stream ends there too, More as the
+// decoder's before every token, and a Skip
 // that ends where the value does.
 func FuzzReader(f *testing.F) {
 	for _, seed := range fuzzSeeds {
@@ -45,6 +46,9 @@ func compareWithDecoder(t *testing.T, data []byte) {
 	dec.UseNumber()
 	r := NewReader(data)
 	for {
+		if more, dmore := r.More(), dec.More(); more != dmore {
+			t.Fatalf("%q at %d: More is %v, the decoder's %v", data, r.Offset(), more, dmore)
+		}
 		tok, err := r.Next()
 		dtok, derr := dec.Token()
 		switch {

@@ -229,6 +229,25 @@ func (r *Reader) Next() (Token, error) {
 	}
 }
 
+// More reports whether another element or member follows in the array or
+// object being read, as Decoder.More does: true unless the next byte after
+// white space is ']' or '}', or there is none. It reads no token.
+func (r *Reader) More() bool {
+	if r.err != nil {
+		return false
+	}
+	for i := r.pos; i < len(r.data); i++ {
+		switch r.data[i] {
+		case ' ', '\t', '\r', '\n':
+		case ']', '}':
+			return false
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // Skip moves past the rest of the value whose first token t was just
 // returned by Next, and returns the offset just after the value's last
 // byte: t.End for a scalar, the end of the matching '}' or ']' for an

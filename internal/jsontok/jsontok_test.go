@@ -160,6 +160,32 @@ func TestSkip(t *testing.T) {
 	})
 }
 
+func TestMore(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []bool // before each token, to the end
+	}{
+		{`[1, 2]`, []bool{true, true, true, false, false}},
+		{`{ }`, []bool{true, false, false}},
+		{`{"a": [ ]}`, []bool{true, true, true, false, false, false}},
+		{`[1,`, []bool{true, true, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			r := NewReader([]byte(tt.in))
+			var got []bool
+			for {
+				got = append(got, r.More())
+				if _, err := r.Next(); err != nil {
+					break
+				}
+			}
+			assert.Equal(t, tt.want, got)
+			assert.False(t, r.More(), "after an error or the end")
+		})
+	}
+}
+
 func TestUnquote(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`"plain"`, "plain"},
