@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/offshoot-dev/offshoot/internal/jsontok"
 )
 
 // object is a JSON object that keeps its keys in document order, so that
@@ -69,71 +71,73 @@ const maxDepth = 512
 // []any, numbers json.Number (exact), and the rest as encoding/json does.
 // Trailing data is an error.
 func parseOrdered(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := parseValue(dec, 0)
+	r := jsontok.NewReader(data)
+	v, err := parseValue(r, 0)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if _, err := r.Next(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("invalid JSON: data after the top-level value")
 	}
 	return v, nil
 }
 
-func parseValue(dec *json.Decoder, depth int) (any, error) {
+func parseValue(r *jsontok.Reader, depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, errors.New("invalid JSON: nested too deeply")
 	}
-	tok, err := dec.Token()
+	tok, err := r.Next()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, err
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := newObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				key, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("invalid JSON: object key %v", kt)
-				}
-				v, err := parseValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				o.set(key, v)
-			}
-			if _, err := dec.Token(); err != nil {
+	switch tok.Kind {
+	case jsontok.ObjectStart:
+		o := newObject()
+		for r.More() {
+			kt, err := r.Next()
+			if err != nil {
 				return nil, err
 			}
-			return o, nil
-		case '[':
-			arr := []any{}
-			for dec.More() {
-				v, err := parseValue(dec, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
+			if kt.Kind != jsontok.Key {
+				return nil, fmt.Errorf("invalid JSON: object key %s", kt.Kind)
 			}
-			if _, err := dec.Token(); err != nil {
+			key := r.Unquote(kt)
+			v, err := parseValue(r, depth+1)
+			if err != nil {
 				return nil, err
 			}
-			return arr, nil
+			o.set(key, v)
 		}
-		return nil, fmt.Errorf("invalid JSON: unexpected %v", t)
-	default:
-		return t, nil
+		if _, err := r.Next(); err != nil {
+			return nil, err
+		}
+		return o, nil
+	case jsontok.ArrayStart:
+		arr := []any{}
+		for r.More() {
+			v, err := parseValue(r, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			arr = append(arr, v)
+		}
+		if _, err := r.Next(); err != nil {
+			return nil, err
+		}
+		return arr, nil
+	case jsontok.String:
+		return r.Unquote(tok), nil
+	case jsontok.Number:
+		return json.Number(r.Bytes(tok)), nil
+	case jsontok.True, jsontok.False:
+		return tok.Kind == jsontok.True, nil
+	case jsontok.Null:
+		return nil, nil
 	}
+	return nil, fmt.Errorf("invalid JSON: unexpected %s", tok.Kind)
 }
 
 // marshalOrdered encodes a value built by parseOrdered (or by the schema
