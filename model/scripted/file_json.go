@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/offshoot-dev/offshoot/internal/jsontok"
 )
 
 // This file reads the JSON of a script: the values of its objects and
@@ -80,19 +82,19 @@ func (p *scriptParser) object(v scriptSpan, field, what string) ([]scriptMember,
 	if scriptFirst(v.raw) != '{' {
 		return nil, p.fail(v, field, "%s", what)
 	}
-	dec := json.NewDecoder(bytes.NewReader(v.raw))
-	if _, err := dec.Token(); err != nil {
+	r := jsontok.NewReader(v.raw)
+	if _, err := r.Next(); err != nil {
 		return nil, p.fail(v, field, "not valid JSON: %v", err)
 	}
 	var ms []scriptMember
 	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
+	for r.More() {
+		tok, err := r.Next()
 		if err != nil {
 			return nil, p.fail(v, field, "not valid JSON: %v", err)
 		}
-		key, _ := tok.(string)
-		val, err := p.next(dec, v)
+		key := r.Unquote(tok)
+		val, err := p.next(r, v)
 		if err != nil {
 			return nil, err
 		}
@@ -111,13 +113,13 @@ func (p *scriptParser) list(v scriptSpan, field, what string) ([]scriptSpan, err
 	if scriptFirst(v.raw) != '[' {
 		return nil, p.fail(v, field, "%s", what)
 	}
-	dec := json.NewDecoder(bytes.NewReader(v.raw))
-	if _, err := dec.Token(); err != nil {
+	r := jsontok.NewReader(v.raw)
+	if _, err := r.Next(); err != nil {
 		return nil, p.fail(v, field, "not valid JSON: %v", err)
 	}
 	var out []scriptSpan
-	for dec.More() {
-		el, err := p.next(dec, v)
+	for r.More() {
+		el, err := p.next(r, v)
 		if err != nil {
 			return nil, err
 		}
@@ -126,18 +128,18 @@ func (p *scriptParser) list(v scriptSpan, field, what string) ([]scriptSpan, err
 	return out, nil
 }
 
-// next reads the next value from dec, which reads in.raw, as a scriptSpan of
-// the script.
-func (p *scriptParser) next(dec *json.Decoder, in scriptSpan) (scriptSpan, error) {
-	start := int(dec.InputOffset())
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return scriptSpan{}, p.fail(scriptSpan{off: in.off + start}, "", "not valid JSON: %v", err)
+// next reads the next value from r, which reads in.raw, as a scriptSpan of
+// the script: its bytes and where its first byte is.
+func (p *scriptParser) next(r *jsontok.Reader, in scriptSpan) (scriptSpan, error) {
+	tok, err := r.Next()
+	if err != nil {
+		return scriptSpan{}, p.fail(scriptSpan{off: in.off + r.Offset()}, "", "not valid JSON: %v", err)
 	}
-	for start < len(in.raw) && (in.raw[start] == ':' || in.raw[start] == ',' || scriptSpace(in.raw[start])) {
-		start++
+	end, err := r.Skip(tok)
+	if err != nil {
+		return scriptSpan{}, p.fail(scriptSpan{off: in.off + tok.Start}, "", "not valid JSON: %v", err)
 	}
-	return scriptSpan{raw: raw, off: in.off + start}, nil
+	return scriptSpan{raw: in.raw[tok.Start:end:end], off: in.off + tok.Start}, nil
 }
 
 func (p *scriptParser) str(v scriptSpan, field string) (string, error) {
