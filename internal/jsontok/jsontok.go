@@ -7,9 +7,10 @@
 // first JSON value of its input (with UseNumber: numbers as their text),
 // plus the byte offsets of each, and it accepts and refuses exactly the
 // inputs Decoder.Token does. Unlike Decoder.Token it allocates nothing on
-// valid input (a string with escapes aside, when its value is asked for),
-// tells an object's keys from string values, and stops after the first
-// value: what follows it is white space (io.EOF) or ErrTrailing.
+// valid input (but for the value of a string with escapes, when asked for,
+// and arrays and objects nested more than 128 deep), tells an object's
+// keys from string values, and stops after the first value: what follows
+// it is white space (io.EOF) or ErrTrailing.
 //
 // On malformed input the error is the one Decoder.Token gives for the same
 // input — a *json.SyntaxError, io.EOF or io.ErrUnexpectedEOF, with its
