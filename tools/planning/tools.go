@@ -10,22 +10,22 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// SetupParams are the arguments of planning_setup_plan.
-type SetupParams struct {
+// setupParams are the arguments of planning_setup_plan.
+type setupParams struct {
 	// Objective says what the plan achieves.
 	Objective string `json:"objective" jsonschema:"what the plan achieves, 1 to 240 ASCII characters"`
 	// InitialSteps are the plan's first steps.
 	InitialSteps []StepDraft `json:"initial_steps,omitempty" jsonschema:"the first steps, in order"`
 }
 
-// AddStepsParams are the arguments of planning_add_step.
-type AddStepsParams struct {
+// addStepsParams are the arguments of planning_add_step.
+type addStepsParams struct {
 	// Steps are the steps to append.
 	Steps []StepDraft `json:"steps" validate:"required,min=1" jsonschema:"the steps to append, in order"`
 }
 
-// UpdateStepParams are the arguments of planning_update_step.
-type UpdateStepParams struct {
+// updateStepParams are the arguments of planning_update_step.
+type updateStepParams struct {
 	// StepID is the step to change.
 	StepID string `json:"step_id" jsonschema:"the step to change, such as S002"`
 	// Title, when set, is the new title.
@@ -34,8 +34,8 @@ type UpdateStepParams struct {
 	Details *string `json:"details,omitempty" jsonschema:"the new details, at most 512 ASCII characters"`
 }
 
-// MarkStepParams are the arguments of planning_mark_step.
-type MarkStepParams struct {
+// markStepParams are the arguments of planning_mark_step.
+type markStepParams struct {
 	// StepID is the step to mark.
 	StepID string `json:"step_id" jsonschema:"the step to mark, such as S002"`
 	// Status is the step's new status.
@@ -44,11 +44,11 @@ type MarkStepParams struct {
 	Note string `json:"note,omitempty" jsonschema:"a note to append to the step, at most 512 ASCII characters"`
 }
 
-// ClearPlanParams are the (no) arguments of planning_clear_plan.
-type ClearPlanParams struct{}
+// clearPlanParams are the (no) arguments of planning_clear_plan.
+type clearPlanParams struct{}
 
-// ReadPlanParams are the (no) arguments of planning_read_plan.
-type ReadPlanParams struct{}
+// readPlanParams are the (no) arguments of planning_read_plan.
+type readPlanParams struct{}
 
 // Tools returns the six planning tools — planning_setup_plan,
 // planning_add_step, planning_update_step, planning_mark_step,
@@ -61,19 +61,19 @@ func Tools() (tools.Toolset, error) {
 	var b toolList
 	b.add(tools.New("planning_setup_plan",
 		"Set up the plan for a multi-step task: an objective and the first steps (ids S001, S002, ...). It replaces any earlier plan.",
-		change(func(p SetupParams) any { return PlanSetUp{Objective: p.Objective, Steps: p.InitialSteps} }), install, state))
+		change(func(p setupParams) any { return PlanSetUp{Objective: p.Objective, Steps: p.InitialSteps} }), install, state))
 	b.add(tools.New("planning_add_step",
 		"Append steps to the active plan; they get the next ids.",
-		change(func(p AddStepsParams) any { return StepsAdded(p) }), install, state))
+		change(func(p addStepsParams) any { return StepsAdded(p) }), install, state))
 	b.add(tools.New("planning_update_step",
 		"Change the title or details of a step of the plan.",
-		change(func(p UpdateStepParams) any { return StepUpdated(p) }), install, state))
+		change(func(p updateStepParams) any { return StepUpdated(p) }), install, state))
 	b.add(tools.New("planning_mark_step",
 		"Set a step's status (pending, in_progress, blocked or done), with an optional note. When every step is done the plan is completed.",
-		change(func(p MarkStepParams) any { return StepMarked(p) }), install, state))
+		change(func(p markStepParams) any { return StepMarked(p) }), install, state))
 	b.add(tools.New("planning_clear_plan",
 		"Abandon the plan and drop its steps.",
-		change(func(ClearPlanParams) any { return PlanCleared{} }), install, state))
+		change(func(clearPlanParams) any { return PlanCleared{} }), install, state))
 	b.add(tools.New("planning_read_plan",
 		"Read the plan: objective, status and every step with its status and notes.",
 		readPlan, tools.ConcurrentSafe(), install, state))
@@ -184,7 +184,7 @@ func summary(ev any, cur, next Plan) string {
 	return "plan changed"
 }
 
-func readPlan(_ context.Context, inv *tools.Invocation, _ ReadPlanParams) (tools.Result[Plan], error) {
+func readPlan(_ context.Context, inv *tools.Invocation, _ readPlanParams) (tools.Result[Plan], error) {
 	if inv.Session == nil {
 		return tools.Result[Plan]{}, errNoSession
 	}

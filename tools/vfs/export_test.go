@@ -9,3 +9,21 @@ const (
 	MaxPathSegments  = maxPathSegments
 	MaxSegmentLength = maxSegmentLength
 )
+
+// The tools' parameter and result types, for the external tests.
+type (
+	EditParams   = editParams
+	GlobParams   = globParams
+	GlobResult   = globResult
+	GrepMatch    = grepMatch
+	GrepParams   = grepParams
+	GrepResult   = grepResult
+	ListParams   = listParams
+	ListResult   = listResult
+	ReadParams   = readParams
+	ReadResult   = readResult
+	RemoveParams = removeParams
+	RemoveResult = removeResult
+	WriteParams  = writeParams
+	WriteResult  = writeResult
+)

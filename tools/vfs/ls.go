@@ -11,14 +11,14 @@ import (
 // maxListEntries is the most entries ls returns.
 const maxListEntries = 1000
 
-// ListParams are the arguments of ls.
-type ListParams struct {
+// listParams are the arguments of ls.
+type listParams struct {
 	// Path is the directory to list (the root when empty).
 	Path string `json:"path,omitempty" jsonschema:"the directory to list; empty or / for the root"`
 }
 
-// ListResult is what ls returns.
-type ListResult struct {
+// listResult is what ls returns.
+type listResult struct {
 	// Path is the canonical path of the directory listed ("" for the
 	// root).
 	Path string `json:"path"`
@@ -38,27 +38,27 @@ func newLs(set session.Reducers) (tools.Tool, error) {
 	)
 }
 
-func ls(_ context.Context, inv *tools.Invocation, p ListParams) (tools.Result[ListResult], error) {
+func ls(_ context.Context, inv *tools.Invocation, p listParams) (tools.Result[listResult], error) {
 	t, err := filesOf(inv)
 	if err != nil {
-		return tools.Result[ListResult]{}, err
+		return tools.Result[listResult]{}, err
 	}
 	dir, err := normalizeDir(p.Path)
 	if err != nil {
-		return tools.Result[ListResult]{}, invalidArg("path", err)
+		return tools.Result[listResult]{}, invalidArg("path", err)
 	}
 	if _, ok := t.get(dir); ok {
-		return tools.Failed[ListResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotDirectory, Hint: "it is a file; read it with read_file"}).Error()), nil
+		return tools.Failed[listResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotDirectory, Hint: "it is a file; read it with read_file"}).Error()), nil
 	}
 	if !t.IsDir(dir) {
-		return tools.Failed[ListResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotFound, Hint: "list its parent with ls, or find files with glob"}).Error()), nil
+		return tools.Failed[listResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotFound, Hint: "list its parent with ls, or find files with glob"}).Error()), nil
 	}
 	entries := t.List(dir)
 	name := dir
 	if name == "" {
 		name = "/"
 	}
-	res := ListResult{Path: dir, Entries: entries}
+	res := listResult{Path: dir, Entries: entries}
 	msg := fmt.Sprintf("%s: %d %s", name, len(entries), plural(len(entries), "entry", "entries"))
 	if len(entries) > maxListEntries {
 		res.Entries, res.Truncated = entries[:maxListEntries:maxListEntries], true

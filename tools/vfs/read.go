@@ -15,8 +15,8 @@ import (
 // limit).
 const maxReadLines = 2000
 
-// ReadParams are the arguments of read_file.
-type ReadParams struct {
+// readParams are the arguments of read_file.
+type readParams struct {
 	// FilePath is the file to read.
 	FilePath string `json:"file_path" jsonschema:"the file to read, such as docs/notes.md"`
 	// Offset is how many lines to skip.
@@ -25,8 +25,8 @@ type ReadParams struct {
 	Limit int `json:"limit,omitempty" validate:"min=1,max=2000" jsonschema:"the most lines to return"`
 }
 
-// ReadResult is what read_file returns.
-type ReadResult struct {
+// readResult is what read_file returns.
+type readResult struct {
 	// Path is the file's canonical path.
 	Path string `json:"path"`
 	// Content holds the lines read, each as "%4d | text" with its 1-based
@@ -45,20 +45,20 @@ func newReadFile(set session.Reducers) (tools.Tool, error) {
 	return tools.New("read_file",
 		"Read a file of the virtual filesystem. Lines come numbered as '   1 | text'; use offset and limit to page through long files.",
 		readFile,
-		tools.WithDefaults(ReadParams{Limit: maxReadLines}),
+		tools.WithDefaults(readParams{Limit: maxReadLines}),
 		tools.ConcurrentSafe(),
 		tools.WithReducers(set), tools.WithState(workspace{}),
 	)
 }
 
-func readFile(_ context.Context, inv *tools.Invocation, p ReadParams) (tools.Result[ReadResult], error) {
+func readFile(_ context.Context, inv *tools.Invocation, p readParams) (tools.Result[readResult], error) {
 	t, err := filesOf(inv)
 	if err != nil {
-		return tools.Result[ReadResult]{}, err
+		return tools.Result[readResult]{}, err
 	}
 	name, err := NormalizePath(p.FilePath)
 	if err != nil {
-		return tools.Result[ReadResult]{}, invalidArg("file_path", err)
+		return tools.Result[readResult]{}, invalidArg("file_path", err)
 	}
 	f, ok := t.get(name)
 	if !ok {
@@ -66,11 +66,11 @@ func readFile(_ context.Context, inv *tools.Invocation, p ReadParams) (tools.Res
 		if t.IsDir(name) {
 			e = &OpError{Op: "read", Path: name, Err: ErrIsDirectory, Hint: "list it with ls"}
 		}
-		return tools.Failed[ReadResult](e.Error()), nil
+		return tools.Failed[readResult](e.Error()), nil
 	}
 	total := countLines(f.Content)
 	if p.Offset > 0 && p.Offset >= total {
-		return tools.Failed[ReadResult](fmt.Sprintf("read %s: offset %d is past the end of the file, which has %d %s; use an offset below %d",
+		return tools.Failed[readResult](fmt.Sprintf("read %s: offset %d is past the end of the file, which has %d %s; use an offset below %d",
 			name, p.Offset, total, plural(total, "line", "lines"), max(total, 1))), nil
 	}
 	var b strings.Builder
@@ -92,7 +92,7 @@ func readFile(_ context.Context, inv *tools.Invocation, p ReadParams) (tools.Res
 	if n == 0 {
 		msg = name + ": the file is empty"
 	}
-	return tools.OK(msg, ReadResult{Path: name, Content: b.String(), Offset: p.Offset, Limit: p.Limit, TotalLines: total}), nil
+	return tools.OK(msg, readResult{Path: name, Content: b.String(), Offset: p.Offset, Limit: p.Limit, TotalLines: total}), nil
 }
 
 // writeNumbered writes "%4d | line" without fmt.

@@ -8,14 +8,14 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// RemoveParams are the arguments of rm.
-type RemoveParams struct {
+// removeParams are the arguments of rm.
+type removeParams struct {
 	// Path is what to remove.
 	Path string `json:"path" jsonschema:"the file, or the directory with everything below it, to remove"`
 }
 
-// RemoveResult is what rm returns.
-type RemoveResult struct {
+// removeResult is what rm returns.
+type removeResult struct {
 	// Path is the canonical path removed.
 	Path string `json:"path"`
 	// FilesRemoved is how many files went: 1 for a file, all of those
@@ -31,19 +31,19 @@ func newRm(set session.Reducers) (tools.Tool, error) {
 	)
 }
 
-func rm(_ context.Context, inv *tools.Invocation, p RemoveParams) (tools.Result[RemoveResult], error) {
+func rm(_ context.Context, inv *tools.Invocation, p removeParams) (tools.Result[removeResult], error) {
 	t, err := writableFiles(inv)
 	if err != nil {
-		return tools.Result[RemoveResult]{}, err
+		return tools.Result[removeResult]{}, err
 	}
 	name, err := NormalizePath(p.Path)
 	if err != nil {
-		return tools.Result[RemoveResult]{}, invalidArg("path", err)
+		return tools.Result[removeResult]{}, invalidArg("path", err)
 	}
 	ev := FileDeleted{Path: name}
 	_, n, err := t.deleted(ev)
 	if err != nil {
-		return tools.Failed[RemoveResult](err.Error()), nil
+		return tools.Failed[removeResult](err.Error()), nil
 	}
-	return tools.OK(fmt.Sprintf("removed %s (%d %s)", name, n, plural(n, "file", "files")), RemoveResult{Path: name, FilesRemoved: n}).WithEvents(ev), nil
+	return tools.OK(fmt.Sprintf("removed %s (%d %s)", name, n, plural(n, "file", "files")), removeResult{Path: name, FilesRemoved: n}).WithEvents(ev), nil
 }

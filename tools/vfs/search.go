@@ -20,16 +20,16 @@ const (
 	maxGrepMatches = 500
 )
 
-// GlobParams are the arguments of glob.
-type GlobParams struct {
+// globParams are the arguments of glob.
+type globParams struct {
 	// Pattern is the glob, relative to Path.
 	Pattern string `json:"pattern" validate:"required,max=1000" jsonschema:"a glob relative to path: * and ? match within one path segment, ** matches any number of segments (**/*.md finds Markdown files at any depth)"`
 	// Path is the directory to search (the root when empty).
 	Path string `json:"path,omitempty" jsonschema:"the directory to search; empty or / for the root"`
 }
 
-// GlobResult is what glob returns.
-type GlobResult struct {
+// globResult is what glob returns.
+type globResult struct {
 	// Matches are the canonical paths of the matching files, in path order.
 	Matches []string `json:"matches"`
 	// Truncated is set when there were more than 1,000 matches,
@@ -38,8 +38,8 @@ type GlobResult struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// GrepParams are the arguments of grep.
-type GrepParams struct {
+// grepParams are the arguments of grep.
+type grepParams struct {
 	// Pattern is the regular expression.
 	Pattern string `json:"pattern" validate:"required,max=1000" jsonschema:"a Go (RE2) regular expression matched against each line"`
 	// Path is the file or directory to search (the root when empty).
@@ -48,8 +48,8 @@ type GrepParams struct {
 	Glob string `json:"glob,omitempty" validate:"max=1000" jsonschema:"only search files whose path relative to path matches this glob, such as **/*.go"`
 }
 
-// GrepMatch is one line grep found.
-type GrepMatch struct {
+// grepMatch is one line grep found.
+type grepMatch struct {
 	// Path is the file's canonical path.
 	Path string `json:"path"`
 	// LineNumber is the line's 1-based number.
@@ -59,10 +59,10 @@ type GrepMatch struct {
 	Line string `json:"line"`
 }
 
-// GrepResult is what grep returns.
-type GrepResult struct {
+// grepResult is what grep returns.
+type grepResult struct {
 	// Matches are the matching lines, by path, then line number.
-	Matches []GrepMatch `json:"matches"`
+	Matches []grepMatch `json:"matches"`
 	// Truncated is set when there were more than 500 matches,
 	// or when the search stopped at its work limit (the result's message
 	// says which).
@@ -87,20 +87,20 @@ func newGrep(set session.Reducers) (tools.Tool, error) {
 	)
 }
 
-func glob(ctx context.Context, inv *tools.Invocation, p GlobParams) (tools.Result[GlobResult], error) {
+func glob(ctx context.Context, inv *tools.Invocation, p globParams) (tools.Result[globResult], error) {
 	t, err := filesOf(inv)
 	if err != nil {
-		return tools.Result[GlobResult]{}, err
+		return tools.Result[globResult]{}, err
 	}
 	dir, err := normalizeDir(p.Path)
 	if err != nil {
-		return tools.Result[GlobResult]{}, invalidArg("path", err)
+		return tools.Result[globResult]{}, invalidArg("path", err)
 	}
 	g, err := compileGlob(p.Pattern)
 	if err != nil {
-		return tools.Result[GlobResult]{}, invalidArg("pattern", err)
+		return tools.Result[globResult]{}, invalidArg("pattern", err)
 	}
-	res := GlobResult{Matches: []string{}}
+	res := globResult{Matches: []string{}}
 	b := newBudget(ctx)
 	var stop error
 	for f, rel := range t.scope(dir) {
@@ -125,34 +125,34 @@ func glob(ctx context.Context, inv *tools.Invocation, p GlobParams) (tools.Resul
 		res.Truncated = true
 		msg += fmt.Sprintf("; the search stopped after %d %s at its work limit: narrow the path or the pattern", b.files, plural(b.files, "file", "files"))
 	case stop != nil:
-		return tools.Result[GlobResult]{}, fmt.Errorf("glob stopped after %d %s: %w", b.files, plural(b.files, "file", "files"), stop)
+		return tools.Result[globResult]{}, fmt.Errorf("glob stopped after %d %s: %w", b.files, plural(b.files, "file", "files"), stop)
 	case res.Truncated:
 		msg = fmt.Sprintf("the first %d matching files; narrow the pattern or the path to see the rest", maxGlobMatches)
 	}
 	return tools.OK(msg, res), nil
 }
 
-func grep(ctx context.Context, inv *tools.Invocation, p GrepParams) (tools.Result[GrepResult], error) {
+func grep(ctx context.Context, inv *tools.Invocation, p grepParams) (tools.Result[grepResult], error) {
 	t, err := filesOf(inv)
 	if err != nil {
-		return tools.Result[GrepResult]{}, err
+		return tools.Result[grepResult]{}, err
 	}
 	m, err := compileRegexp(p.Pattern)
 	if err != nil {
-		return tools.Failed[GrepResult]("grep: " + err.Error()), nil
+		return tools.Failed[grepResult]("grep: " + err.Error()), nil
 	}
 	whole := wholeFileFilter(p.Pattern, m.size)
 	dir, err := normalizeDir(p.Path)
 	if err != nil {
-		return tools.Result[GrepResult]{}, invalidArg("path", err)
+		return tools.Result[grepResult]{}, invalidArg("path", err)
 	}
 	var g pattern
 	if p.Glob != "" {
 		if g, err = compileGlob(p.Glob); err != nil {
-			return tools.Result[GrepResult]{}, invalidArg("glob", err)
+			return tools.Result[grepResult]{}, invalidArg("glob", err)
 		}
 	}
-	sr := &grepSearch{m: m, whole: whole, glob: g, globText: p.Glob, b: newBudget(ctx), res: GrepResult{Matches: []GrepMatch{}}}
+	sr := &grepSearch{m: m, whole: whole, glob: g, globText: p.Glob, b: newBudget(ctx), res: grepResult{Matches: []grepMatch{}}}
 	stop := sr.run(t, dir)
 	res, files, b := sr.res, sr.files, sr.b
 	msg := fmt.Sprintf("%d matching %s in %d %s", len(res.Matches), plural(len(res.Matches), "line", "lines"), files, plural(files, "file", "files"))
@@ -161,7 +161,7 @@ func grep(ctx context.Context, inv *tools.Invocation, p GrepParams) (tools.Resul
 		res.Truncated = true
 		msg = fmt.Sprintf("%d matching %s; the search stopped after %d %s at its work limit: narrow the path or the glob, or simplify the pattern", len(res.Matches), plural(len(res.Matches), "line", "lines"), b.files, plural(b.files, "file", "files"))
 	case stop != nil:
-		return tools.Result[GrepResult]{}, fmt.Errorf("grep stopped after %d %s: %w", b.files, plural(b.files, "file", "files"), stop)
+		return tools.Result[grepResult]{}, fmt.Errorf("grep stopped after %d %s: %w", b.files, plural(b.files, "file", "files"), stop)
 	case res.Truncated:
 		msg = fmt.Sprintf("the first %d matching lines; narrow the pattern, the path or the glob to see the rest", maxGrepMatches)
 	}
@@ -174,7 +174,7 @@ type grepSearch struct {
 	glob     pattern
 	globText string
 	b        *budget
-	res      GrepResult
+	res      grepResult
 	files    int // files searched line by line
 }
 
@@ -225,7 +225,7 @@ func (s *grepSearch) lines(f *File) (done bool, err error) {
 			s.res.Truncated = true
 			return true, nil
 		}
-		s.res.Matches = append(s.res.Matches, GrepMatch{Path: f.Path, LineNumber: i + 1, Line: clipLine(line)})
+		s.res.Matches = append(s.res.Matches, grepMatch{Path: f.Path, LineNumber: i + 1, Line: clipLine(line)})
 	}
 	return false, nil
 }

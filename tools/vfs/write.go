@@ -11,16 +11,16 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// WriteParams are the arguments of write_file.
-type WriteParams struct {
+// writeParams are the arguments of write_file.
+type writeParams struct {
 	// FilePath is the file to create.
 	FilePath string `json:"file_path" jsonschema:"the file to create, such as docs/notes.md"`
 	// Content is the file's text.
 	Content string `json:"content" jsonschema:"the whole text of the file, at most 48000 characters"`
 }
 
-// WriteResult is what write_file and edit_file return.
-type WriteResult struct {
+// writeResult is what write_file and edit_file return.
+type writeResult struct {
 	// Path is the file's canonical path.
 	Path string `json:"path"`
 	// Version is the file's version after the write.
@@ -32,8 +32,8 @@ type WriteResult struct {
 	Replacements int `json:"replacements,omitempty"`
 }
 
-// EditParams are the arguments of edit_file.
-type EditParams struct {
+// editParams are the arguments of edit_file.
+type editParams struct {
 	// FilePath is the file to edit.
 	FilePath string `json:"file_path" jsonschema:"the file to edit"`
 	// OldString is the exact text to replace.
@@ -60,34 +60,34 @@ func newEditFile(set session.Reducers) (tools.Tool, error) {
 	)
 }
 
-func writeFile(_ context.Context, inv *tools.Invocation, p WriteParams) (tools.Result[WriteResult], error) {
+func writeFile(_ context.Context, inv *tools.Invocation, p writeParams) (tools.Result[writeResult], error) {
 	t, err := writableFiles(inv)
 	if err != nil {
-		return tools.Result[WriteResult]{}, err
+		return tools.Result[writeResult]{}, err
 	}
 	name, err := NormalizePath(p.FilePath)
 	if err != nil {
-		return tools.Result[WriteResult]{}, invalidArg("file_path", err)
+		return tools.Result[writeResult]{}, invalidArg("file_path", err)
 	}
 	if _, ok := t.get(name); ok {
-		return tools.Failed[WriteResult]((&OpError{Op: "write", Path: name, Err: ErrExists, Hint: "use edit_file to change it, or rm it first to start over"}).Error()), nil
+		return tools.Failed[writeResult]((&OpError{Op: "write", Path: name, Err: ErrExists, Hint: "use edit_file to change it, or rm it first to start over"}).Error()), nil
 	}
 	ev := FileWritten{Path: name, Content: p.Content, Version: 1}
 	if _, err := t.written(ev, time.Time{}); err != nil {
-		return tools.Failed[WriteResult](err.Error()), nil
+		return tools.Failed[writeResult](err.Error()), nil
 	}
-	res := WriteResult{Path: name, Version: 1, SizeBytes: len(p.Content)}
+	res := writeResult{Path: name, Version: 1, SizeBytes: len(p.Content)}
 	return tools.OK(fmt.Sprintf("created %s (%d bytes, version 1)", name, len(p.Content)), res).WithEvents(ev), nil
 }
 
-func editFile(_ context.Context, inv *tools.Invocation, p EditParams) (tools.Result[WriteResult], error) {
+func editFile(_ context.Context, inv *tools.Invocation, p editParams) (tools.Result[writeResult], error) {
 	t, err := writableFiles(inv)
 	if err != nil {
-		return tools.Result[WriteResult]{}, err
+		return tools.Result[writeResult]{}, err
 	}
 	name, err := NormalizePath(p.FilePath)
 	if err != nil {
-		return tools.Result[WriteResult]{}, invalidArg("file_path", err)
+		return tools.Result[writeResult]{}, invalidArg("file_path", err)
 	}
 	f, ok := t.get(name)
 	if !ok {
@@ -95,17 +95,17 @@ func editFile(_ context.Context, inv *tools.Invocation, p EditParams) (tools.Res
 		if t.IsDir(name) {
 			e = &OpError{Op: "edit", Path: name, Err: ErrIsDirectory, Hint: "edit a file inside it"}
 		}
-		return tools.Failed[WriteResult](e.Error()), nil
+		return tools.Failed[writeResult](e.Error()), nil
 	}
 	n := strings.Count(f.Content, p.OldString)
 	switch {
 	case n == 0:
-		return tools.Failed[WriteResult](fmt.Sprintf("edit %s: old_string was not found (0 matches); read the file and copy the text exactly, whitespace included", name)), nil
+		return tools.Failed[writeResult](fmt.Sprintf("edit %s: old_string was not found (0 matches); read the file and copy the text exactly, whitespace included", name)), nil
 	case n > 1 && !p.ReplaceAll:
-		return tools.Failed[WriteResult](fmt.Sprintf("edit %s: old_string occurs %d times; include more of the surrounding text so that it matches once, or set replace_all to replace all %d", name, n, n)), nil
+		return tools.Failed[writeResult](fmt.Sprintf("edit %s: old_string occurs %d times; include more of the surrounding text so that it matches once, or set replace_all to replace all %d", name, n, n)), nil
 	}
 	if err := checkEditSize(name, f.Content, p, n); err != nil {
-		return tools.Failed[WriteResult](err.Error()), nil
+		return tools.Failed[writeResult](err.Error()), nil
 	}
 	content := strings.Replace(f.Content, p.OldString, p.NewString, 1)
 	if p.ReplaceAll {
@@ -113,9 +113,9 @@ func editFile(_ context.Context, inv *tools.Invocation, p EditParams) (tools.Res
 	}
 	ev := FileWritten{Path: name, Content: content, Version: f.Version + 1}
 	if err := checkContent("edit", name, content); err != nil {
-		return tools.Failed[WriteResult](err.Error()), nil
+		return tools.Failed[writeResult](err.Error()), nil
 	}
-	res := WriteResult{Path: name, Version: ev.Version, SizeBytes: len(content), Replacements: n}
+	res := writeResult{Path: name, Version: ev.Version, SizeBytes: len(content), Replacements: n}
 	return tools.OK(fmt.Sprintf("edited %s: %d %s, now version %d", name, n, plural(n, "replacement", "replacements"), ev.Version), res).WithEvents(ev), nil
 }
 
@@ -125,7 +125,7 @@ func editFile(_ context.Context, inv *tools.Invocation, p EditParams) (tools.Res
 // the length by n × (len(new) − len(old)) characters. Without this check
 // one small call replacing every character of a full file by 2 KB would
 // allocate about 100 MB before being refused.
-func checkEditSize(name, content string, p EditParams, matches int) error {
+func checkEditSize(name, content string, p editParams, matches int) error {
 	replaced := 1
 	hint := "shorten new_string, or split the file"
 	if p.ReplaceAll {
