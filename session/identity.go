@@ -46,8 +46,12 @@ func (r *reader) identity(raw map[string]json.RawMessage, st *state) (Snapshot, 
 	}
 	children := raw["children_ids"]
 	delete(raw, "children_ids") // its text is garbage once decoded
-	if sn.restored, err = decodeChildren(children, sn.sessionID, sn.parentID); err != nil {
+	ids, err := decodeChildren(children, sn.sessionID, sn.parentID)
+	if err != nil {
 		return Snapshot{}, err
+	}
+	if ids != nil {
+		sn.restored = &ids
 	}
 	if t := raw["tags"]; len(t) > 0 && !isNull(t) {
 		if err := json.Unmarshal(t, &sn.tags); err != nil {

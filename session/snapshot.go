@@ -21,8 +21,10 @@ type Snapshot struct {
 	parentID  string
 	children  *immutable.SortedMap[int, string]
 	// restored holds the children of a snapshot read back from JSON, in
-	// place of children: a list costs a third of a persistent map.
-	restored  []string
+	// place of children: a list costs a third of a persistent map. (A
+	// pointer keeps the Snapshot value, copied by every Snapshot call,
+	// small.)
+	restored  *[]string
 	tags      map[string]string
 	createdAt time.Time
 	st        *state
@@ -54,7 +56,7 @@ func (sn Snapshot) ParentID() string { return sn.parentID }
 // ChildIDs returns the session's live children at the time of the snapshot.
 func (sn Snapshot) ChildIDs() []string {
 	if sn.restored != nil {
-		return slices.Clone(sn.restored)
+		return slices.Clone(*sn.restored)
 	}
 	return childIDs(sn.children)
 }
