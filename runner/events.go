@@ -20,8 +20,6 @@ type PromptRendered struct {
 	Key        string   `json:"key"`
 	Text       string   `json:"text"`
 	Tools      []string `json:"tools"`
-	// Delegation is the chain of agents or prompts that led to this run.
-	Delegation []string `json:"delegation,omitempty"`
 }
 
 // ModelCalled records one model call: when, on which model, what it cost.

@@ -79,7 +79,6 @@ func TestToolsSeeTheirCaller(t *testing.T) {
 	m := scripted.New(scripted.ToolCall("probe", `{}`), scripted.Text("done"))
 	s := newSession(t)
 	req := request(newPrompt(t, probe), s, m)
-	req.Delegation = []string{"root"}
 	_, err = runner.Evaluate(ctx, req)
 	require.NoError(t, err)
 	assert.Same(t, m, got.Model)
@@ -89,7 +88,6 @@ func TestToolsSeeTheirCaller(t *testing.T) {
 	assert.Equal(t, "test", inv.PromptNS)
 	assert.Equal(t, "agent", inv.PromptKey)
 	assert.Equal(t, "scripted", inv.Model)
-	assert.Equal(t, []string{"root"}, inv.Delegation)
 	assert.Equal(t, []string{"probe"}, inv.Tools.Names())
 	assert.NotEmpty(t, inv.CallID)
 	_, ok := runner.CallerFrom(ctx)

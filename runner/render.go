@@ -3,7 +3,6 @@ package runner
 import (
 	"bytes"
 	"fmt"
-	"slices"
 
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/tools"
@@ -51,7 +50,7 @@ func (r *run) render(earlier []model.Message) error {
 	events := make([]any, 0, 1+len(msgs)-len(earlier))
 	events = append(events, PromptRendered{
 		Evaluation: r.eval, NS: rendered.NS, Key: rendered.Key, Text: rendered.Text,
-		Tools: set.Names(), Delegation: slices.Clone(r.req.Delegation),
+		Tools: set.Names(),
 	})
 	for _, m := range msgs[len(earlier):] {
 		events = append(events, ConversationMessage{Evaluation: r.eval, Message: m})

@@ -73,9 +73,6 @@ type Request struct {
 	// a delegating parent hands down. A tool of the same name in both must be
 	// the same tool.
 	InheritedTools tools.Toolset
-	// Delegation is the chain of agents or prompts that led here, outermost
-	// first; tools see it in their Invocation.
-	Delegation []string
 	// SkipPendingInbound leaves the Inbound messages the session holds
 	// when the evaluation starts undelivered: they were meant for the
 	// session this one was forked from. Later ones are delivered.

@@ -65,7 +65,7 @@ func launchTool(t testing.TB, e *subagent.Engine, m model.Model, tasks chan<- *s
 		task, err := e.Start(callCtx, subagent.Spec{
 			Name: "background-worker", Description: "Collect findings", Parent: inv.Session, Mode: subagent.Fresh,
 			Prompt: childPrompt(t, "worker"), UserMessage: p.Task, Model: m, ModelName: "scripted",
-			Tools: toolset(t, childTools...), Delegation: []string{"root/agent"},
+			Tools: toolset(t, childTools...),
 		})
 		if err != nil {
 			return tools.Failed[string](err.Error()), nil
@@ -428,10 +428,10 @@ func TestApprovalDenialIsAFailedResult(t *testing.T) {
 	parent := newParent(t)
 	var mu sync.Mutex
 	var asked []string
-	approve := func(_ context.Context, inv *tools.Invocation, c model.ToolCall) error {
+	approve := func(ctx context.Context, _ *tools.Invocation, c model.ToolCall) error {
 		mu.Lock()
 		defer mu.Unlock()
-		asked = append(asked, strings.Join(inv.Delegation, ">")+":"+c.Name)
+		asked = append(asked, strings.Join(subagent.Chain(ctx), ">")+":"+c.Name)
 		if c.Name == "write" {
 			return errors.New("writing needs the user's consent")
 		}
@@ -455,7 +455,7 @@ func TestApprovalDenialIsAFailedResult(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "Permission to use the tool 'write' was denied: writing needs the user's consent", childResult)
-	assert.Equal(t, []string{":delegate", "worker:write"}, asked)
+	assert.Equal(t, []string{":delegate", "root/agent>worker:write"}, asked)
 	assert.Contains(t, lastTool(resp), "could not write; reporting instead", "the child carried on")
 }
 

@@ -23,6 +23,7 @@ type child struct {
 	e        *Engine
 	spec     Spec
 	id       string
+	lineage  lineage // where the child stands in its tree (see Chain)
 	depth    int
 	maxDepth int
 	// root is the id of the session at the root of the delegation tree,
@@ -64,11 +65,11 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 	if err := checkSpec(spec); err != nil {
 		return nil, ctx, err
 	}
-	chain := spec.Delegation
-	if slices.Contains(chain, spec.Name) {
+	from := lineageFor(ctx)
+	if chain := from.chain(); slices.Contains(chain, spec.Name) {
 		return nil, ctx, cycleError(chain, spec.Name)
 	}
-	c := &child{e: e, spec: spec, depth: max(len(chain), 1), maxDepth: e.maxDepth, root: rootOf(ctx, spec.Parent)}
+	c := &child{e: e, spec: spec, lineage: from.child(spec.Name), depth: len(from.agents) + 1, maxDepth: e.maxDepth, root: rootOf(ctx, spec.Parent)}
 	if spec.MaxDepth > 0 {
 		c.maxDepth = spec.MaxDepth
 	}
@@ -229,13 +230,12 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	if spec.Timeout > 0 {
 		timeout = spec.Timeout
 	}
-	cctx, cancel := context.WithTimeout(context.WithValue(ctx, rootKey{}, c.root), timeout)
+	cctx, cancel := context.WithTimeout(withLineage(context.WithValue(ctx, rootKey{}, c.root), c.lineage), timeout)
 	defer cancel()
 	resp, rerr := c.evaluate(cctx, runner.Request{
 		Prompt: p, Params: spec.Params, Session: c.session, Messages: spec.Messages, UserMessage: spec.UserMessage,
 		Model: spec.Model, ModelName: spec.ModelName, MaxTurns: spec.MaxTurns,
-		ToolFilter: filter, InheritedTools: spec.Tools,
-		Delegation: append(slices.Clone(spec.Delegation), spec.Name), Logger: e.logger,
+		ToolFilter: filter, InheritedTools: spec.Tools, Logger: e.logger,
 		Approve: e.approve,
 		// The parent's pending messages stay the parent's; nothing is
 		// written into the child to say so.

@@ -118,14 +118,12 @@ func TestSetupFailureAbortsAndLeavesNothingBehind(t *testing.T) {
 func TestCycleAndDepth(t *testing.T) {
 	parent := newParent(t)
 	sp := spec(t, parent, scripted.New())
-	sp.Delegation = []string{"root/agent", "child/worker", "child/other"}
-	_, err := subagent.New().Run(ctx, sp)
+	_, err := subagent.New().Run(subagent.WithChain(ctx, "root/agent", "child/worker", "child/other"), sp)
 	require.ErrorIs(t, err, subagent.ErrCycle)
 	assert.EqualError(t, err, "Circular delegation prevented: root/agent -> child/worker -> child/other -> child/worker")
 
 	sp = spec(t, parent, scripted.New())
-	sp.Delegation = []string{"a", "b", "c", "d"}
-	_, err = subagent.New(subagent.WithMaxDepth(3)).Run(ctx, sp)
+	_, err = subagent.New(subagent.WithMaxDepth(3)).Run(subagent.WithChain(ctx, "a", "b", "c", "d"), sp)
 	require.ErrorIs(t, err, subagent.ErrDepth)
 	assert.EqualError(t, err, "Subagent depth limit reached (3)")
 	assert.Empty(t, parent.ChildIDs())

@@ -27,7 +27,6 @@ func ExampleEngine_Run() {
 		Prompt:      child,
 		UserMessage: "Summarize the notes.",
 		Model:       scripted.New(scripted.Text("One note, about the parent.")),
-		Delegation:  []string{"root"},
 	})
 	fmt.Println(err)
 	fmt.Println(out.Text)

@@ -56,7 +56,6 @@ func delegateTool(t testing.TB, e *subagent.Engine, m model.Model) tools.Tool {
 		out, err := e.Run(ctx, subagent.Spec{
 			Name: p.Name, Parent: inv.Session, Prompt: childPrompt(t, p.Name), UserMessage: p.Task,
 			Model: m, ModelName: "scripted", Tools: inv.Tools, Withhold: []string{"delegate"},
-			Delegation: inv.Delegation,
 		})
 		if err != nil {
 			return tools.Failed[string](err.Error()), nil
@@ -100,7 +99,7 @@ func toolset(t testing.TB, ts ...tools.Tool) tools.Toolset {
 func spec(t testing.TB, parent *session.Session, m model.Model, ts ...tools.Tool) subagent.Spec {
 	return subagent.Spec{
 		Name: "child/worker", Parent: parent, Prompt: childPrompt(t, "worker"), UserMessage: "do the work",
-		Model: m, ModelName: "scripted", Tools: toolset(t, ts...), Delegation: []string{"root/agent"},
+		Model: m, ModelName: "scripted", Tools: toolset(t, ts...),
 	}
 }
 

@@ -41,9 +41,8 @@ func TestResumeContinuesTheSameAgent(t *testing.T) {
 	parent := newParent(t)
 	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("r")))
 	first := freshSpec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"read parse.go"}`), scripted.Text("The bug is in parse.go.")), writeTool(t))
-	first.Delegation = []string{"root/agent", "planner"} // depth 2
 	first.MaxDepth = 3
-	out, err := e.Run(ctx, first)
+	out, err := e.Run(subagent.WithChain(ctx, "root/agent", "planner"), first) // depth 2
 	require.NoError(t, err)
 	before, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
 	require.NoError(t, err)

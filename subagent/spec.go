@@ -70,9 +70,6 @@ type Spec struct {
 	// are removed from a child at the depth limit, so it cannot delegate
 	// further.
 	Withhold []string
-	// Delegation is the chain that led to the parent, outermost first,
-	// ending with the parent's own name.
-	Delegation []string
 	// MaxDepth overrides the engine's depth limit for this run (0: keep).
 	MaxDepth int
 	// MaxTurns bounds the child's model calls (0: the runner's default).

@@ -25,9 +25,6 @@ type Invocation struct {
 	Tools Toolset
 	// Model is the name of the model in use, as the runner resolved it.
 	Model string
-	// Delegation is the chain of agents or prompts that led to this call,
-	// outermost first; empty for a root evaluation.
-	Delegation []string
 	// Logger logs on behalf of the call. Call sets it to a logger that
 	// discards when it is nil, so handlers may always use it.
 	Logger *slog.Logger

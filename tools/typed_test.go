@@ -320,14 +320,13 @@ func TestInvocationReachesTheHandler(t *testing.T) {
 	require.NoError(t, err)
 	inv := &tools.Invocation{
 		Session: s, Bus: s.Bus(), CallID: "call_1", PromptNS: "docs", PromptKey: "review",
-		Tools: ts, Model: "light", Delegation: []string{"root", "reviewer"},
+		Tools: ts, Model: "light",
 	}
 	out = tool.Call(context.Background(), inv, json.RawMessage(`{"path":"a"}`))
 	require.NoError(t, out.Err)
 	assert.Equal(t, "call_1", got.CallID)
 	assert.Same(t, s, got.Session)
 	assert.Equal(t, []string{"ls"}, got.Tools.Names())
-	assert.Equal(t, []string{"root", "reviewer"}, got.Delegation)
 	assert.Nil(t, inv.Logger, "Call does not change the caller's Invocation")
 	assert.NotNil(t, got.Logger)
 }

@@ -153,7 +153,7 @@ func TestSubagentInheritsMCPTools(t *testing.T) {
 		)
 		out, err := engine.Run(ctx, subagent.Spec{
 			Name: "researcher", Parent: newSession(t), Prompt: agentPrompt(t, "researcher", "You research."),
-			UserMessage: "Use the notes server.", Model: llm, Tools: ts, Delegation: []string{"main"},
+			UserMessage: "Use the notes server.", Model: llm, Tools: ts,
 		})
 		require.NoError(t, err)
 		assert.Equal(t, "The child used the notes server.", out.Text)
@@ -165,7 +165,6 @@ func TestSubagentInheritsMCPTools(t *testing.T) {
 		_, err := engine.Run(ctx, subagent.Spec{
 			Name: "reviewer", Parent: newSession(t), Prompt: agentPrompt(t, "reviewer", "You review."),
 			UserMessage: "Review.", Model: llm, Tools: ts, ToolFilter: tools.Filter{Deny: []string{"mcp__*"}},
-			Delegation: []string{"main"},
 		})
 		require.NoError(t, err)
 		assert.Empty(t, specNames(llm.Calls()[0].Request))

@@ -132,10 +132,6 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 	if m == nil {
 		return res, nil, errors.New("dispatch_subagent has no model to run the subagent on; give one with promptsubagent.WithModel")
 	}
-	chain := inv.Delegation
-	if len(chain) == 0 {
-		chain = []string{inv.PromptNS + "/" + inv.PromptKey}
-	}
 	out, err := d.engine.Run(ctx, subagent.Spec{
 		Name:         in.PromptNS + "/" + in.PromptKey,
 		Description:  describe(in.Instructions),
@@ -150,7 +146,6 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 		ModelName:    name,
 		Tools:        inv.Tools,
 		Withhold:     []string{ToolName},
-		Delegation:   chain,
 		MaxTurns:     d.cfg.maxTurns,
 		Setup:        d.cfg.setup,
 	})

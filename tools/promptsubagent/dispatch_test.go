@@ -1,6 +1,7 @@
 package promptsubagent_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"runtime"
@@ -310,14 +311,21 @@ func TestFailureReporting(t *testing.T) {
 		assert.Equal(t, []string{"read_file"}, res.ToolsUsed)
 	})
 	t.Run("cycle", func(t *testing.T) {
+		// The worker dispatches a worker again: the nested dispatch is
+		// refused, and the worker reads why.
 		w := newWorld(t)
-		r, err := w.parent.Render()
+		m := scripted.New(
+			scripted.When(scripted.SystemContains(workerText),
+				scripted.ToolCall(promptsubagent.ToolName, args(t, adHoc("again"))),
+				scripted.Func(func(_ context.Context, req *model.Request) (*model.Response, error) {
+					last := req.Messages[len(req.Messages)-1]
+					return &model.Response{Message: model.AssistantMessage("the nested call said: " + last.Content)}, nil
+				})),
+		)
+		res, _, err := dispatch(t, w, adHoc("review"), m)
 		require.NoError(t, err)
-		d := promptsubagent.NewDispatcher(w.reg, w.engine)
-		inv := &tools.Invocation{Session: w.s, PromptNS: "agents", PromptKey: "worker", Tools: r.Tools, Delegation: []string{"root/planner", "agents/worker"}}
-		_, _, err = d.Dispatch(runner.WithCaller(ctx, runner.Caller{Model: scripted.New()}), inv, adHoc("again"))
-		require.Error(t, err)
-		assert.Equal(t, "Circular delegation prevented: root/planner -> agents/worker -> agents/worker", err.Error())
+		assert.Contains(t, res.MessageSummary, "the nested call said: ")
+		assert.Contains(t, res.MessageSummary, "Circular delegation prevented: root/planner -> agents/worker -> agents/worker")
 	})
 }
 
@@ -338,7 +346,7 @@ func dispatch(t *testing.T, w *world, in promptsubagent.DispatchSubagent, m mode
 	require.NoError(t, err)
 	d := promptsubagent.NewDispatcher(w.reg, w.engine, w.opts...)
 	inv := &tools.Invocation{Session: w.s, PromptNS: "root", PromptKey: "planner", Tools: r.Tools}
-	return d.Dispatch(runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "scripted"}), inv, in)
+	return d.Dispatch(runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "scripted", NS: "root", Key: "planner"}), inv, in)
 }
 
 // Report is a child prompt's structured output declaring artifacts.

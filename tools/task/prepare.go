@@ -51,11 +51,8 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input
 		return nil, fail("Failed to initialize subagent: %v", err)
 	}
 
-	chain := inv.Delegation
-	if len(chain) == 0 {
-		chain = []string{inv.PromptNS + "/" + inv.PromptKey}
-	}
-	atLimit := len(chain) >= d.cfg.maxDepth
+	// A child at the depth limit does not get the tools that delegate.
+	atLimit := subagent.Depth(ctx)+1 >= d.cfg.maxDepth
 	parent, err := d.withMCP(ctx, inv.Tools, def)
 	if err != nil {
 		return nil, fail("Failed to initialize subagent: %v", err)
@@ -108,7 +105,6 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input
 		ModelName:   modelName,
 		Tools:       childTools,
 		Withhold:    delegationTools,
-		Delegation:  slices.Clone(chain),
 		MaxDepth:    d.cfg.maxDepth,
 		MaxTurns:    maxTurns,
 	}}
