@@ -15,19 +15,17 @@ package main
 
 import (
 	"context"
-	"embed"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
+	"github.com/offshoot-dev/offshoot/examples/billing"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/openai"
-	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
@@ -35,9 +33,6 @@ import (
 	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
-
-//go:embed workspace
-var workspace embed.FS
 
 // Bounds on what one run may spend: a real model is paid for.
 const (
@@ -75,32 +70,14 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	ctx, cancel := context.WithTimeout(ctx, runDeadline)
 	defer cancel()
 
-	// The reviewer, looked up by name when the planner dispatches it.
-	reg := prompt.NewRegistry()
-	reviewer, err := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Reviewer", `
-		You review one module of a code base for correctness. Read the code with the
-		file tools, write your findings to the notes file you are asked for, and answer
-		with one or two sentences: the problem and the fix.`))
+	// The planner and the reviewer it dispatches (examples/billing); each
+	// reviewer may make childTurns model calls.
+	engine := subagent.New()
+	reg, err := billing.Prompts(engine, promptsubagent.WithMaxTurns(childTurns))
 	if err != nil {
 		return err
 	}
-	if err := reg.Register(reviewer); err != nil {
-		return err
-	}
-
-	// The planner: its instructions, then the file, planning and
-	// dispatch_subagent tools with the guidance on using them.
-	engine := subagent.New()
-	planner, err := prompt.New("demo", "planner",
-		prompt.Markdown[prompt.NoParams]("Planner", `
-			You coordinate a code review of the files in your virtual filesystem. Make a
-			plan with one step per source file, then dispatch one reviewer subagent per
-			step with dispatch_subagent (prompt agents/reviewer, mode plan_step), all in
-			one turn so they run in parallel, and report what they found.`),
-		vfs.Section(vfs.Options{}),
-		planning.Section(planning.Options{}),
-		promptsubagent.Section(reg, engine, promptsubagent.WithMaxTurns(childTurns)),
-	)
+	planner, err := reg.Lookup(billing.PlannerNS, billing.PlannerKey)
 	if err != nil {
 		return err
 	}
@@ -110,7 +87,7 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 		return err
 	}
 	defer s.Close()
-	if err := seed(ctx, s, planner); err != nil {
+	if err := billing.Seed(ctx, s, planner); err != nil {
 		return err
 	}
 	stop := show(w, s)
@@ -137,32 +114,4 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	fmt.Fprintf(w, "Usage: planner %d tokens in %d turns, reviewers %d tokens; %s\n",
 		resp.Usage.TotalTokens, resp.Turns, resp.ChildUsage.TotalTokens, resp.Duration.Round(time.Millisecond))
 	return nil
-}
-
-// seed installs the planner's tools on its session and writes the
-// workspace into the session's VFS.
-func seed(ctx context.Context, s *session.Session, planner *prompt.Prompt) error {
-	r, err := planner.Render()
-	if err != nil {
-		return err
-	}
-	if err := r.Tools.Install(ctx, s); err != nil {
-		return err
-	}
-	var events []any
-	err = fs.WalkDir(workspace, "workspace", func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		data, err := workspace.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		events = append(events, vfs.FileWritten{Path: strings.TrimPrefix(path, "workspace/"), Content: string(data), Version: 1})
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return s.Dispatch(ctx, events...)
 }

@@ -11,16 +11,13 @@ package main
 
 import (
 	"context"
-	"embed"
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"strings"
 	"sync/atomic"
 
-	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/examples/billing"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
@@ -28,9 +25,6 @@ import (
 	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
-
-//go:embed workspace
-var workspace embed.FS
 
 func main() {
 	if err := run(os.Stdout); err != nil {
@@ -44,21 +38,8 @@ func run(w io.Writer) error {
 	fmt.Fprintln(w, "offshoot planstep demo — a planner dispatches plan-step subagents (scripted model, offline)")
 	fmt.Fprintln(w)
 
-	// The subagent prompt, looked up by (namespace, key) at dispatch time.
-	reg := prompt.NewRegistry()
-	reviewer, err := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Reviewer", `
-		You review one module of a code base for correctness. Read the code with the
-		file tools, write your findings to the notes file you are asked for, and answer
-		with one or two sentences: the problem and the fix.`))
-	if err != nil {
-		return err
-	}
-	if err := reg.Register(reviewer); err != nil {
-		return err
-	}
-
-	// The planner: its own instructions, the VFS, planning and
-	// dispatch_subagent sections. Sections hold no session.
+	// The planner and the reviewer it dispatches, looked up by
+	// (namespace, key); their sections hold no session (examples/billing).
 	parent, err := session.New(session.WithIDGenerator(counter("s")))
 	if err != nil {
 		return err
@@ -67,25 +48,22 @@ func run(w io.Writer) error {
 	chk := newChecks(parent)
 	defer chk.stop()
 	engine := subagent.New(subagent.WithChildSetup(chk.childSetup), subagent.WithIDGenerator(counter("agent-")))
-	planner, err := prompt.New("demo", "planner",
-		prompt.Markdown[prompt.NoParams]("Planner", `
-			You coordinate a code review. Make a plan with one step per module, then
-			dispatch one reviewer subagent per step, in parallel, and report what they found.`),
-		vfs.Section(vfs.Options{}),
-		planning.Section(planning.Options{}),
-		promptsubagent.Section(reg, engine),
-	)
+	reg, err := billing.Prompts(engine)
 	if err != nil {
 		return err
 	}
-	if err := seed(ctx, parent, planner); err != nil {
+	planner, err := reg.Lookup(billing.PlannerNS, billing.PlannerKey)
+	if err != nil {
+		return err
+	}
+	if err := billing.Seed(ctx, parent, planner); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "The planner's session %s holds %d files.\n\n", parent.ID(), vfs.Files(parent).Len())
 
 	d := watch(w, parent.Bus(), parent.ID())
 	resp, err := runner.Evaluate(ctx, runner.Request{
-		Prompt: planner, Session: parent, Model: script(), ModelName: "scripted",
+		Prompt: planner, Session: parent, Model: billing.Script(), ModelName: "scripted",
 		UserMessage: "Review the billing module.",
 	})
 	d.stop()
@@ -106,34 +84,6 @@ func run(w io.Writer) error {
 
 	chk.final(artifacts(parent))
 	return chk.print(w)
-}
-
-// seed installs the planner's tools on the session and writes the
-// workspace into its VFS, as the planner's first state.
-func seed(ctx context.Context, s *session.Session, p *prompt.Prompt) error {
-	r, err := p.Render()
-	if err != nil {
-		return err
-	}
-	if err := r.Tools.Install(ctx, s); err != nil {
-		return err
-	}
-	var events []any
-	err = fs.WalkDir(workspace, "workspace", func(path string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		data, err := workspace.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		events = append(events, vfs.FileWritten{Path: strings.TrimPrefix(path, "workspace/"), Content: string(data), Version: 1})
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return s.Dispatch(ctx, events...)
 }
 
 // counter returns short, readable ids: prefix1, prefix2, … (the library's

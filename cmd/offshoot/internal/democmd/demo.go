@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
+	"github.com/offshoot-dev/offshoot/examples/billing"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
@@ -107,15 +109,15 @@ func (d demo) run(ctx context.Context) error {
 		}
 		return chk.childSetup(child)
 	}))
-	reg, err := prompts(engine)
+	reg, err := billing.Prompts(engine)
 	if err != nil {
 		return err
 	}
-	planner, err := reg.Lookup(plannerNS, plannerKey)
+	planner, err := reg.Lookup(billing.PlannerNS, billing.PlannerKey)
 	if err != nil {
 		return err
 	}
-	if err := seed(ctx, parent, planner); err != nil {
+	if err := billing.Seed(ctx, parent, planner); err != nil {
 		return err
 	}
 	if !d.json {
@@ -126,7 +128,7 @@ func (d demo) run(ctx context.Context) error {
 		d.tamperParent(parent)
 	}
 
-	m := script()
+	m := billing.Script()
 	m.SetChunking(scripted.Chunking{Delay: d.delay})
 	reviewers, unsubscribe, err := takeTurns(m, parent.Bus(), "step S001 of the plan", "step S002 of the plan")
 	if err != nil {
@@ -208,6 +210,13 @@ func (d demo) report(results []result) error {
 // say prints a line, wrapped to the terminal.
 func (d demo) say(format string, args ...any) {
 	fmt.Fprintln(d.out, columns.Fill(fmt.Sprintf(format, args...), d.width))
+}
+
+// counter returns short, readable ids: prefix1, prefix2, … (the library's
+// default is random UUIDs).
+func counter(prefix string) func() string {
+	var n atomic.Int64
+	return func() string { return fmt.Sprintf("%s%d", prefix, n.Add(1)) }
 }
 
 func fileList(s *session.Session) string {

@@ -48,7 +48,7 @@ func TestDemo(t *testing.T) {
 	out, err := runDemo(t, context.Background(), demo{})
 	require.NoError(t, err)
 	for _, want := range []string{
-		"▸ prompt demo/planner rendered · 37 lines, ",
+		"▸ prompt demo/planner rendered · 39 lines, ",
 		"  ✎ The billing module has two files; I will review each one as a step of a plan.\n",
 		"▸ model turn 2\n  ✎ Dispatching one reviewer per step; they work in parallel.\n  ↳ calls dispatch_subagent, dispatch_subagent · scripted · ",
 		"  ⇠ artifact notes/invoice.md copied back · 119 bytes\n",

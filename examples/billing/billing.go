@@ -1,13 +1,20 @@
-package democmd
+// Package billing is the story offshoot's demo and examples tell: a
+// planner reviews a small billing module. It sets up a plan with one step
+// per file, dispatches one reviewer subagent per step — in parallel, each
+// forked from the planner's session — and reports what they found.
+// Everything here is what a program of its own would write with the
+// library; Script is the scripted model's side of the story, for running
+// it offline (a real model decides these turns itself).
+//
+// offshoot demo, examples/planstep and examples/openai tell it.
+package billing
 
 import (
 	"context"
 	"embed"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"strings"
-	"sync/atomic"
 
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
@@ -19,40 +26,36 @@ import (
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
-// The story the demo tells: a planner reviews a small billing module. It
-// sets up a plan with one step per file, dispatches one reviewer subagent
-// per step — in parallel, each forked from the planner's session — and
-// reports what they found. Everything below is what a program of its own
-// would write with the library; only the model is scripted.
-
 //go:embed workspace
 var workspace embed.FS
 
 // The prompts' names in the registry.
 const (
-	plannerNS, plannerKey   = "demo", "planner"
-	reviewerNS, reviewerKey = "agents", "reviewer"
+	PlannerNS, PlannerKey   = "demo", "planner"
+	ReviewerNS, ReviewerKey = "agents", "reviewer"
 )
 
-// prompts registers the planner and the reviewer it dispatches in a new
+// Prompts registers the planner and the reviewer it dispatches in a new
 // registry. The planner's sections bring the VFS, planning and
-// dispatch_subagent tools; dispatched reviewers run on engine.
-func prompts(engine *subagent.Engine) (*prompt.Registry, error) {
+// dispatch_subagent tools (with opts); dispatched reviewers run on engine.
+func Prompts(engine *subagent.Engine, opts ...promptsubagent.Option) (*prompt.Registry, error) {
 	reg := prompt.NewRegistry()
-	reviewer, err := prompt.New(reviewerNS, reviewerKey, prompt.Markdown[prompt.NoParams]("Reviewer", `
+	reviewer, err := prompt.New(ReviewerNS, ReviewerKey, prompt.Markdown[prompt.NoParams]("Reviewer", `
 		You review one module of a code base for correctness. Read the code with the
 		file tools, write your findings to the notes file you are asked for, and answer
 		with one or two sentences: the problem and the fix.`))
 	if err != nil {
 		return nil, err
 	}
-	planner, err := prompt.New(plannerNS, plannerKey,
+	planner, err := prompt.New(PlannerNS, PlannerKey,
 		prompt.Markdown[prompt.NoParams]("Planner", `
-			You coordinate a code review. Make a plan with one step per module, then
-			dispatch one reviewer subagent per step, in parallel, and report what they found.`),
+			You coordinate a code review of the files in your virtual filesystem. Make a
+			plan with one step per source file, then dispatch one reviewer subagent per
+			step with dispatch_subagent (prompt agents/reviewer, mode plan_step), all in
+			one turn so they run in parallel, and report what they found.`),
 		vfs.Section(vfs.Options{}),
 		planning.Section(planning.Options{}),
-		promptsubagent.Section(reg, engine),
+		promptsubagent.Section(reg, engine, opts...),
 	)
 	if err != nil {
 		return nil, err
@@ -65,9 +68,9 @@ func prompts(engine *subagent.Engine) (*prompt.Registry, error) {
 	return reg, nil
 }
 
-// seed installs the planner's tools on its session and writes the
-// workspace into the session's VFS: the planner's first state.
-func seed(ctx context.Context, s *session.Session, planner *prompt.Prompt) error {
+// Seed installs the planner's tools on its session and writes the billing
+// module into the session's VFS: the planner's first state.
+func Seed(ctx context.Context, s *session.Session, planner *prompt.Prompt) error {
 	r, err := planner.Render()
 	if err != nil {
 		return err
@@ -93,11 +96,11 @@ func seed(ctx context.Context, s *session.Session, planner *prompt.Prompt) error
 	return s.Dispatch(ctx, events...)
 }
 
-// script is what the scripted model answers: the planner's turns in order,
+// Script is what the scripted model answers: the planner's turns in order,
 // and each reviewer's turns routed by the plan step named in its prompt, so
 // the two reviewers, running in parallel, each get their own whatever order
 // they ask in. A real model decides these turns itself.
-func script() *scripted.Model {
+func Script() *scripted.Model {
 	return scripted.New(
 		scripted.When(scripted.SystemContains("step S001 of the plan"),
 			scripted.ToolCall("grep", `{"pattern":"TODO|FIXME","path":"billing"}`),
@@ -141,15 +144,8 @@ func call(name, args string) model.ToolCall { return model.ToolCall{Name: name, 
 // dispatch is a dispatch_subagent call for one plan step.
 func dispatch(step, instructions, artifact string) model.ToolCall {
 	args, _ := json.Marshal(promptsubagent.DispatchSubagent{
-		Mode: promptsubagent.ModePlanStep, PromptNS: reviewerNS, PromptKey: reviewerKey,
+		Mode: promptsubagent.ModePlanStep, PromptNS: ReviewerNS, PromptKey: ReviewerKey,
 		Instructions: instructions, PlanStepID: step, ExpectedArtifacts: []string{artifact},
 	})
 	return call(promptsubagent.ToolName, string(args))
-}
-
-// counter returns short, readable ids: prefix1, prefix2, … (the library's
-// default is random UUIDs).
-func counter(prefix string) func() string {
-	var n atomic.Int64
-	return func() string { return fmt.Sprintf("%s%d", prefix, n.Add(1)) }
 }
