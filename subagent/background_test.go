@@ -62,11 +62,7 @@ func launchTool(t testing.TB, e *subagent.Engine, m model.Model, tasks chan<- *s
 		// must not.
 		callCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		task, err := e.Start(callCtx, subagent.Spec{
-			Name: "background-worker", Description: "Collect findings", Parent: inv.Session, Mode: subagent.Fresh,
-			Prompt: childPrompt(t, "worker"), UserMessage: p.Task, Model: m, ModelName: "scripted",
-			Tools: toolset(t, childTools...),
-		})
+		task, err := e.Start(callCtx, subagent.Spec{Name: "background-worker", Description: "Collect findings", Parent: inv.Session, Mode: subagent.Fresh, Request: runner.Request{Prompt: childPrompt(t, "worker"), UserMessage: p.Task, Model: m, ModelName: "scripted", InheritedTools: toolset(t, childTools...)}})
 		if err != nil {
 			return tools.Failed[string](err.Error()), nil
 		}

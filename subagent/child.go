@@ -190,10 +190,10 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	defer release()
 
 	started := e.clock()
-	out = &Outcome{AgentID: c.id, SessionID: c.session.ID(), Name: spec.Name, Depth: c.depth, ModelName: spec.ModelName, Start: c.session.Snapshot()}
+	out = &Outcome{AgentID: c.id, SessionID: c.session.ID(), Name: spec.Name, Depth: c.depth, ModelName: spec.Request.ModelName, Start: c.session.Snapshot()}
 	if bus.Observed[Started](spec.Parent.Bus()) {
 		publish(ctx, spec.Parent, Started{AgentID: c.id, Name: spec.Name, SessionID: c.session.ID(), ParentID: spec.Parent.ID(),
-			Depth: c.depth, Mode: c.mode().String(), Model: spec.ModelName})
+			Depth: c.depth, Mode: c.mode().String(), Model: spec.Request.ModelName})
 	}
 	defer func() {
 		if !bus.Observed[Finished](spec.Parent.Bus()) {
@@ -218,11 +218,11 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 		}
 	}()
 
-	filter := spec.ToolFilter
+	filter := spec.Request.ToolFilter
 	if c.depth >= c.maxDepth && len(spec.Withhold) > 0 {
 		filter.Deny = append(slices.Clone(filter.Deny), spec.Withhold...)
 	}
-	p, err := Orient(spec.Prompt)
+	p, err := Orient(spec.Request.Prompt)
 	if err != nil {
 		return out, "", runError(err)
 	}
@@ -232,19 +232,22 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	}
 	cctx, cancel := context.WithTimeout(withLineage(context.WithValue(ctx, rootKey{}, c.root), c.lineage), timeout)
 	defer cancel()
-	resp, rerr := c.evaluate(cctx, runner.Request{
-		Prompt: p, Params: spec.Params, Session: c.session, Messages: spec.Messages, UserMessage: spec.UserMessage,
-		Model: spec.Model, ModelName: spec.ModelName, MaxTurns: spec.MaxTurns,
-		ToolFilter: filter, InheritedTools: spec.Tools, Logger: e.logger,
-		Approve: e.approve,
-		// The parent's pending messages stay the parent's; nothing is
-		// written into the child to say so.
-		SkipPendingInbound: true,
-	})
+	req := spec.Request
+	req.Prompt, req.Session, req.ToolFilter = p, c.session, filter
+	// The parent's pending messages stay the parent's; nothing is written
+	// into the child to say so.
+	req.SkipPendingInbound = true
+	if req.Logger == nil {
+		req.Logger = e.logger
+	}
+	if req.Approve == nil {
+		req.Approve = e.approve
+	}
+	resp, rerr := c.evaluate(cctx, req)
 	out.Final = c.session.Snapshot()
 	out.Duration = e.clock().Sub(started)
 	out.Response = resp
-	out.States = statesOf(spec.Tools, resp)
+	out.States = statesOf(spec.Request.InheritedTools, resp)
 	c.account(out)
 	out.Text = c.text
 	if resp != nil {
@@ -276,8 +279,8 @@ func statesOf(inherited tools.Toolset, resp *runner.Response) []tools.State {
 func (c *child) mode() Mode { return c.spec.Mode }
 
 // forkedContext reports whether the child carries on an earlier
-// conversation (Spec.Messages) rather than starting from its task alone.
-func (c *child) forkedContext() bool { return c.spec.Resume == "" && len(c.spec.Messages) > 0 }
+// conversation (Spec.Request.Messages) rather than starting from its task alone.
+func (c *child) forkedContext() bool { return c.spec.Resume == "" && len(c.spec.Request.Messages) > 0 }
 
 // statusOf is how a run that ended with err under ctx ended.
 func statusOf(ctx context.Context, err error) TaskStatus {
@@ -376,7 +379,7 @@ func (e *Engine) classify(ctx, cctx context.Context, err error, timeout time.Dur
 	case errors.Is(err, ErrHook):
 		return err
 	case errors.Is(err, runner.ErrMaxTurns):
-		n := spec.MaxTurns
+		n := spec.Request.MaxTurns
 		if n <= 0 {
 			n = runner.DefaultMaxTurns
 		}

@@ -192,10 +192,10 @@ func checkSpec(spec Spec) error {
 	if spec.Parent == nil {
 		missing = append(missing, "Parent")
 	}
-	if spec.Prompt == nil {
+	if spec.Request.Prompt == nil {
 		missing = append(missing, "Prompt")
 	}
-	if spec.Model == nil {
+	if spec.Request.Model == nil {
 		missing = append(missing, "Model")
 	}
 	if len(missing) > 0 {

@@ -266,7 +266,7 @@ func TestTimeoutCancellationAndMaxTurns(t *testing.T) {
 		loop := scripted.New(scripted.Repeat(scripted.Reply(&model.Response{Message: model.AssistantMessage("partial findings",
 			model.ToolCall{ID: "c", Name: "write", Arguments: `{"text":"x"}`})})))
 		sp := spec(t, parent, loop, writeTool(t))
-		sp.MaxTurns = 2
+		sp.Request.MaxTurns = 2
 		out, err := subagent.New().Run(ctx, sp)
 		require.ErrorIs(t, err, subagent.ErrMaxTurns)
 		assert.EqualError(t, err, "Subagent stopped after reaching max turns (2)")
@@ -367,7 +367,7 @@ func TestParityIsExactAndTheParentsPendingInboundStaysItsOwn(t *testing.T) {
 		assert.Zero(t, child.Revision(), "not one write before setup")
 		return nil
 	}
-	m := sp.Model.(*scripted.Model)
+	m := sp.Request.Model.(*scripted.Model)
 	_, err := subagent.New().Run(ctx, sp)
 	require.NoError(t, err)
 	assert.True(t, parity)

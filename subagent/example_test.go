@@ -21,13 +21,8 @@ func ExampleEngine_Run() {
 
 	child, _ := prompt.New("agents", "summarizer", prompt.Markdown[prompt.NoParams]("Role", "You summarize notes."))
 	engine := subagent.New(subagent.WithMaxConcurrent(2))
-	out, err := engine.Run(ctx, subagent.Spec{
-		Name:        "agents/summarizer",
-		Parent:      parent, // forked from a snapshot of it
-		Prompt:      child,
-		UserMessage: "Summarize the notes.",
-		Model:       scripted.New(scripted.Text("One note, about the parent.")),
-	})
+	out, err := engine.Run(ctx, subagent.Spec{Name: "agents/summarizer", Parent: parent, // forked from a snapshot of it
+		Request: runner.Request{Prompt: child, UserMessage: "Summarize the notes.", Model: scripted.New(scripted.Text("One note, about the parent."))}})
 	fmt.Println(err)
 	fmt.Println(out.Text)
 	fmt.Println("the child saw:", session.SliceOfSnapshot[Note](out.Start).Len(), "note")
@@ -47,15 +42,7 @@ func ExampleEngine_Start() {
 	n := 0
 	engine := subagent.New(subagent.WithIDGenerator(func() string { n++; return fmt.Sprintf("task-%d", n) }))
 	researcher, _ := prompt.New("agents", "researcher", prompt.Markdown[prompt.NoParams]("Role", "You survey notes."))
-	task, err := engine.Start(ctx, subagent.Spec{
-		Name:        "researcher",
-		Description: "Survey the notes",
-		Parent:      parent,
-		Mode:        subagent.Fresh,
-		Prompt:      researcher,
-		UserMessage: "Survey the billing notes.",
-		Model:       scripted.New(scripted.Text("Three notes, all about billing.")),
-	})
+	task, err := engine.Start(ctx, subagent.Spec{Name: "researcher", Description: "Survey the notes", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: researcher, UserMessage: "Survey the billing notes.", Model: scripted.New(scripted.Text("Three notes, all about billing."))}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -83,10 +70,7 @@ func ExampleWithStopHook() {
 		return "", nil // it may finish
 	}))
 	reviewer, _ := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Role", "You review code."))
-	out, _ := engine.Run(ctx, subagent.Spec{
-		Name: "reviewer", Parent: parent, Mode: subagent.Fresh, Prompt: reviewer, UserMessage: "Review parse.go.",
-		Model: scripted.New(scripted.Text("parse.go looks fine."), scripted.Text("parse.go looks fine; the tests pass.")),
-	})
+	out, _ := engine.Run(ctx, subagent.Spec{Name: "reviewer", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: reviewer, UserMessage: "Review parse.go.", Model: scripted.New(scripted.Text("parse.go looks fine."), scripted.Text("parse.go looks fine; the tests pass."))}})
 	fmt.Println(out.Text)
 	// Output:
 	// parse.go looks fine; the tests pass.
@@ -101,10 +85,7 @@ func ExampleEngine_Agent() {
 
 	engine := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(func() string { return "reviewer-1" }))
 	reviewer, _ := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Role", "You review code."))
-	spec := subagent.Spec{
-		Name: "reviewer", Parent: parent, Mode: subagent.Fresh, Prompt: reviewer, ModelName: "light",
-		UserMessage: "Review parse.go.", Model: scripted.New(scripted.Text("One bug, line 12.")),
-	}
+	spec := subagent.Spec{Name: "reviewer", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: reviewer, ModelName: "light", UserMessage: "Review parse.go.", Model: scripted.New(scripted.Text("One bug, line 12."))}}
 	first, _ := engine.Run(ctx, spec)
 
 	// Later: a follow-up to the same agent, with all it read still in its
@@ -114,9 +95,9 @@ func ExampleEngine_Agent() {
 		fmt.Println(err)
 		return
 	}
-	spec.Name, spec.ModelName = meta.Type, meta.Model // the same type and model
-	spec.Resume, spec.UserMessage = meta.AgentID, "Fix it."
-	spec.Model = scripted.New(scripted.Text("Fixed line 12."))
+	spec.Name, spec.Request.ModelName = meta.Type, meta.Model // the same type and model
+	spec.Resume, spec.Request.UserMessage = meta.AgentID, "Fix it."
+	spec.Request.Model = scripted.New(scripted.Text("Fixed line 12."))
 	again, _ := engine.Run(ctx, spec)
 	fmt.Println(again.AgentID, "-", again.Text)
 

@@ -102,7 +102,7 @@ func TestStopHookBlocksAtMostEightTimesInARow(t *testing.T) {
 	}))
 	m := scripted.New(scripted.Repeat(scripted.Text("done")))
 	sp := spec(t, parent, m)
-	sp.MaxTurns = 100
+	sp.Request.MaxTurns = 100
 	out, err := e.Run(ctx, sp)
 	require.NoError(t, err, "after the cap the child finishes, as a success")
 	assert.Equal(t, "done", out.Text)
@@ -120,7 +120,7 @@ func TestStopHookCannotExceedMaxTurns(t *testing.T) {
 	parent := newParent(t)
 	e := subagent.New(subagent.WithStopHook(func(context.Context, subagent.SubagentStop) (string, error) { return "more", nil }))
 	sp := spec(t, parent, scripted.New(scripted.Repeat(scripted.Text("partial"))))
-	sp.MaxTurns = 2
+	sp.Request.MaxTurns = 2
 	out, err := e.Run(ctx, sp)
 	require.ErrorIs(t, err, subagent.ErrMaxTurns)
 	assert.EqualError(t, err, "Subagent stopped after reaching max turns (2)")

@@ -13,7 +13,7 @@ import (
 // reviewer that just reported, with everything it read still in its
 // conversation. A front end looks the agent up with Agent, builds the
 // Spec of the same type and model at the record's (the same prompt and
-// tools), sets Spec.Resume to the id and Spec.UserMessage to the new
+// tools), sets Spec.Resume to the id and Spec.Request.UserMessage to the new
 // prompt, and runs it with Run or Start. The engine loads the
 // conversation from the transcript, drops any tool call left without its
 // result and any result left without its call (the run ended between
@@ -26,7 +26,7 @@ import (
 // on Spec.Snapshot) — the state it worked on before was a copy, discarded
 // when it ended, while its parent's has moved on, with the files it
 // wrote if its front end copied them back. An agent that carried on an
-// earlier conversation (Spec.Messages) cannot be resumed: a new one
+// earlier conversation (Spec.Request.Messages) cannot be resumed: a new one
 // carries on that conversation as it is now.
 
 // Agent returns what the transcripts record of the agent with the given

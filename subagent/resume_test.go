@@ -31,8 +31,8 @@ func resumeSpec(t testing.TB, e *subagent.Engine, parent *session.Session, id, p
 	meta, err := e.Agent(ctx, parent, id)
 	require.NoError(t, err)
 	sp := freshSpec(t, parent, m, ts...)
-	sp.Name, sp.ModelName = meta.Type, meta.Model
-	sp.Resume, sp.UserMessage = id, prompt
+	sp.Name, sp.Request.ModelName = meta.Type, meta.Model
+	sp.Resume, sp.Request.UserMessage = id, prompt
 	return sp
 }
 
@@ -127,7 +127,7 @@ func TestResumeRefusals(t *testing.T) {
 	parent := newParent(t)
 	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("x")))
 	carried := spec(t, parent, scripted.New(scripted.Text("done"))) // carries on its caller's conversation
-	carried.Messages = []model.Message{model.UserMessage("Where were we?"), model.AssistantMessage("In parse.go.")}
+	carried.Request.Messages = []model.Message{model.UserMessage("Where were we?"), model.AssistantMessage("In parse.go.")}
 	forked, err := e.Run(ctx, carried)
 	require.NoError(t, err)
 	fresh, err := e.Run(ctx, freshSpec(t, parent, scripted.New(scripted.Text("done"))))
@@ -206,7 +206,7 @@ func TestResumeAForkedAgentOnItsParentsStateNow(t *testing.T) {
 	var seen []Note
 	var wrote int
 	sp := spec(t, parent, scripted.New(scripted.Text("I see the later state.")), writeTool(t))
-	sp.Resume, sp.UserMessage = out.AgentID, "Look again."
+	sp.Resume, sp.Request.UserMessage = out.AgentID, "Look again."
 	sp.Setup = func(child *session.Session) error {
 		seen = slices.Collect(session.All[Note](child))
 		wrote = session.Len[Wrote](child)

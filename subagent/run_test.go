@@ -67,7 +67,7 @@ func TestABudgetBoundsTheChildrenTogether(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			sp := spec(t, parent, m, writeTool(t))
-			sp.MaxTurns = 1000
+			sp.Request.MaxTurns = 1000
 			_, errs[i] = e.Run(inRun(run), sp)
 		}()
 	}
@@ -106,7 +106,7 @@ func TestCancellingTheParentKeepsWhatTheChildrenSpent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			sp := spec(t, parent, m, writeTool(t))
-			sp.MaxTurns = 1000
+			sp.Request.MaxTurns = 1000
 			_, errs[i] = e.Run(c, sp)
 		}()
 	}
@@ -119,18 +119,18 @@ func TestCancellingTheParentKeepsWhatTheChildrenSpent(t *testing.T) {
 	assert.Empty(t, parent.ChildIDs())
 }
 
-// Spec.Messages are the conversation a child carries on: they follow its
+// Spec.Request.Messages are the conversation a child carries on: they follow its
 // system message and come before its first user message.
 func TestAChildCarriesOnTheMessagesItIsGiven(t *testing.T) {
 	parent := newParent(t)
 	m := scripted.New(scripted.Text("done"))
 	sp := spec(t, parent, m)
-	sp.Messages = []model.Message{model.UserMessage("earlier question"), model.AssistantMessage("earlier answer")}
+	sp.Request.Messages = []model.Message{model.UserMessage("earlier question"), model.AssistantMessage("earlier answer")}
 	_, err := subagent.New().Run(ctx, sp)
 	require.NoError(t, err)
 	msgs := m.Calls()[0].Request.Messages
 	require.Len(t, msgs, 4)
 	assert.Equal(t, model.RoleSystem, msgs[0].Role)
-	assert.Equal(t, sp.Messages, msgs[1:3])
+	assert.Equal(t, sp.Request.Messages, msgs[1:3])
 	assert.Equal(t, model.UserMessage("do the work"), msgs[3])
 }

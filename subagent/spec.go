@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/offshoot-dev/offshoot/model"
-	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
@@ -44,36 +43,29 @@ type Spec struct {
 	// state a forked child starts from instead of the parent's current one.
 	Mode     Mode
 	Snapshot *session.Snapshot
-	// Prompt is the child's prompt, rendered with Params. The engine adds
-	// a section telling the child it is a subagent.
-	Prompt *prompt.Prompt
-	Params []any
-	// Messages, when given, are an earlier conversation the child carries
-	// on (a forked child continuing its parent's, say): they follow the
-	// child's system message and come before UserMessage.
-	Messages []model.Message
-	// UserMessage is the child's first user message, if any.
-	UserMessage string
+	// Request is the child's evaluation: its Prompt (rendered with Params;
+	// the engine adds a section telling the child it is a subagent),
+	// Messages (an earlier conversation the child carries on, after its
+	// system message and before UserMessage), UserMessage (its first user
+	// message, if any), Model and ModelName, MaxTurns, the tools handed
+	// down from the parent (InheritedTools: its rendered toolset; the
+	// child also gets its own prompt's tools) and ToolFilter, which
+	// narrows them; and whatever else the runner offers, such as a Budget.
+	// The engine sets Session (the child's), keeps the parent's pending
+	// inbound messages out of the child, and gives Approve and Logger its
+	// own (WithApprover, WithLogger) when they are nil.
+	Request runner.Request
 	// TaskInPrompt says that the task is in the child's prompt (rendered
 	// with Params), not in UserMessage — as dispatch_subagent's
 	// instructions are. The child's transcript then starts with its system
 	// message, which holds the task, instead of its first user message.
 	TaskInPrompt bool
-	// Model answers the child; ModelName is what records call it.
-	Model     model.Model
-	ModelName string
-	// Tools are handed down from the parent (its rendered toolset); the
-	// child also gets its own prompt's tools. ToolFilter narrows them.
-	Tools      tools.Toolset
-	ToolFilter tools.Filter
 	// Withhold names the delegating tools (dispatch_subagent, Task…) that
 	// are removed from a child at the depth limit, so it cannot delegate
 	// further.
 	Withhold []string
 	// MaxDepth overrides the engine's depth limit for this run (0: keep).
 	MaxDepth int
-	// MaxTurns bounds the child's model calls (0: the runner's default).
-	MaxTurns int
 	// Timeout overrides the engine's per-child timeout (0: keep).
 	Timeout time.Duration
 	// Setup runs on the child after hydration and after the engine's
@@ -122,7 +114,8 @@ type Outcome struct {
 	// holds beyond Start.
 	Start, Final session.Snapshot
 	// States are the distinct states (tools.State) of the child's whole
-	// toolset — the tools it inherited (Spec.Tools) and its prompt's own —
+	// toolset — the tools it inherited (Request.InheritedTools) and its
+	// prompt's own —
 	// in that order: what a front end asks for the artifacts the child
 	// produced between Start and Final.
 	States    []tools.State

@@ -63,7 +63,7 @@ func (e *Engine) record(c *child, now time.Time) *recorder {
 		e: e, base: agentBase(e.transcripts, c.root, c.id), output: c.background, childID: c.session.ID(),
 		wake: make(chan struct{}, 1), done: make(chan struct{}),
 		meta: TranscriptMeta{
-			AgentID: c.id, Type: c.spec.Name, Description: c.spec.Description, Model: c.spec.ModelName,
+			AgentID: c.id, Type: c.spec.Name, Description: c.spec.Description, Model: c.spec.Request.ModelName,
 			Mode: c.mode().String(), ForkedContext: c.forkedContext(), Depth: c.depth, ParentSessionID: c.spec.Parent.ID(), RootSessionID: c.root,
 			Background: c.background, Status: TaskStatusRunning, StartedAt: now, UpdatedAt: now,
 		},

@@ -303,7 +303,7 @@ func TestATaskInThePromptIsTheTranscriptsFirstLine(t *testing.T) {
 	parent := newParent(t)
 	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("p")))
 	sp := spec(t, parent, scripted.New(scripted.Text("done")))
-	sp.TaskInPrompt, sp.UserMessage = true, "Start."
+	sp.TaskInPrompt, sp.Request.UserMessage = true, "Start."
 	out, err := e.Run(ctx, sp)
 	require.NoError(t, err)
 
@@ -316,7 +316,7 @@ func TestATaskInThePromptIsTheTranscriptsFirstLine(t *testing.T) {
 
 	m := scripted.New(scripted.Text("more done"))
 	again := spec(t, parent, m)
-	again.TaskInPrompt, again.Resume, again.UserMessage = true, out.AgentID, "Go on."
+	again.TaskInPrompt, again.Resume, again.Request.UserMessage = true, out.AgentID, "Go on."
 	_, err = e.Run(ctx, again)
 	require.NoError(t, err)
 	req := m.Calls()[0].Request

@@ -29,7 +29,7 @@ type TranscriptMeta struct {
 	// or from its parent's); it was resumed, if it was, in the same mode.
 	Mode string `json:"mode"`
 	// ForkedContext is true when the agent started from an earlier
-	// conversation (Spec.Messages, such as its caller's) instead of its
+	// conversation (Spec.Request.Messages, such as its caller's) instead of its
 	// task alone. Such an agent cannot be resumed: a new one carries on
 	// the conversation as it is now, instead of a copy that has moved on.
 	ForkedContext bool `json:"forked_context,omitempty"`

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offshoot-dev/offshoot/runner"
+
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/prompt"
@@ -75,18 +77,24 @@ func writeTranscripts(dir string) error {
 		return err
 	}
 	runs := []subagent.Spec{{
-		Name: "agents/reviewer", Description: "Review the notes", Prompt: reviewer, Tools: files, ModelName: "main",
-		UserMessage: "Review notes.md.",
-		Model: scripted.New(scripted.ToolCall("read_file", `{"file_path":"notes.md"}`),
-			scripted.Text("The notes are fine.\nNothing to change.")),
+		Name: "agents/reviewer", Description: "Review the notes",
+		Request: runner.Request{
+			Prompt: reviewer, InheritedTools: files, ModelName: "main", UserMessage: "Review notes.md.",
+			Model: scripted.New(scripted.ToolCall("read_file", `{"file_path":"notes.md"}`),
+				scripted.Text("The notes are fine.\nNothing to change.")),
+		},
 	}, {
-		Name: "explore", Description: "Find the entry point", Mode: subagent.Fresh, Prompt: explore, ModelName: "light",
-		UserMessage: "Where does the program start?",
-		Model:       scripted.New(scripted.Text("In main.go.")),
+		Name: "explore", Description: "Find the entry point", Mode: subagent.Fresh,
+		Request: runner.Request{
+			Prompt: explore, ModelName: "light", UserMessage: "Where does the program start?",
+			Model: scripted.New(scripted.Text("In main.go.")),
+		},
 	}, {
-		Name: "summary", Description: "Summarize the run", Mode: subagent.Fresh, Prompt: summary, ModelName: "light",
-		UserMessage: "Summarize.",
-		Model:       scripted.New(scripted.Fail(&model.APIError{StatusCode: 503, Message: "the server is down"})),
+		Name: "summary", Description: "Summarize the run", Mode: subagent.Fresh,
+		Request: runner.Request{
+			Prompt: summary, ModelName: "light", UserMessage: "Summarize.",
+			Model: scripted.New(scripted.Fail(&model.APIError{StatusCode: 503, Message: "the server is down"})),
+		},
 	}}
 	for i, spec := range runs {
 		spec.Parent = parent

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/offshoot-dev/offshoot/runner"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -46,15 +48,11 @@ func TestChildLeavesParentAlone(t *testing.T) {
 	// writes a file of its own.
 	reviewer, err := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Reviewer", "You review notes."))
 	require.NoError(t, err)
-	out, err := engine.Run(ctx, subagent.Spec{
-		Name: "agents/reviewer", Parent: parent, Prompt: reviewer, Tools: files,
-		UserMessage: "Review notes.md; write your review to review.md.",
-		Model: scripted.New(
-			scripted.ToolCall("read_file", `{"file_path":"notes.md"}`),
-			scripted.ToolCall("write_file", `{"file_path":"review.md","content":"Friday is fine."}`),
-			scripted.Text("Reviewed: see review.md."),
-		),
-	})
+	out, err := engine.Run(ctx, subagent.Spec{Name: "agents/reviewer", Parent: parent, Request: runner.Request{Prompt: reviewer, InheritedTools: files, UserMessage: "Review notes.md; write your review to review.md.", Model: scripted.New(
+		scripted.ToolCall("read_file", `{"file_path":"notes.md"}`),
+		scripted.ToolCall("write_file", `{"file_path":"review.md","content":"Friday is fine."}`),
+		scripted.Text("Reviewed: see review.md."),
+	)}})
 	require.NoError(t, err)
 
 	// 4. The child's first state equals the parent's snapshot...

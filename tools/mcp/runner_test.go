@@ -151,10 +151,7 @@ func TestSubagentInheritsMCPTools(t *testing.T) {
 			scripted.ToolCall("mcp__notes__echo", `{"text":"from the child"}`),
 			scripted.Text("The child used the notes server."),
 		)
-		out, err := engine.Run(ctx, subagent.Spec{
-			Name: "researcher", Parent: newSession(t), Prompt: agentPrompt(t, "researcher", "You research."),
-			UserMessage: "Use the notes server.", Model: llm, Tools: ts,
-		})
+		out, err := engine.Run(ctx, subagent.Spec{Name: "researcher", Parent: newSession(t), Request: runner.Request{Prompt: agentPrompt(t, "researcher", "You research."), UserMessage: "Use the notes server.", Model: llm, InheritedTools: ts}})
 		require.NoError(t, err)
 		assert.Equal(t, "The child used the notes server.", out.Text)
 		assert.Equal(t, []string{"echo: from the child"}, toolMessages(out.Response.Messages))
@@ -162,10 +159,7 @@ func TestSubagentInheritsMCPTools(t *testing.T) {
 	})
 	t.Run("denied", func(t *testing.T) {
 		llm := scripted.New(scripted.Text("No MCP tools here."))
-		_, err := engine.Run(ctx, subagent.Spec{
-			Name: "reviewer", Parent: newSession(t), Prompt: agentPrompt(t, "reviewer", "You review."),
-			UserMessage: "Review.", Model: llm, Tools: ts, ToolFilter: tools.Filter{Deny: []string{"mcp__*"}},
-		})
+		_, err := engine.Run(ctx, subagent.Spec{Name: "reviewer", Parent: newSession(t), Request: runner.Request{Prompt: agentPrompt(t, "reviewer", "You review."), UserMessage: "Review.", Model: llm, InheritedTools: ts, ToolFilter: tools.Filter{Deny: []string{"mcp__*"}}}})
 		require.NoError(t, err)
 		assert.Empty(t, specNames(llm.Calls()[0].Request))
 	})

@@ -132,23 +132,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 	if m == nil {
 		return res, nil, errors.New("dispatch_subagent has no model to run the subagent on; give one with promptsubagent.WithModel")
 	}
-	out, err := d.engine.Run(ctx, subagent.Spec{
-		Name:         in.PromptNS + "/" + in.PromptKey,
-		Description:  describe(in.Instructions),
-		Parent:       inv.Session,
-		Mode:         subagent.Forked,
-		Snapshot:     &snap,
-		Prompt:       p,
-		Params:       []any{deleg},
-		UserMessage:  kickoff,
-		TaskInPrompt: true,
-		Model:        m,
-		ModelName:    name,
-		Tools:        inv.Tools,
-		Withhold:     []string{ToolName},
-		MaxTurns:     d.cfg.maxTurns,
-		Setup:        d.cfg.setup,
-	})
+	out, err := d.engine.Run(ctx, subagent.Spec{Name: in.PromptNS + "/" + in.PromptKey, Description: describe(in.Instructions), Parent: inv.Session, Mode: subagent.Forked, Snapshot: &snap, TaskInPrompt: true, Withhold: []string{ToolName}, Setup: d.cfg.setup, Request: runner.Request{Prompt: p, Params: []any{deleg}, UserMessage: kickoff, Model: m, ModelName: name, InheritedTools: inv.Tools, MaxTurns: d.cfg.maxTurns}})
 	var events []any
 	if out != nil {
 		events = append(events, out.ChildUsage())

@@ -86,28 +86,12 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input
 	if in.MaxTurns > 0 {
 		maxTurns = in.MaxTurns
 	}
-	run := &childRun{def: def, spec: subagent.Spec{
-		Name:        def.Name,
-		Description: in.Description,
-		Parent:      inv.Session,
-		Mode:        subagent.Forked,
-		Snapshot:    &snap,
-		Prompt:      p,
-		Params: []any{
-			role{Text: systemText(def.Prompt, in.Description)},
-			state,
-			forked{On: forkContext},
-			reminder{Text: def.CriticalSystemReminder},
-		},
-		Messages:    history,
-		UserMessage: in.Prompt,
-		Model:       m,
-		ModelName:   modelName,
-		Tools:       childTools,
-		Withhold:    delegationTools,
-		MaxDepth:    d.cfg.maxDepth,
-		MaxTurns:    maxTurns,
-	}}
+	run := &childRun{def: def, spec: subagent.Spec{Name: def.Name, Description: in.Description, Parent: inv.Session, Mode: subagent.Forked, Snapshot: &snap, Withhold: delegationTools, MaxDepth: d.cfg.maxDepth, Request: runner.Request{Prompt: p, Params: []any{
+		role{Text: systemText(def.Prompt, in.Description)},
+		state,
+		forked{On: forkContext},
+		reminder{Text: def.CriticalSystemReminder},
+	}, Messages: history, UserMessage: in.Prompt, Model: m, ModelName: modelName, InheritedTools: childTools, MaxTurns: maxTurns}}}
 	if resumed != nil {
 		run.spec.Resume = resumed.AgentID
 	}

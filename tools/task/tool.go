@@ -218,7 +218,7 @@ func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in Inpu
 	if err != nil {
 		return nil, err
 	}
-	res.Data.ModelUsed, res.Stats.Model = run.spec.ModelName, run.spec.ModelName
+	res.Data.ModelUsed, res.Stats.Model = run.spec.Request.ModelName, run.spec.Request.ModelName
 	if in.RunInBackground || def.Background {
 		return nil, d.background(ctx, run, res)
 	}
@@ -242,11 +242,11 @@ func (d *delegator) foreground(ctx context.Context, run *childRun, res *Result) 
 		}
 		return events, f
 	}
-	res.completed(run.def.Name, run.spec.ModelName, out, out.Transcript != "" && !run.def.ForkContext)
+	res.completed(run.def.Name, run.spec.Request.ModelName, out, out.Transcript != "" && !run.def.ForkContext)
 	if d.cfg.noCopy {
 		return events, nil
 	}
-	for _, st := range run.spec.Tools.States() {
+	for _, st := range run.spec.Request.InheritedTools.States() {
 		names, evs := st.Artifacts(out.Start, out.Final)
 		res.Data.Artifacts = append(res.Data.Artifacts, names...)
 		events = append(events, evs...)
@@ -274,7 +274,7 @@ func (d *delegator) failureText(run *childRun, err error) string {
 		if cause == nil {
 			cause = err
 		}
-		return fmt.Sprintf("Subagent (%s, %s) failed: %v", run.def.Name, run.spec.ModelName, cause)
+		return fmt.Sprintf("Subagent (%s, %s) failed: %v", run.def.Name, run.spec.Request.ModelName, cause)
 	}
 	return err.Error()
 }

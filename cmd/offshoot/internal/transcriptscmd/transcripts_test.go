@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/offshoot-dev/offshoot/runner"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -45,10 +47,7 @@ func agent(t *testing.T, project, answer string) string {
 	defer parent.Close()
 	p, err := prompt.New("agents", "helper", prompt.Markdown[prompt.NoParams]("Role", "You help."))
 	require.NoError(t, err)
-	out, err := subagent.New(subagent.WithTranscripts(dir)).Run(context.Background(), subagent.Spec{
-		Name: "helper", Parent: parent, Mode: subagent.Fresh, Prompt: p, UserMessage: "Help.",
-		Model: scripted.New(scripted.Text(answer)),
-	})
+	out, err := subagent.New(subagent.WithTranscripts(dir)).Run(context.Background(), subagent.Spec{Name: "helper", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: p, UserMessage: "Help.", Model: scripted.New(scripted.Text(answer))}})
 	require.NoError(t, err)
 	return out.AgentID
 }
