@@ -66,7 +66,7 @@ type Mount struct {
 	// directory ignores.
 	GitIgnore bool
 	// Report, when set, is filled with what the mount copied and what it
-	// left out, and why.
+	// left out, and why: afresh each time the mount is loaded.
 	Report *MountReport
 }
 
@@ -195,6 +195,11 @@ func (m Mount) load(t Table, roots []string) (Table, error) {
 	info, err := r.Lstat(top)
 	if err != nil {
 		return t, err
+	}
+	if m.Report != nil {
+		// Each load reports afresh: Tools and Section each load the mounts
+		// they are given, and a report counts one load.
+		*m.Report = MountReport{}
 	}
 	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, secrets: secrets, budget: m.MaxBytes, report: m.Report}
 	if l.budget == 0 {

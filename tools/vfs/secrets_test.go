@@ -96,3 +96,18 @@ func TestMountSkipsWhatItCannotRead(t *testing.T) {
 		assert.Equal(t, 2, report.LeftOut[vfs.LeftUnreadable], "and the locked directory")
 	}
 }
+
+// The tools and the section each load the mounts they are given: the
+// report says what one load left out, not twice that.
+func TestAMountReportCountsOneLoad(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"ok.md": "fine", ".env": "KEY=x"})
+	report := &vfs.MountReport{}
+	opts := vfs.Options{Mounts: []vfs.Mount{{HostPath: dir, Report: report}}, AllowedRoots: []string{dir}}
+	_, err := vfs.Tools(opts)
+	require.NoError(t, err)
+	_ = vfs.Section(opts)
+	assert.Equal(t, 1, report.Copied)
+	assert.Equal(t, map[string]int{vfs.LeftSecret: 1}, report.LeftOut)
+	assert.Equal(t, "1 left out: 1 may hold a secret (.env)", report.Summary())
+}
