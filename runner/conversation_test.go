@@ -50,7 +50,7 @@ func TestAConversationRestoredFromSnapshotJSONContinues(t *testing.T) {
 	// A new process: a registry that knows the runner's records and the
 	// program's own events, nothing else.
 	reg := serde.NewRegistry()
-	require.NoError(t, runner.RegisterNames(reg))
+	require.NoError(t, runner.Reducers().Name(reg))
 	_, err = reg.Ensure(reflect.TypeFor[Echoed]())
 	require.NoError(t, err)
 	snap, err := session.UnmarshalSnapshot(data, reg)

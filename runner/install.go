@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"errors"
 	"reflect"
 
-	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 )
 
@@ -30,19 +28,14 @@ var reducers = session.Reducers{
 	Names: names,
 }
 
-// RegisterNames gives the runner's records stable names in reg
-// ("offshoot.runner.ToolInvoked", …), so snapshot JSON holding them does not
-// depend on this package's import path. serde.DefaultRegistry has them from
-// the start; Evaluate adds them to the registry of the session it runs on.
-func RegisterNames(reg *serde.Registry) error {
-	var errs []error
-	for t, name := range names {
-		errs = append(errs, reg.RegisterType(t, name))
-	}
-	return errors.Join(errs...)
-}
-
-func init() { _ = RegisterNames(serde.DefaultRegistry) }
+// Reducers returns what the runner installs on every session it evaluates
+// on: the cursor of the inbound messages read, and stable names for its
+// records ("offshoot.runner.ToolInvoked", …) in the session's registry, so
+// that snapshot JSON does not depend on this package's import path. To
+// decode such snapshots with a registry of your own, name them there:
+//
+//	err := runner.Reducers().Name(reg)
+func Reducers() session.Reducers { return reducers }
 
 func inboundCursor(s *session.Session) int {
 	read, _ := session.Latest[InboundRead](s)

@@ -201,8 +201,12 @@ func TestRecordsHaveStableNamesInSnapshotJSON(t *testing.T) {
 	for _, name := range []string{"offshoot.runner.PromptRendered", "offshoot.runner.ModelCalled", "offshoot.runner.PromptExecuted", "offshoot.runner.InboundRead"} {
 		assert.Contains(t, string(data), `"slice_type":"`+name+`"`)
 	}
-	_, ok := serde.DefaultRegistry.Lookup("offshoot.runner.ToolInvoked")
-	assert.True(t, ok)
+	_, ok := s.Registry().Lookup("offshoot.runner.ToolInvoked")
+	assert.True(t, ok, "the runner named its records in the session's registry when it installed its reducers")
+	reg := serde.NewRegistry()
+	require.NoError(t, runner.Reducers().Name(reg))
+	_, ok = reg.Lookup("offshoot.runner.ConversationMessage")
+	assert.True(t, ok, "and names them in a registry of a program's own")
 	sessiontest.RoundTrip(t, s, s.Registry())
 }
 

@@ -2,11 +2,13 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/internal/pvec"
+	"github.com/offshoot-dev/offshoot/serde"
 )
 
 // Rule is one reducer as data, for Reducers: On makes one that folds an
@@ -65,6 +67,18 @@ type Reducers struct {
 	// empty — on a session that has none of this state yet, even when the
 	// key is installed (a fresh child, say).
 	Seed []any
+}
+
+// Name gives the set's types their names (Names) in reg, for a registry
+// of a program's own — to decode, in a new process, snapshots that hold
+// them. A type reg already names otherwise keeps its name, and the error
+// says so.
+func (r Reducers) Name(reg *serde.Registry) error {
+	var errs []error
+	for t, name := range r.Names {
+		errs = append(errs, reg.RegisterType(t, name))
+	}
+	return errors.Join(errs...)
 }
 
 // Register adds reducer for events of type E folding into the slice of

@@ -1,10 +1,7 @@
 package planning
 
 import (
-	"errors"
 	"reflect"
-
-	"github.com/offshoot-dev/offshoot/serde"
 )
 
 // names are the stable names of the plan and its event types in snapshot
@@ -18,18 +15,3 @@ var names = map[reflect.Type]string{
 	reflect.TypeFor[StepMarked]():  "offshoot.planning.StepMarked",
 	reflect.TypeFor[PlanCleared](): "offshoot.planning.PlanCleared",
 }
-
-// RegisterNames gives the plan and its event types stable names in reg
-// ("offshoot.planning.Plan", …), so snapshot JSON holding them does not
-// depend on this package's import path. serde.DefaultRegistry has them from
-// the start, and installing the planning reducers adds them to the registry
-// of the session, leaving alone any type the program named itself.
-func RegisterNames(reg *serde.Registry) error {
-	var errs []error
-	for t, name := range names {
-		errs = append(errs, reg.RegisterType(t, name))
-	}
-	return errors.Join(errs...)
-}
-
-func init() { _ = RegisterNames(serde.DefaultRegistry) }

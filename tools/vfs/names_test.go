@@ -30,5 +30,5 @@ func TestStableNamesInSnapshotJSON(t *testing.T) {
 	_, ok := serde.DefaultRegistry.Lookup("offshoot.vfs.Table")
 	assert.True(t, ok)
 	sessiontest.RoundTrip(t, s, reg)
-	assert.Error(t, vfs.RegisterNames(reg), "explicit calls report the conflict")
+	assert.Error(t, vfs.Reducers(vfs.Table{}).Name(reg), "explicit calls report the conflict")
 }

@@ -20,7 +20,7 @@ import (
 // then renamed into place.
 func SaveSnapshot(path string, s *session.Session) error {
 	reg := serde.NewRegistry()
-	if err := errors.Join(runner.RegisterNames(reg), vfs.RegisterNames(reg), planning.RegisterNames(reg)); err != nil {
+	if err := errors.Join(runner.Reducers().Name(reg), vfs.Reducers(vfs.Table{}).Name(reg), planning.Reducers().Name(reg)); err != nil {
 		return fmt.Errorf("the snapshot's types: %w; this is a bug, please report it", err)
 	}
 	data, err := session.MarshalSnapshot(s.Snapshot(), reg)

@@ -86,7 +86,7 @@ func readSnapshot(t *testing.T, path string) session.Snapshot {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	reg := serde.NewRegistry()
-	require.NoError(t, errors.Join(runner.RegisterNames(reg), vfs.RegisterNames(reg), planning.RegisterNames(reg)))
+	require.NoError(t, errors.Join(runner.Reducers().Name(reg), vfs.Reducers(vfs.Table{}).Name(reg), planning.Reducers().Name(reg)))
 	snap, err := session.UnmarshalSnapshot(data, reg)
 	require.NoError(t, err)
 	return snap

@@ -39,7 +39,7 @@ commands read snapshots holding offshoot's own types.`,
 // runner's records, the VFS's and the plan's.
 func Registry() (*serde.Registry, error) {
 	reg := serde.NewRegistry()
-	err := errors.Join(runner.RegisterNames(reg), vfs.RegisterNames(reg), planning.RegisterNames(reg))
+	err := errors.Join(runner.Reducers().Name(reg), vfs.Reducers(vfs.Table{}).Name(reg), planning.Reducers().Name(reg))
 	return reg, err
 }
 
