@@ -193,11 +193,14 @@ func TestRunWaitsForBackgroundTasks(t *testing.T) {
 	require.NoError(t, err, f.stderr.String())
 	out := f.stdout.String()
 	// The watcher runs while the main agent answers: its lines may come
-	// between the answer's, never the report before the answer.
-	answer, report := strings.Index(out, "▸ model turn 2\n  ✎ The watcher is on it.\n"), strings.Index(out, "▸ background task ")
-	require.True(t, answer >= 0 && report >= 0, out)
-	assert.Less(t, answer, report, "the answer, before the task's report")
-	assert.Contains(t, out[answer:report], "\n  ↳ answers · main · ")
+	// between the answer's (even between two of its words), never the
+	// report before the answer has ended.
+	turn, report := strings.Index(out, "▸ model turn 2\n"), strings.Index(out, "▸ background task ")
+	require.True(t, turn >= 0 && report >= 0, out)
+	ended := strings.Index(out[turn:], "\n  ↳ answers · main · ")
+	require.True(t, ended >= 0, out)
+	assert.Less(t, turn+ended, report, "the answer, before the task's report:\n%s", out)
+	assert.Contains(t, out[turn:turn+ended], "watcher")
 	assert.Contains(t, out, "  ✎ The watcher says the build is green.\n")
 	calls := m.Calls()
 	last := calls[len(calls)-1].Request.Messages
