@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,8 +150,14 @@ func TestDemoChecksFail(t *testing.T) {
 	}, {
 		name: "a parent that changes while its children run",
 		demo: demo{tamperParent: func(parent *session.Session) {
-			_, err := bus.Subscribe(parent.Bus(), "tamper", func(ctx context.Context, _ bus.Envelope, e subagent.Started) error {
-				return parent.Dispatch(ctx, vfs.FileWritten{Path: "planted-" + e.AgentID + ".md", Content: "written into the parent", Version: 1})
+			// Once both children are forked and set up (each is announced
+			// after), the parent is written to while they run.
+			var started atomic.Int32
+			_, err := bus.Subscribe(parent.Bus(), "tamper", func(ctx context.Context, _ bus.Envelope, _ subagent.Started) error {
+				if started.Add(1) != 2 {
+					return nil
+				}
+				return parent.Dispatch(ctx, vfs.FileWritten{Path: "planted-agent-1.md", Content: "written into the parent", Version: 1})
 			})
 			require.NoError(t, err)
 		}},
