@@ -12,6 +12,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
 )
 
 // Query sends prompt to the main agent and yields what happens, in order:
@@ -66,7 +67,9 @@ func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
 		}
 
 		p := newPipe()
-		turn, stop := context.WithCancel(ctx)
+		// The query is one run: its background tasks end with ctx, not
+		// with the turn, which stops when the reader goes away.
+		turn, stop := context.WithCancel(subagent.WithRun(ctx))
 		defer stop()
 		c.mu.Lock()
 		c.current, c.stop = p, stop
@@ -87,10 +90,9 @@ func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			run := runner.WithCaller(turn, runner.Caller{Scope: runner.NewRunScope(ctx, 0)})
-			resp, err := runner.Evaluate(run, runner.Request{
+			resp, err := runner.Evaluate(turn, runner.Request{
 				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: prompt, Continue: cont,
-				Model: c.model, ModelName: c.modelName, MaxTurns: c.maxTurns, InheritedTools: inherited, ToolFilter: c.toolFilter,
+				Model: c.model, ModelName: c.modelName, MaxTurns: c.maxTurns, Tools: inherited, ToolFilter: c.toolFilter,
 				Approve: c.approve, Logger: c.logger,
 			})
 			p.end(result(resp, err, time.Since(started)))

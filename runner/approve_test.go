@@ -64,27 +64,3 @@ func TestApproveGatesEachToolCall(t *testing.T) {
 		})
 	}
 }
-
-// A tool call's context leads to the run's context: the one the outermost
-// evaluation was started with, for work that outlives the call.
-func TestScopeContextIsTheRunsContext(t *testing.T) {
-	type key struct{}
-	runCtx := context.WithValue(ctx, key{}, "the run")
-	s := newSession(t)
-	var got context.Context
-	var ok bool
-	probe, err := tools.New("probe", "Look at the scope.", func(ctx context.Context, _ *tools.Invocation, _ struct{}) (tools.Result[string], error) {
-		c, _ := runner.CallerFrom(ctx)
-		got, ok = c.Scope.Context()
-		return tools.OK("ok", "ok"), nil
-	})
-	require.NoError(t, err)
-	m := scripted.New(scripted.ToolCall("probe", `{}`), scripted.Text("done"))
-	_, err = runner.Evaluate(runCtx, request(newPrompt(t, probe), s, m))
-	require.NoError(t, err)
-	require.True(t, ok)
-	assert.Equal(t, "the run", got.Value(key{}))
-
-	_, ok = runner.NewScope(0).Context()
-	assert.False(t, ok, "a program's scope has no evaluation yet")
-}

@@ -90,23 +90,22 @@ type Inbound struct {
 	Text string `json:"text"`
 }
 
-// ChildUsage records tokens spent on the session's behalf by work it
-// delegated. Dispatched to a session while an evaluation runs on it, an
-// unmarked one counts against the evaluation's Budget and in its
-// Response.ChildUsage: that is how work outside the evaluation's run
-// reports what it spent. Evaluations started from the run's own tool calls
-// — subagents — are counted as they spend, through the run's Scope; their
-// front ends still record one ChildUsage per finished child, with its tool
-// result, marked Charged, so the session keeps what each child cost and
-// the runner does not count it twice.
-type ChildUsage struct {
-	// AgentID identifies the child run.
-	AgentID string `json:"agent_id"`
-	// Usage is what the child spent, its own children included.
+// Spent records tokens spent on the session's behalf by work done outside
+// its evaluations (a program's own tool that calls a model, a service).
+// Dispatched to a session while an evaluation runs on it, it counts
+// against the evaluation's Budget and in its Response.ChildUsage.
+// Evaluations nested in the evaluation (subagents) are counted as they
+// spend; a delegation engine still records what each one spent, with its
+// tool result, marked Counted, so that the session keeps what each cost
+// and the runner does not count it twice.
+type Spent struct {
+	// Source identifies who spent it: an agent's id, a tool call's id.
+	Source string `json:"source_id"`
+	// Usage is what was spent.
 	Usage model.Usage `json:"usage"`
-	// Charged marks usage already counted as it was spent (through the
-	// run's Scope); the runner does not count it again.
-	Charged bool `json:"charged,omitempty"`
+	// Counted marks spending the evaluation counted as it happened (a
+	// nested evaluation's); the runner does not count it again.
+	Counted bool `json:"counted,omitempty"`
 }
 
 // InboundRead records how many of the session's Inbound messages have been

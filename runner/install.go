@@ -17,7 +17,7 @@ var names = map[reflect.Type]string{
 	reflect.TypeFor[ConversationMessage](): "offshoot.runner.ConversationMessage",
 	reflect.TypeFor[Inbound]():             "offshoot.runner.Inbound",
 	reflect.TypeFor[InboundRead]():         "offshoot.runner.InboundRead",
-	reflect.TypeFor[ChildUsage]():          "offshoot.runner.ChildUsage",
+	reflect.TypeFor[Spent]():               "offshoot.runner.Spent",
 }
 
 // reducers are the runner's own: the cursor of the inbound messages read,

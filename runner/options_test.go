@@ -27,7 +27,7 @@ func offered(m *scripted.Model) []string {
 	return names
 }
 
-func TestToolFilterAndInheritedTools(t *testing.T) {
+func TestToolFilterAndRequestTools(t *testing.T) {
 	echo := echoTool(t)
 	sleep := sleepTool(t, nil, nil)
 
@@ -38,12 +38,12 @@ func TestToolFilterAndInheritedTools(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"echo"}, offered(m))
 
-	// Inherited tools come first; the same tool in both is offered once.
+	// The request's tools come first; the same tool in both is offered once.
 	inherited, err := tools.NewToolset(sleep, echo)
 	require.NoError(t, err)
 	m = scripted.New(scripted.Text("ok"))
 	req = request(newPrompt(t, echo), newSession(t), m)
-	req.InheritedTools = inherited
+	req.Tools = inherited
 	_, err = runner.Evaluate(ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"sleep", "echo"}, offered(m))
@@ -54,7 +54,7 @@ func TestToolFilterAndInheritedTools(t *testing.T) {
 	})
 	require.NoError(t, err)
 	req = request(newPrompt(t, impostor), newSession(t), scripted.New())
-	req.InheritedTools = inherited
+	req.Tools = inherited
 	_, err = runner.Evaluate(ctx, req)
 	var ee *runner.EvaluationError
 	require.ErrorAs(t, err, &ee)
@@ -68,10 +68,8 @@ func TestToolFilterAndInheritedTools(t *testing.T) {
 }
 
 func TestToolsSeeTheirCaller(t *testing.T) {
-	var got runner.Caller
 	var inv tools.Invocation
 	probe, err := tools.New("probe", "Reports its caller.", func(ctx context.Context, i *tools.Invocation, _ struct{}) (tools.Result[string], error) {
-		got, _ = runner.CallerFrom(ctx)
 		inv = *i
 		return tools.OK("seen", ""), nil
 	})
@@ -81,17 +79,13 @@ func TestToolsSeeTheirCaller(t *testing.T) {
 	req := request(newPrompt(t, probe), s, m)
 	_, err = runner.Evaluate(ctx, req)
 	require.NoError(t, err)
-	assert.Same(t, m, got.Model)
-	assert.Equal(t, "scripted", got.ModelName)
-	assert.Equal(t, "test", got.NS)
+	assert.Same(t, m, inv.Model)
+	assert.Equal(t, "scripted", inv.ModelName)
 	assert.Same(t, s, inv.Session)
 	assert.Equal(t, "test", inv.PromptNS)
 	assert.Equal(t, "agent", inv.PromptKey)
-	assert.Equal(t, "scripted", inv.Model)
 	assert.Equal(t, []string{"probe"}, inv.Tools.Names())
 	assert.NotEmpty(t, inv.CallID)
-	_, ok := runner.CallerFrom(ctx)
-	assert.False(t, ok)
 }
 
 func TestMessagesContinueAConversation(t *testing.T) {

@@ -17,8 +17,8 @@ func (r *run) render(earlier []model.Message) error {
 		return err
 	}
 	set := rendered.Tools
-	if r.req.InheritedTools.Len() > 0 {
-		set, err = mergeToolsets(r.req.InheritedTools, rendered.Tools)
+	if r.req.Tools.Len() > 0 {
+		set, err = mergeToolsets(r.req.Tools, rendered.Tools)
 		if err != nil {
 			return err
 		}

@@ -7,8 +7,10 @@
 // call the model, and either finish (no tool calls) or run the calls and
 // give their results back. Tool handlers never change the session directly:
 // the events they return are dispatched with the call's ToolInvoked record,
-// atomically. The runner knows nothing of subagents: delegated work reports
-// back through Inbound and ChildUsage events.
+// atomically. The runner knows nothing of subagents: an evaluation run
+// with the ctx of another's tool call is nested in it (it counts against
+// its Budget), and work done elsewhere reports back through Inbound
+// (messages) and Spent (tokens) records.
 package runner
 
 import (
@@ -62,21 +64,18 @@ type Request struct {
 	// MaxTurns bounds the model calls (DefaultMaxTurns when zero).
 	MaxTurns int
 	// Budget bounds the tokens spent by this evaluation, the evaluations
-	// started from its tool calls (subagents) and the ChildUsage reported
-	// to its session meanwhile; zero means no bound. An evaluation also
-	// stops when an evaluation above it in its run is over its budget (see
-	// Scope).
+	// nested in it (run with the ctx of one of its tool calls, as
+	// subagents are) and the Spent records dispatched to its session
+	// meanwhile; zero means no bound. An evaluation also stops when one it
+	// is nested in is over its budget, or a budget of its ctx is spent (see
+	// WithBudget).
 	Budget int
 	// ToolFilter narrows the rendered toolset by name or glob.
 	ToolFilter tools.Filter
-	// InheritedTools are offered before the prompt's own tools: the toolset
-	// a delegating parent hands down. A tool of the same name in both must be
-	// the same tool.
-	InheritedTools tools.Toolset
-	// SkipPendingInbound leaves the Inbound messages the session holds
-	// when the evaluation starts undelivered: they were meant for the
-	// session this one was forked from. Later ones are delivered.
-	SkipPendingInbound bool
+	// Tools are offered before the prompt's own tools (a delegating parent
+	// hands its toolset down this way). A tool of the same name in both
+	// must be the same tool.
+	Tools tools.Toolset
 	// Approve, when set, is asked before each tool call whether it may
 	// run. A nil error lets it run. An error denies it: the tool is not
 	// called, and the model reads "Permission to use the tool 'NAME' was
@@ -122,8 +121,8 @@ type Response struct {
 	// Rendered is the rendered prompt with the toolset that was offered.
 	Rendered *prompt.Rendered
 	// Usage is what this evaluation's model calls spent; ChildUsage is what
-	// the evaluations started from its tool calls spent, and what was
-	// reported to its session as ChildUsage while it ran.
+	// the evaluations nested in it spent, and what Spent records
+	// dispatched to its session while it ran reported.
 	Usage      model.Usage
 	ChildUsage model.Usage
 	// Turns counts model calls; ToolCalls counts tool calls.
@@ -175,13 +174,13 @@ type run struct {
 	req     Request
 	phase   Phase // where the loop is, for a panic's error
 	ctx     context.Context
-	toolCtx context.Context // ctx marked WithCaller, for tool calls
+	toolCtx context.Context // ctx carrying the evaluation's scope, for tool calls
 	prompt  string
 	clock   func() time.Time
 	start   time.Time
 
 	eval     string // the evaluation's id
-	scope    *Scope
+	scope    *scope
 	onDelta  func(model.Delta) error
 	rendered *prompt.Rendered
 	toolset  tools.Toolset
@@ -191,7 +190,7 @@ type run struct {
 	final    []any           // the final answer's records, and room for PromptExecuted
 	used     map[string]bool
 
-	inboundSeen, childSeen int
+	inboundSeen, spentSeen int
 	maxTurns               int
 	outputRetries          int // left
 
@@ -226,11 +225,7 @@ func (r *run) evaluate() (*Response, error) {
 	}
 	r.start = r.clock()
 	r.phase = PhaseRender
-	var parent *Scope
-	if c, ok := CallerFrom(r.ctx); ok {
-		parent = c.Scope
-	}
-	r.scope = newScope(r.ctx, parent, r.req.Budget)
+	r.scope = &scope{parent: scopeOf(r.ctx), budget: int64(r.req.Budget)}
 	var earlier []model.Message
 	if r.eval = r.req.Continue; r.eval != "" {
 		var err error
@@ -243,12 +238,9 @@ func (r *run) evaluate() (*Response, error) {
 	if err := r.render(earlier); err != nil {
 		return nil, r.fail(PhaseRender, err)
 	}
-	r.toolCtx = WithCaller(r.ctx, Caller{Model: r.req.Model, ModelName: r.req.ModelName, NS: r.rendered.NS, Key: r.rendered.Key, Scope: r.scope})
+	r.toolCtx = withScope(r.ctx, r.scope)
 	r.inboundSeen = inboundCursor(s)
-	if r.req.SkipPendingInbound {
-		r.inboundSeen = session.Len[Inbound](s)
-	}
-	r.childSeen = session.Len[ChildUsage](s)
+	r.spentSeen = session.Len[Spent](s)
 	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Evaluation: r.eval, Rendered: r.rendered, Messages: r.messages}
 
 	r.maxTurns = r.req.MaxTurns
@@ -343,13 +335,13 @@ func (r *run) drainInbound() error {
 	return r.commit(events...)
 }
 
-// collectChildUsage charges the ChildUsage events dispatched to the
-// session since the last look to the evaluation's scope, but for those
-// charged already as they were spent.
-func (r *run) collectChildUsage() {
-	cu := session.Get[ChildUsage](r.req.Session)
-	for ; r.childSeen < cu.Len(); r.childSeen++ {
-		if u := cu.At(r.childSeen); !u.Charged {
+// collectSpent charges the Spent records dispatched to the session since
+// the last look to the evaluation's scope, but for those counted already
+// as they were spent.
+func (r *run) collectSpent() {
+	sp := session.Get[Spent](r.req.Session)
+	for ; r.spentSeen < sp.Len(); r.spentSeen++ {
+		if u := sp.At(r.spentSeen); !u.Counted {
 			r.scope.charge(u.Usage)
 		}
 	}
@@ -358,13 +350,13 @@ func (r *run) collectChildUsage() {
 // overBudget reports whether this evaluation or one above it in its run
 // has spent more than its budget.
 func (r *run) overBudget() bool {
-	r.collectChildUsage()
+	r.collectSpent()
 	return r.scope.exhausted()
 }
 
 // childUsage is what the scope spent beyond the evaluation's own calls.
 func (r *run) childUsage() model.Usage {
-	all, own := r.scope.Spent(), r.resp.Usage
+	all, own := r.scope.spent(), r.resp.Usage
 	return model.Usage{InputTokens: all.InputTokens - own.InputTokens, OutputTokens: all.OutputTokens - own.OutputTokens, TotalTokens: all.TotalTokens - own.TotalTokens}
 }
 
@@ -375,7 +367,7 @@ func (r *run) partial(phase Phase, err error) (*Response, error) {
 		}
 		r.final = nil
 	}
-	r.collectChildUsage()
+	r.collectSpent()
 	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
 	return r.resp, r.fail(phase, err)
@@ -396,7 +388,7 @@ func (r *run) finish() (*Response, error) {
 		r.resp.Output = v
 		rec.Output, _ = json.Marshal(v)
 	}
-	r.collectChildUsage()
+	r.collectSpent()
 	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
 	rec.Usage, rec.Turns, rec.ToolCalls, rec.Duration = r.resp.Usage, r.resp.Turns, r.resp.ToolCalls, r.resp.Duration

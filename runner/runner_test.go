@@ -273,12 +273,12 @@ func TestMaxTurnsReturnsThePartialResponse(t *testing.T) {
 	assert.Equal(t, 3, resp.ToolCalls)
 }
 
-func TestBudgetCountsChildUsage(t *testing.T) {
+func TestBudgetCountsSpentRecords(t *testing.T) {
 	s := newSession(t)
 	usage := model.Usage{InputTokens: 40, OutputTokens: 10, TotalTokens: 50}
 	m := scripted.New(scripted.Repeat(scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
-		// A subagent reports its usage to the parent's session mid-run.
-		require.NoError(t, s.Dispatch(ctx, runner.ChildUsage{AgentID: "child", Usage: model.Usage{TotalTokens: 70}}))
+		// Work done elsewhere reports its usage to the session mid-run.
+		require.NoError(t, s.Dispatch(ctx, runner.Spent{Source: "child", Usage: model.Usage{TotalTokens: 70}}))
 		return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text":"x"}`}), Usage: usage}, nil
 	})))
 	req := request(newPrompt(t, echoTool(t)), s, m)
@@ -291,11 +291,11 @@ func TestBudgetCountsChildUsage(t *testing.T) {
 	assert.Equal(t, 140, resp.ChildUsage.TotalTokens)
 }
 
-// A ChildUsage marked Charged records usage the run counted as it was
-// spent (a subagent's, through the run's scope): the runner keeps it in the
-// session but does not count it again. An unmarked one, from a program's
-// own tool, counts as before.
-func TestChargedChildUsageIsNotCountedTwice(t *testing.T) {
+// A Spent record marked Counted records usage the evaluation counted as it
+// was spent (a nested evaluation's): the runner keeps it in the session but
+// does not count it again. An unmarked one, from a program's own tool,
+// counts as before.
+func TestCountedSpentIsNotCountedTwice(t *testing.T) {
 	tests := []struct {
 		name      string
 		charged   bool
@@ -309,7 +309,7 @@ func TestChargedChildUsageIsNotCountedTwice(t *testing.T) {
 			s := newSession(t)
 			m := scripted.New(
 				scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
-					require.NoError(t, s.Dispatch(ctx, runner.ChildUsage{AgentID: "child", Usage: model.Usage{TotalTokens: 70}, Charged: tt.charged}))
+					require.NoError(t, s.Dispatch(ctx, runner.Spent{Source: "child", Usage: model.Usage{TotalTokens: 70}, Counted: tt.charged}))
 					return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text":"x"}`})}, nil
 				}),
 				scripted.Text("done"),
@@ -317,9 +317,9 @@ func TestChargedChildUsageIsNotCountedTwice(t *testing.T) {
 			resp, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantChild, resp.ChildUsage.TotalTokens)
-			require.Equal(t, 1, session.Len[runner.ChildUsage](s), "the record is kept either way")
-			cu, _ := session.Latest[runner.ChildUsage](s)
-			assert.Equal(t, tt.charged, cu.Charged)
+			require.Equal(t, 1, session.Len[runner.Spent](s), "the record is kept either way")
+			cu, _ := session.Latest[runner.Spent](s)
+			assert.Equal(t, tt.charged, cu.Counted)
 		})
 	}
 }
@@ -356,9 +356,11 @@ func TestInboundMessagesReachTheNextRequest(t *testing.T) {
 	}
 	assert.Equal(t, []string{"go", "late news"}, users)
 
-	// SkipPendingInbound leaves what is pending undelivered, without
-	// writing anything, and delivers what comes later.
+	// Marking what is pending as read (as a delegation engine does in the
+	// session it forks) leaves it undelivered, and delivers what comes
+	// later.
 	require.NoError(t, s.Dispatch(ctx, runner.Inbound{Text: "not for the child"}))
+	require.NoError(t, s.Dispatch(ctx, runner.InboundRead{Upto: session.Len[runner.Inbound](s)}))
 	rev := s.Revision()
 	m3 := scripted.New(
 		scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
@@ -367,9 +369,7 @@ func TestInboundMessagesReachTheNextRequest(t *testing.T) {
 			return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c1", Name: "echo", Arguments: `{"text":"x"}`})}, nil
 		}),
 		scripted.Text("ok"))
-	req := request(newPrompt(t, echoTool(t)), s, m3)
-	req.SkipPendingInbound = true
-	_, err = runner.Evaluate(ctx, req)
+	_, err = runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m3))
 	require.NoError(t, err)
 	assert.Len(t, m3.Calls()[0].Request.Messages, 2, "system and user only")
 	last = m3.Calls()[1].Request.Messages

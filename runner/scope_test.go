@@ -99,30 +99,39 @@ func TestChildUsageSurvivesTheParentsCancellation(t *testing.T) {
 	assert.Zero(t, resp.ChildUsage.TotalTokens%7)
 }
 
-func TestScopes(t *testing.T) {
-	root := runner.NewScope(0)
-	type key struct{}
-	n := 0
-	v := root.Value(key{}, func() any { n++; return &n })
-	assert.Same(t, v, root.Value(key{}, func() any { n++; return &n }), "initialized once")
-	assert.Equal(t, 1, n)
-	assert.Same(t, root, root.Root())
-	assert.Nil(t, root.Parent())
-
-	// An evaluation run with a ctx carrying a scope goes below it.
+// A budget given with WithBudget is shared by every evaluation run with
+// the ctx and those nested in them: what each spends is charged up the
+// tree, and an evaluation whose budget above is spent stops.
+func TestWithBudgetIsSharedDownTheTree(t *testing.T) {
+	run, budget := runner.WithBudget(ctx, 30)
+	spend := func() *scripted.Model {
+		return scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("done"), Usage: model.Usage{TotalTokens: 20}}))
+	}
+	// The first evaluation spends 20 of 30, and a nested one (run with a
+	// tool call's ctx) 20 more: together they are over.
+	var nested error
 	s := newSession(t)
-	var inner *runner.Scope
-	probe, err := tools.New("probe", "Look at the scope.", func(ctx context.Context, _ *tools.Invocation, _ struct{}) (tools.Result[string], error) {
-		c, _ := runner.CallerFrom(ctx)
-		inner = c.Scope
+	probe, err := tools.New("probe", "Run a nested evaluation.", func(ctx context.Context, _ *tools.Invocation, _ struct{}) (tools.Result[string], error) {
+		child, err := s.Fork()
+		if err != nil {
+			return tools.Result[string]{}, err
+		}
+		defer child.Close()
+		_, nested = runner.Evaluate(ctx, request(newPrompt(t), child, spend()))
 		return tools.OK("ok", "ok"), nil
 	})
 	require.NoError(t, err)
-	m := scripted.New(scripted.ToolCall("probe", `{}`), scripted.Reply(&model.Response{Message: model.AssistantMessage("done"), Usage: model.Usage{TotalTokens: 5}}))
-	resp, err := runner.Evaluate(runner.WithCaller(ctx, runner.Caller{Scope: root}), request(newPrompt(t, probe), s, m))
+	m := scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "probe", Arguments: `{}`}), Usage: model.Usage{TotalTokens: 20}}), scripted.Text("unreached"))
+	resp, err := runner.Evaluate(run, request(newPrompt(t, probe), s, m))
+	require.NoError(t, nested, "the nested evaluation started with 10 left")
+	require.ErrorIs(t, err, runner.ErrBudgetExceeded, "the nested one's spending is charged up the tree")
+	assert.Equal(t, 20, resp.ChildUsage.TotalTokens)
+	assert.Equal(t, 40, budget.Spent().TotalTokens, "spending is charged up the tree")
+
+	// A second evaluation with the same ctx finds the budget spent.
+	_, err = runner.Evaluate(run, request(newPrompt(t), newSession(t), spend()))
+	require.ErrorIs(t, err, runner.ErrBudgetExceeded)
+	// Without one, nothing is bounded.
+	_, err = runner.Evaluate(ctx, request(newPrompt(t), newSession(t), spend()))
 	require.NoError(t, err)
-	require.NotNil(t, inner)
-	assert.Same(t, root, inner.Parent())
-	assert.Same(t, root, inner.Root())
-	assert.Equal(t, resp.Usage, root.Spent(), "spending is charged up the run")
 }

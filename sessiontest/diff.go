@@ -17,7 +17,7 @@ const maxItemLines = 10
 type Option func(ignored map[reflect.Type]bool)
 
 // Ignore leaves slices of type T out of a comparison — for records a
-// check expects to change, such as the runner.ChildUsage a parent receives
+// check expects to change, such as the runner.Spent record a parent receives
 // from a child run.
 func Ignore[T any]() Option {
 	return func(ignored map[reflect.Type]bool) { ignored[reflect.TypeFor[T]()] = true }

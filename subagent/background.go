@@ -82,13 +82,13 @@ func WithTaskNotificationHandler(h func(ctx context.Context, n TaskNotification)
 // ends the task. The child counts against its run's limits like any
 // child, and its context derives from the run's, not from ctx's: it
 // outlives the tool call that started it, and ends, as stopped, when the
-// run's context is cancelled (see runner.Scope.Context; started outside
-// an evaluation, the run's context is ctx) or the task is stopped.
+// run's context is cancelled (see WithRun; outside a run, ctx) or the
+// task is stopped.
 //
 // When it ends, a TaskNotification is published and handled, and a
 // runner.Inbound message with a <task-notification> block telling the
 // model which task ended, how, and its result is dispatched to the parent
-// session, with the task's runner.ChildUsage record (Outcome.ChildUsage):
+// session, with the task's runner.Spent record (Outcome.Spent):
 // the parent's runner adds the message to its next model call (the next
 // evaluation's, if the current one is over).
 func (e *Engine) Start(ctx context.Context, spec Spec) (task *Task, err error) {
@@ -102,10 +102,7 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (task *Task, err error) {
 		return nil, err
 	}
 	c.background = true
-	runCtx, ok := c.scope.Context()
-	if !ok {
-		runCtx = ctx
-	}
+	runCtx := c.run.ctx
 	bctx, cancel := context.WithCancelCause(context.WithoutCancel(cctx))
 	stopWithRun := context.AfterFunc(runCtx, func() { cancel(context.Cause(runCtx)) })
 	t := &Task{
@@ -152,7 +149,7 @@ func (e *Engine) settle(c *child, t *Task, out *Outcome, status TaskStatus, err 
 	ctx := context.Background()
 	events := []any{runner.Inbound{Source: "task", Text: notificationText(c.spec, n)}}
 	if out != nil {
-		events = append(events, out.ChildUsage())
+		events = append(events, out.Spent())
 	}
 	if derr := c.spec.Parent.Dispatch(ctx, events...); derr != nil {
 		e.log().Warn("subagent: a task notification could not reach its session", "task_id", t.id, "session", t.parentID, "error", derr)

@@ -58,11 +58,8 @@ type LaunchParams struct {
 func launchTool(t testing.TB, e *subagent.Engine, m model.Model, tasks chan<- *subagent.Task, childTools ...tools.Tool) tools.Tool {
 	t.Helper()
 	tool, err := tools.New("launch", "Start a background task.", func(ctx context.Context, inv *tools.Invocation, p LaunchParams) (tools.Result[string], error) {
-		// The call's own context ends when the call does; the task
-		// must not.
-		callCtx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		task, err := e.Start(callCtx, subagent.Spec{Name: "background-worker", Description: "Collect findings", Parent: inv.Session, Mode: subagent.Fresh, Request: runner.Request{Prompt: childPrompt(t, "worker"), UserMessage: p.Task, Model: m, ModelName: "scripted", InheritedTools: toolset(t, childTools...)}})
+		// The call returns at once; the task goes on.
+		task, err := e.Start(ctx, subagent.Spec{Name: "background-worker", Description: "Collect findings", Parent: inv.Session, Caller: inv, Mode: subagent.Fresh, Request: runner.Request{Prompt: childPrompt(t, "worker"), UserMessage: p.Task, Model: m, ModelName: "scripted", Tools: toolset(t, childTools...)}})
 		if err != nil {
 			return tools.Failed[string](err.Error()), nil
 		}
@@ -127,8 +124,8 @@ func TestBackgroundStartReturnsAtOnce(t *testing.T) {
 	}, n)
 	// With its notification, the parent session keeps one record of what
 	// the task spent, marked as charged live.
-	assert.Equal(t, []runner.ChildUsage{{AgentID: "bg-1", Usage: model.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, Charged: true}},
-		slices.Collect(session.All[runner.ChildUsage](parent)))
+	assert.Equal(t, []runner.Spent{{Source: "bg-1", Usage: model.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}, Counted: true}},
+		slices.Collect(session.All[runner.Spent](parent)))
 	e.Tasks().StopAll()
 }
 
@@ -373,13 +370,13 @@ func TestBackgroundChildrenCountAgainstTheRunsLimits(t *testing.T) {
 	parent := newParent(t)
 	spend := model.Usage{InputTokens: 9, OutputTokens: 1, TotalTokens: 10}
 	e := subagent.New(subagent.WithMaxSpawns(2))
-	run := runner.NewScope(25)
+	run, budget := inRun(25)
 	m := scripted.New(scripted.Repeat(scripted.ToolCall("write", `{"text":"more"}`).WithUsage(spend)))
-	first, err := e.Start(inRun(run), bgSpec(t, parent, m, writeTool(t)))
+	first, err := e.Start(run, bgSpec(t, parent, m, writeTool(t)))
 	require.NoError(t, err)
-	second, err := e.Start(inRun(run), bgSpec(t, parent, m, writeTool(t)))
+	second, err := e.Start(run, bgSpec(t, parent, m, writeTool(t)))
 	require.NoError(t, err)
-	_, err = e.Start(inRun(run), bgSpec(t, parent, m, writeTool(t)))
+	_, err = e.Start(run, bgSpec(t, parent, m, writeTool(t)))
 	require.ErrorIs(t, err, subagent.ErrBudget, "refused at once")
 
 	for _, task := range []*subagent.Task{first, second} {
@@ -388,7 +385,7 @@ func TestBackgroundChildrenCountAgainstTheRunsLimits(t *testing.T) {
 		assert.Equal(t, subagent.TaskStatusFailed, n.Status)
 		assert.Contains(t, n.Error, "token budget exceeded")
 	}
-	assert.LessOrEqual(t, run.Spent().TotalTokens, 25+2*10)
+	assert.LessOrEqual(t, budget.Spent().TotalTokens, 25+2*10)
 }
 
 func TestStopAllEndsEveryTask(t *testing.T) {
@@ -524,4 +521,35 @@ func TestManagerRunningAndWait(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.ElementsMatch(t, []string{first.ID(), second.ID()}, handled, "both were told about before Wait returned")
+}
+
+// Under WithRun, a background task outlives the turn that started it —
+// whose context may be cancelled first, as a chat's is when its reader
+// goes away — and ends with the run.
+func TestABackgroundTaskEndsWithItsRunNotItsTurn(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	parent := newParent(t)
+	entered := make(chan struct{})
+	child := scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("half done", model.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`})}))
+	e := subagent.New()
+	tasks := make(chan *subagent.Task, 1)
+	main := scripted.New(scripted.ToolCall("launch", `{"task":"work long"}`), scripted.Text("launched"))
+	run, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	turn, stopTurn := context.WithCancel(subagent.WithRun(run))
+	_, err := runner.Evaluate(turn, runner.Request{Prompt: rootPrompt(t, launchTool(t, e, child, tasks, slowTool(t, entered))), Session: parent, Model: main})
+	require.NoError(t, err)
+	task := <-tasks
+	select {
+	case <-entered:
+	case <-time.After(watchdog):
+		t.Fatal("the child never reached its tool")
+	}
+	stopTurn()
+	assert.Equal(t, subagent.TaskStatusRunning, task.Status(), "the turn is over, the task goes on")
+
+	stopRun()
+	n, err := task.Wait(within(t))
+	require.NoError(t, err)
+	assert.Equal(t, subagent.TaskStatusStopped, n.Status)
 }

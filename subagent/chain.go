@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 // lineage is where a child stands in its delegation tree: the root
@@ -50,15 +50,16 @@ func (l lineage) chain() []string {
 	return append(out, l.agents...)
 }
 
-// lineageFor returns the lineage a child started from ctx continues: the
-// one ctx carries, or, from a root evaluation's tool call, that
-// evaluation's prompt as the root.
-func lineageFor(ctx context.Context) lineage {
+// lineageFor returns the lineage a child started from ctx by the tool
+// call caller (nil from a program's own code) continues: the one ctx
+// carries, or, from a root evaluation's tool call, that evaluation's
+// prompt as the root.
+func lineageFor(ctx context.Context, caller *tools.Invocation) lineage {
 	if l, ok := ctx.Value(lineageKey{}).(lineage); ok {
 		return l
 	}
-	if c, ok := runner.CallerFrom(ctx); ok && (c.NS != "" || c.Key != "") {
-		return lineage{root: c.NS + "/" + c.Key}
+	if caller != nil && (caller.PromptNS != "" || caller.PromptKey != "") {
+		return lineage{root: caller.PromptNS + "/" + caller.PromptKey}
 	}
 	return lineage{}
 }

@@ -29,7 +29,7 @@ type child struct {
 	// root is the id of the session at the root of the delegation tree,
 	// which names the transcripts' folder.
 	root    string
-	scope   *runner.Scope
+	run     *run
 	session *session.Session
 	// resumed is the conversation a resumed agent continues; prior is
 	// its transcript's record.
@@ -65,7 +65,7 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 	if err := checkSpec(spec); err != nil {
 		return nil, ctx, err
 	}
-	from := lineageFor(ctx)
+	from := lineageFor(ctx, spec.Caller)
 	if chain := from.chain(); slices.Contains(chain, spec.Name) {
 		return nil, ctx, cycleError(chain, spec.Name)
 	}
@@ -81,8 +81,8 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 	if c.depth > c.maxDepth {
 		return nil, ctx, depthError(c.maxDepth)
 	}
-	ctx, c.scope = inScope(ctx)
-	if !e.spawn(c.scope.Root()) {
+	ctx, c.run = runOf(ctx)
+	if !e.spawn(c.run) {
 		return nil, ctx, budgetError(e.maxSpawns)
 	}
 	s, err := e.hydrate(spec)
@@ -92,6 +92,10 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 	if err := e.setUp(s, spec); err != nil {
 		_ = s.Close()
 		return nil, ctx, err
+	}
+	if err := leaveInbound(ctx, s); err != nil {
+		_ = s.Close()
+		return nil, ctx, setupError(err)
 	}
 	c.session = s
 	c.id = spec.Resume
@@ -103,6 +107,18 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 		return nil, ctx, stillRunning(c.id)
 	}
 	return c, ctx, nil
+}
+
+// leaveInbound marks the inbound messages a forked child inherited from
+// its parent undelivered as read in the child: they are the parent's (a
+// background task's notification for it), not the child's. It writes only
+// when there are some.
+func leaveInbound(ctx context.Context, child *session.Session) error {
+	n := session.Len[runner.Inbound](child)
+	if read, _ := session.Latest[runner.InboundRead](child); read.Upto >= n {
+		return nil
+	}
+	return child.Dispatch(ctx, runner.InboundRead{Upto: n})
 }
 
 // hydrate creates the child session: fresh for a fresh agent, forked
@@ -183,7 +199,7 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	defer func() { _ = c.session.Close() }()
 	defer func() { status = statusOf(ctx, err) }()
 
-	release, err := e.slot(ctx, c.scope)
+	release, err := e.slot(ctx, spec.Parent)
 	if err != nil {
 		return nil, "", runError(err)
 	}
@@ -234,9 +250,6 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	defer cancel()
 	req := spec.Request
 	req.Prompt, req.Session, req.ToolFilter = p, c.session, filter
-	// The parent's pending messages stay the parent's; nothing is written
-	// into the child to say so.
-	req.SkipPendingInbound = true
 	if req.Logger == nil {
 		req.Logger = e.logger
 	}
@@ -247,7 +260,7 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	out.Final = c.session.Snapshot()
 	out.Duration = e.clock().Sub(started)
 	out.Response = resp
-	out.States = statesOf(spec.Request.InheritedTools, resp)
+	out.States = statesOf(spec.Request.Tools, resp)
 	c.account(out)
 	out.Text = c.text
 	if resp != nil {

@@ -2,13 +2,13 @@
 // dispatch_subagent tool and the Task tool. It runs a child agent in a
 // session of its own, forked from a snapshot of the parent or fresh, on the
 // parent's bus, with the parent's tools, a resolved model and limits: depth
-// and cycles, concurrency per parent evaluation, a spawn budget per root
-// run, a timeout and max turns. Whatever happens, the child session is
+// and cycles, concurrency per parent session, a spawn budget per run
+// (WithRun), a timeout and max turns. Whatever happens, the child session is
 // closed afterwards, and the parent's session is not written to while the
 // child runs: the front end records what the child spent
-// (Outcome.ChildUsage) with its tool's result, and a background child,
-// when it ends, adds one runner.Inbound message telling the parent how it
-// went, with that record.
+// (Outcome.Spent) with its tool's result, and a background child, when it
+// ends, adds one runner.Inbound message telling the parent how it went,
+// with that record.
 //
 // Run runs a child to completion; Start runs it in the background and
 // returns a Task at once (Tasks finds it again by id). Options extend
@@ -19,13 +19,12 @@
 // Agent), and handlers of background tasks' notifications
 // (WithTaskNotificationHandler).
 //
-// Limits belong to the run, not to a session: the engine keeps them in the
-// runner.Scope of the evaluation that delegates (concurrency) and of its
-// run's root (the spawn budget), so a long chat can delegate in every turn
-// and two sessions that happen to share an id share nothing. The child's
-// evaluation runs below the parent's scope, so the parent's token Budget
-// bounds what its children spend and their spending counts in the
-// parent's ChildUsage as it happens — also when the parent is cancelled.
+// The spawn budget belongs to a run (WithRun), not to a session, so a
+// long chat can delegate in every turn. A child's evaluation is nested in
+// its parent's (it runs with the delegating tool call's context), so the
+// parent's token Budget bounds what its children spend, and their
+// spending counts in the parent's ChildUsage as it happens — also when
+// the parent is cancelled.
 package subagent
 
 import (
@@ -73,8 +72,9 @@ type Engine struct {
 	notify      []func(context.Context, TaskNotification)
 	tasks       *Manager
 
-	mu   sync.Mutex
-	live map[string]int // ids of the agents running now
+	mu    sync.Mutex
+	live  map[string]int              // ids of the agents running now
+	slots map[*session.Session]*slots // by parent session, while in use
 }
 
 // Option configures an Engine.
@@ -84,13 +84,13 @@ type Option func(*Engine)
 // child at the limit runs without the delegating tools.
 func WithMaxDepth(n int) Option { return func(e *Engine) { e.maxDepth = n } }
 
-// WithMaxConcurrent sets how many children of one parent evaluation run at
+// WithMaxConcurrent sets how many children of one parent session run at
 // once (5 by default); more wait for a slot while their context
 // allows.
 func WithMaxConcurrent(n int) Option { return func(e *Engine) { e.maxConcurrent = n } }
 
-// WithMaxSpawns sets how many children one root run may spawn in all
-// (100 by default).
+// WithMaxSpawns sets how many children one run may spawn in all (100 by
+// default; see WithRun).
 func WithMaxSpawns(n int) Option { return func(e *Engine) { e.maxSpawns = n } }
 
 // WithTimeout sets the time limit of one child run (10 minutes by default).
@@ -118,7 +118,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.logger = l }
 // New returns an engine with the given options. Limits below one fall back
 // to their defaults.
 func New(opts ...Option) *Engine {
-	e := &Engine{newID: randid.New, clock: time.Now, tasks: newManager(), live: map[string]int{}}
+	e := &Engine{newID: randid.New, clock: time.Now, tasks: newManager(), live: map[string]int{}, slots: map[*session.Session]*slots{}}
 	for _, o := range opts {
 		o(e)
 	}

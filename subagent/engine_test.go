@@ -47,8 +47,8 @@ func TestForkedChildStartsWithParityAndLeavesTheParentUnchanged(t *testing.T) {
 		return nil
 	}))
 	m := scripted.New(scripted.ToolCall("write", `{"text":"child work"}`), scripted.Text("summary of the work"))
-	run := runner.NewScope(0)
-	out, err := e.Run(inRun(run), spec(t, parent, m, writeTool(t)))
+	run, budget := inRun(0)
+	out, err := e.Run(run, spec(t, parent, m, writeTool(t)))
 	require.NoError(t, err)
 	assert.True(t, sawParity, "the child started with exactly the parent's state")
 
@@ -69,7 +69,7 @@ func TestForkedChildStartsWithParityAndLeavesTheParentUnchanged(t *testing.T) {
 	mu.Unlock()
 
 	// The child's spending was charged to the run as it happened.
-	assert.Equal(t, out.Usage.Total, run.Spent())
+	assert.Equal(t, out.Usage.Total, budget.Spent())
 	assert.Positive(t, out.Usage.Total.TotalTokens)
 
 	// The child was told what it is.
@@ -140,8 +140,8 @@ func TestNestedDelegationWithholdsTheDelegatingToolAtTheLimit(t *testing.T) {
 	delegate := delegateTool(t, e, m)
 	sp := spec(t, parent, m, delegate, writeTool(t))
 	sp.Withhold = []string{"delegate"}
-	run := runner.NewScope(0)
-	out, err := e.Run(inRun(run), sp)
+	run, budget := inRun(0)
+	out, err := e.Run(run, sp)
 	require.NoError(t, err, "one slot per parent: the worker waiting on its helper holds no slot the helper needs")
 	assert.Equal(t, "worker done", out.Text)
 
@@ -163,7 +163,7 @@ func TestNestedDelegationWithholdsTheDelegatingToolAtTheLimit(t *testing.T) {
 	// The helper's usage counts in the worker's total, and the whole tree's
 	// in the run.
 	assert.Greater(t, out.Usage.Total.TotalTokens, out.Usage.Own.TotalTokens)
-	assert.Equal(t, out.Usage.Total, run.Spent())
+	assert.Equal(t, out.Usage.Total, budget.Spent())
 }
 
 func TestConcurrencyPerParentAndSpawnBudget(t *testing.T) {
@@ -195,7 +195,7 @@ func TestConcurrencyPerParentAndSpawnBudget(t *testing.T) {
 	e := subagent.New(subagent.WithMaxConcurrent(2), subagent.WithMaxSpawns(6))
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
-	run := inRun(runner.NewScope(0)) // one delegating evaluation of one run
+	run, _ := inRun(0) // one delegating evaluation of one run
 	for i := range errs {
 		wg.Add(1)
 		go func() {
@@ -225,7 +225,7 @@ func TestWaitingForASlotHonoursTheContext(t *testing.T) {
 	})))
 	e := subagent.New(subagent.WithMaxConcurrent(1))
 	done := make(chan error, 1)
-	run := inRun(runner.NewScope(0))
+	run, _ := inRun(0)
 	go func() { _, err := e.Run(run, spec(t, parent, m)); done <- err }()
 	require.Eventually(t, func() bool { return len(parent.ChildIDs()) == 1 }, 30*time.Second, time.Millisecond)
 	c, cancel := context.WithTimeout(run, 20*time.Millisecond)
@@ -403,16 +403,16 @@ func TestATimedOutChildStillReportsWhatItSpent(t *testing.T) {
 			return nil, ctx.Err()
 		}),
 	)
-	run := runner.NewScope(0)
+	run, budget := inRun(0)
 	// The first turn takes microseconds; the second waits for the
 	// timeout. The timeout is long enough that the first turn is over
 	// before it fires on any machine (the engine's timer is a real one).
-	out, err := subagent.New(subagent.WithTimeout(3*time.Second)).Run(inRun(run), spec(t, parent, m, writeTool(t)))
+	out, err := subagent.New(subagent.WithTimeout(3*time.Second)).Run(run, spec(t, parent, m, writeTool(t)))
 	require.ErrorIs(t, err, subagent.ErrTimeout)
 	require.NotNil(t, out)
 	assert.Equal(t, spent, out.Usage.Own)
 	assert.Equal(t, map[string]int{"write": 1}, out.Usage.ToolCalls)
-	assert.Equal(t, spent, run.Spent(), "the run counts it")
+	assert.Equal(t, spent, budget.Spent(), "the run counts it")
 }
 
 // The engine says whether its depth limit was set, so that a front end

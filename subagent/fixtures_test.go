@@ -53,7 +53,7 @@ type DelegateParams struct {
 func delegateTool(t testing.TB, e *subagent.Engine, m model.Model) tools.Tool {
 	t.Helper()
 	tool, err := tools.New("delegate", "Delegate a task.", func(ctx context.Context, inv *tools.Invocation, p DelegateParams) (tools.Result[string], error) {
-		out, err := e.Run(ctx, subagent.Spec{Name: p.Name, Parent: inv.Session, Withhold: []string{"delegate"}, Request: runner.Request{Prompt: childPrompt(t, p.Name), UserMessage: p.Task, Model: m, ModelName: "scripted", InheritedTools: inv.Tools}})
+		out, err := e.Run(ctx, subagent.Spec{Name: p.Name, Parent: inv.Session, Caller: inv, Withhold: []string{"delegate"}, Request: runner.Request{Prompt: childPrompt(t, p.Name), UserMessage: p.Task, Model: m, ModelName: "scripted", Tools: inv.Tools}})
 		if err != nil {
 			return tools.Failed[string](err.Error()), nil
 		}
@@ -94,11 +94,11 @@ func toolset(t testing.TB, ts ...tools.Tool) tools.Toolset {
 }
 
 func spec(t testing.TB, parent *session.Session, m model.Model, ts ...tools.Tool) subagent.Spec {
-	return subagent.Spec{Name: "child/worker", Parent: parent, Request: runner.Request{Prompt: childPrompt(t, "worker"), UserMessage: "do the work", Model: m, ModelName: "scripted", InheritedTools: toolset(t, ts...)}}
+	return subagent.Spec{Name: "child/worker", Parent: parent, Request: runner.Request{Prompt: childPrompt(t, "worker"), UserMessage: "do the work", Model: m, ModelName: "scripted", Tools: toolset(t, ts...)}}
 }
 
-// inRun returns ctx as a delegating evaluation of the run whose root is
-// scope would hand the engine.
-func inRun(scope *runner.Scope) context.Context {
-	return runner.WithCaller(ctx, runner.Caller{Scope: scope})
+// inRun returns a ctx for one run with a token budget (0 for none), and
+// the budget, which counts what the run spends.
+func inRun(tokens int) (context.Context, *runner.Budget) {
+	return runner.WithBudget(subagent.WithRun(ctx), tokens)
 }

@@ -25,7 +25,7 @@ func TestTheSpawnBudgetBelongsToARun(t *testing.T) {
 	parent := newParent(t)
 	e := subagent.New(subagent.WithMaxSpawns(2))
 	for turn := range 5 {
-		run := inRun(runner.NewScope(0))
+		run, _ := inRun(0)
 		for range 2 {
 			_, err := e.Run(run, spec(t, parent, scripted.New(scripted.Text("ok"))))
 			require.NoError(t, err, "turn %d", turn)
@@ -46,9 +46,9 @@ func TestSessionsWithOneIDShareNoLimits(t *testing.T) {
 	}
 	a, b := newAt(), newAt()
 	e := subagent.New(subagent.WithMaxSpawns(1))
-	_, err := e.Run(inRun(runner.NewScope(0)), spec(t, a, scripted.New(scripted.Text("ok"))))
+	_, err := e.Run(subagent.WithRun(ctx), spec(t, a, scripted.New(scripted.Text("ok"))))
 	require.NoError(t, err)
-	_, err = e.Run(inRun(runner.NewScope(0)), spec(t, b, scripted.New(scripted.Text("ok"))))
+	_, err = e.Run(subagent.WithRun(ctx), spec(t, b, scripted.New(scripted.Text("ok"))))
 	require.NoError(t, err)
 }
 
@@ -59,7 +59,7 @@ func TestABudgetBoundsTheChildrenTogether(t *testing.T) {
 	spend := model.Usage{InputTokens: 9, OutputTokens: 1, TotalTokens: 10}
 	m := scripted.New(scripted.Repeat(scripted.ToolCall("write", `{"text":"more"}`).WithUsage(spend)))
 	e := subagent.New(subagent.WithMaxConcurrent(20))
-	run := runner.NewScope(100)
+	run, budget := inRun(100)
 	var wg sync.WaitGroup
 	errs := make([]error, 20)
 	for i := range errs {
@@ -68,15 +68,15 @@ func TestABudgetBoundsTheChildrenTogether(t *testing.T) {
 			defer wg.Done()
 			sp := spec(t, parent, m, writeTool(t))
 			sp.Request.MaxTurns = 1000
-			_, errs[i] = e.Run(inRun(run), sp)
+			_, errs[i] = e.Run(run, sp)
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		require.ErrorIs(t, err, runner.ErrBudgetExceeded)
 	}
-	assert.LessOrEqual(t, run.Spent().TotalTokens, 100+20*10, "at most one model call per child past the budget")
-	assert.Greater(t, run.Spent().TotalTokens, 100)
+	assert.LessOrEqual(t, budget.Spent().TotalTokens, 100+20*10, "at most one model call per child past the budget")
+	assert.Greater(t, budget.Spent().TotalTokens, 100)
 }
 
 // Cancelling the parent cancels its children, and what they spent is not
@@ -84,8 +84,8 @@ func TestABudgetBoundsTheChildrenTogether(t *testing.T) {
 func TestCancellingTheParentKeepsWhatTheChildrenSpent(t *testing.T) {
 	parent := newParent(t)
 	spend := model.Usage{InputTokens: 4, OutputTokens: 1, TotalTokens: 5}
-	run := runner.NewScope(0)
-	c, cancel := context.WithCancel(inRun(run))
+	run, budget := inRun(0)
+	c, cancel := context.WithCancel(run)
 	// The children call write until stopped; the sixth model call cancels
 	// the parent, from inside, while they run.
 	var calls atomic.Int32
@@ -114,8 +114,8 @@ func TestCancellingTheParentKeepsWhatTheChildrenSpent(t *testing.T) {
 	for _, err := range errs {
 		require.ErrorIs(t, err, context.Canceled, fmt.Sprint(err))
 	}
-	assert.Positive(t, run.Spent().TotalTokens)
-	assert.Zero(t, run.Spent().TotalTokens%5)
+	assert.Positive(t, budget.Spent().TotalTokens)
+	assert.Zero(t, budget.Spent().TotalTokens%5)
 	assert.Empty(t, parent.ChildIDs())
 }
 

@@ -39,6 +39,10 @@ type Spec struct {
 	Description string
 	// Parent is the delegating session. The child goes on its bus.
 	Parent *session.Session
+	// Caller is the tool call that delegates, nil when a program's own
+	// code does: the chain of a root evaluation's child starts with the
+	// calling prompt (see Chain).
+	Caller *tools.Invocation
 	// Mode chooses a forked or a fresh child; Snapshot, when set, is the
 	// state a forked child starts from instead of the parent's current one.
 	Mode     Mode
@@ -48,12 +52,12 @@ type Spec struct {
 	// Messages (an earlier conversation the child carries on, after its
 	// system message and before UserMessage), UserMessage (its first user
 	// message, if any), Model and ModelName, MaxTurns, the tools handed
-	// down from the parent (InheritedTools: its rendered toolset; the
-	// child also gets its own prompt's tools) and ToolFilter, which
-	// narrows them; and whatever else the runner offers, such as a Budget.
-	// The engine sets Session (the child's), keeps the parent's pending
-	// inbound messages out of the child, and gives Approve and Logger its
-	// own (WithApprover, WithLogger) when they are nil.
+	// down from the parent (Tools: its rendered toolset; the child also
+	// gets its own prompt's tools) and ToolFilter, which narrows them; and
+	// whatever else the runner offers, such as a Budget. The engine sets
+	// Session (the child's), keeps the parent's pending inbound messages
+	// out of the child, and gives Approve and Logger its own (WithApprover,
+	// WithLogger) when they are nil.
 	Request runner.Request
 	// TaskInPrompt says that the task is in the child's prompt (rendered
 	// with Params), not in UserMessage — as dispatch_subagent's
@@ -114,7 +118,7 @@ type Outcome struct {
 	// holds beyond Start.
 	Start, Final session.Snapshot
 	// States are the distinct states (tools.State) of the child's whole
-	// toolset — the tools it inherited (Request.InheritedTools) and its
+	// toolset — the tools it inherited (Request.Tools) and its
 	// prompt's own —
 	// in that order: what a front end asks for the artifacts the child
 	// produced between Start and Final.
@@ -127,12 +131,13 @@ type Outcome struct {
 	Transcript string
 }
 
-// ChildUsage returns the record of what the child spent, its own children
+// Spent returns the record of what the child spent, its own children
 // included, for its parent's session: a front end adds it to the events
 // of the delegating tool's result, so the parent keeps one record per
 // finished child, atomically with the result, and never while the child
-// runs. It is marked Charged: the parent's run counted the spending as it
-// happened, through its Scope, and does not count the record again.
-func (o *Outcome) ChildUsage() runner.ChildUsage {
-	return runner.ChildUsage{AgentID: o.AgentID, Usage: o.Usage.Total, Charged: true}
+// runs. It is marked Counted: the parent's evaluation counted the
+// spending as it happened (the child's was nested in it) and does not
+// count the record again.
+func (o *Outcome) Spent() runner.Spent {
+	return runner.Spent{Source: o.AgentID, Usage: o.Usage.Total, Counted: true}
 }

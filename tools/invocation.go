@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/session"
 )
 
@@ -23,8 +24,11 @@ type Invocation struct {
 	// Tools is the calling prompt's rendered toolset, for tools that hand
 	// work on (such as subagent dispatch).
 	Tools Toolset
-	// Model is the name of the model in use, as the runner resolved it.
-	Model string
+	// Model is the model answering the calling evaluation, and ModelName
+	// what the runner calls it: a tool that starts work of its own on the
+	// same model (a subagent that inherits its parent's) uses them.
+	Model     model.Model
+	ModelName string
 	// Logger logs on behalf of the call. Call sets it to a logger that
 	// discards when it is nil, so handlers may always use it.
 	Logger *slog.Logger

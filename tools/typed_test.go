@@ -320,7 +320,7 @@ func TestInvocationReachesTheHandler(t *testing.T) {
 	require.NoError(t, err)
 	inv := &tools.Invocation{
 		Session: s, Bus: s.Bus(), CallID: "call_1", PromptNS: "docs", PromptKey: "review",
-		Tools: ts, Model: "light",
+		Tools: ts, ModelName: "light",
 	}
 	out = tool.Call(context.Background(), inv, json.RawMessage(`{"path":"a"}`))
 	require.NoError(t, out.Err)

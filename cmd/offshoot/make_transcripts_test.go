@@ -79,7 +79,7 @@ func writeTranscripts(dir string) error {
 	runs := []subagent.Spec{{
 		Name: "agents/reviewer", Description: "Review the notes",
 		Request: runner.Request{
-			Prompt: reviewer, InheritedTools: files, ModelName: "main", UserMessage: "Review notes.md.",
+			Prompt: reviewer, Tools: files, ModelName: "main", UserMessage: "Review notes.md.",
 			Model: scripted.New(scripted.ToolCall("read_file", `{"file_path":"notes.md"}`),
 				scripted.Text("The notes are fine.\nNothing to change.")),
 		},

@@ -48,7 +48,7 @@ func TestChildLeavesParentAlone(t *testing.T) {
 	// writes a file of its own.
 	reviewer, err := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Reviewer", "You review notes."))
 	require.NoError(t, err)
-	out, err := engine.Run(ctx, subagent.Spec{Name: "agents/reviewer", Parent: parent, Request: runner.Request{Prompt: reviewer, InheritedTools: files, UserMessage: "Review notes.md; write your review to review.md.", Model: scripted.New(
+	out, err := engine.Run(ctx, subagent.Spec{Name: "agents/reviewer", Parent: parent, Request: runner.Request{Prompt: reviewer, Tools: files, UserMessage: "Review notes.md; write your review to review.md.", Model: scripted.New(
 		scripted.ToolCall("read_file", `{"file_path":"notes.md"}`),
 		scripted.ToolCall("write_file", `{"file_path":"review.md","content":"Friday is fine."}`),
 		scripted.Text("Reviewed: see review.md."),

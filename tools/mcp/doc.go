@@ -14,7 +14,7 @@
 // servers (those not started yet, at the same time) and returns their tools
 // as offshoot tools named mcp__SERVER__TOOL (see ToolName), whose parameter
 // schema is the server's input schema, passed on unchanged. Hand them to an
-// evaluation as runner.Request.InheritedTools; a subagent inherits them with
+// evaluation as runner.Request.Tools; a subagent inherits them with
 // its parent's toolset, and tools.Filter entries select them: "mcp__SERVER"
 // or "mcp__SERVER__*" for one server's tools, "mcp__*" for all.
 //

@@ -64,7 +64,7 @@ func ExampleManager() {
 			scripted.ToolCall("mcp__weather__forecast", `{"city":"Lisbon"}`),
 			scripted.Text("No umbrella needed: sunny and 21°C."),
 		),
-		InheritedTools: mcpTools,
+		Tools: mcpTools,
 	})
 	if err != nil {
 		fmt.Println(err)

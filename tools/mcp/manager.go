@@ -185,8 +185,8 @@ func (m *Manager) Names() []string {
 // says and is the same value in every toolset the Manager returns, so the
 // toolsets of a parent and of its subagents agree.
 //
-// Pass the result as runner.Request.InheritedTools (or to a subagent's
-// Spec.Request.InheritedTools); tools.Filter entries "mcp__SERVER" and "mcp__*" select among
+// Pass the result as runner.Request.Tools (or to a subagent's
+// Spec.Request.Tools); tools.Filter entries "mcp__SERVER" and "mcp__*" select among
 // them. An unknown name is an error that lists the known ones; so is a
 // Manager that is closed, and ctx ending before the servers are ready.
 func (m *Manager) Tools(ctx context.Context, names ...string) (tools.Toolset, error) {

@@ -66,7 +66,7 @@ func TestRoundTripThroughTheRunner(t *testing.T) {
 	)
 	resp, err := runner.Evaluate(ctx, runner.Request{
 		Prompt: agentPrompt(t, "main", "You answer questions."), Session: s,
-		UserMessage: "Say hi through the notes server.", Model: llm, InheritedTools: ts,
+		UserMessage: "Say hi through the notes server.", Model: llm, Tools: ts,
 	})
 	require.NoError(t, err)
 	assert.Equal(t, "The server said hi, then that the notebook is locked.", resp.Text)
@@ -106,7 +106,7 @@ func TestRunnerToolFilterDropsServers(t *testing.T) {
 			llm := scripted.New(scripted.Text("ok"))
 			_, err := runner.Evaluate(ctx, runner.Request{
 				Prompt: agentPrompt(t, "main", "You answer."), Session: newSession(t), Model: llm,
-				InheritedTools: ts, ToolFilter: tt.filter,
+				Tools: ts, ToolFilter: tt.filter,
 			})
 			require.NoError(t, err)
 			var want []string
@@ -128,7 +128,7 @@ func TestSlowToolIsCutByTheRunDeadline(t *testing.T) {
 	defer cancel()
 	started := time.Now()
 	_, err := runner.Evaluate(cctx, runner.Request{
-		Prompt: agentPrompt(t, "main", "You wait."), Session: newSession(t), Model: llm, InheritedTools: ts,
+		Prompt: agentPrompt(t, "main", "You wait."), Session: newSession(t), Model: llm, Tools: ts,
 	})
 	assert.Less(t, time.Since(started), 5*time.Second)
 	require.Error(t, err)
@@ -151,7 +151,7 @@ func TestSubagentInheritsMCPTools(t *testing.T) {
 			scripted.ToolCall("mcp__notes__echo", `{"text":"from the child"}`),
 			scripted.Text("The child used the notes server."),
 		)
-		out, err := engine.Run(ctx, subagent.Spec{Name: "researcher", Parent: newSession(t), Request: runner.Request{Prompt: agentPrompt(t, "researcher", "You research."), UserMessage: "Use the notes server.", Model: llm, InheritedTools: ts}})
+		out, err := engine.Run(ctx, subagent.Spec{Name: "researcher", Parent: newSession(t), Request: runner.Request{Prompt: agentPrompt(t, "researcher", "You research."), UserMessage: "Use the notes server.", Model: llm, Tools: ts}})
 		require.NoError(t, err)
 		assert.Equal(t, "The child used the notes server.", out.Text)
 		assert.Equal(t, []string{"echo: from the child"}, toolMessages(out.Response.Messages))
@@ -159,7 +159,7 @@ func TestSubagentInheritsMCPTools(t *testing.T) {
 	})
 	t.Run("denied", func(t *testing.T) {
 		llm := scripted.New(scripted.Text("No MCP tools here."))
-		_, err := engine.Run(ctx, subagent.Spec{Name: "reviewer", Parent: newSession(t), Request: runner.Request{Prompt: agentPrompt(t, "reviewer", "You review."), UserMessage: "Review.", Model: llm, InheritedTools: ts, ToolFilter: tools.Filter{Deny: []string{"mcp__*"}}}})
+		_, err := engine.Run(ctx, subagent.Spec{Name: "reviewer", Parent: newSession(t), Request: runner.Request{Prompt: agentPrompt(t, "reviewer", "You review."), UserMessage: "Review.", Model: llm, Tools: ts, ToolFilter: tools.Filter{Deny: []string{"mcp__*"}}}})
 		require.NoError(t, err)
 		assert.Empty(t, specNames(llm.Calls()[0].Request))
 	})

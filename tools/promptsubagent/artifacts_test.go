@@ -87,7 +87,7 @@ func TestArtifactsOfTheChildPromptsOwnTools(t *testing.T) {
 				sessiontest.AssertUnchanged(t, before, s,
 					sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.ConversationMessage](),
 					sessiontest.Ignore[runner.ModelCalled](), sessiontest.Ignore[runner.ToolInvoked](),
-					sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ChildUsage]())
+					sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.Spent]())
 			}
 		})
 	}

@@ -69,9 +69,9 @@ func benchParent(b *testing.B, n int, opts ...subagent.Option) (*promptsubagent.
 	if _, err := runner.Evaluate(context.Background(), runner.Request{Prompt: planner, Session: s, Model: m}); err != nil {
 		b.Fatal(err)
 	}
-	inv := &tools.Invocation{Session: s, Bus: s.Bus(), PromptNS: "root", PromptKey: "planner", Tools: set}
-	// A dispatch from a tool call: the caller is an evaluation of a run.
-	return d, inv, runner.WithCaller(context.Background(), runner.Caller{Model: m, ModelName: "bench", Scope: runner.NewScope(0)})
+	// A dispatch from a tool call of an evaluation of a run.
+	inv := &tools.Invocation{Session: s, Bus: s.Bus(), PromptNS: "root", PromptKey: "planner", Tools: set, Model: m, ModelName: "bench"}
+	return d, inv, subagent.WithRun(context.Background())
 }
 
 // BenchmarkDispatch is one dispatch_subagent round trip — validate,
@@ -138,14 +138,15 @@ func BenchmarkThousandChildrenHeap(b *testing.B) {
 			<-release
 			return answer, nil
 		})
-		c := runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "bench", Scope: runner.NewScope(0)})
+		c, call := subagent.WithRun(ctx), *inv
+		call.Model = m
 		var done sync.WaitGroup
 		b.StartTimer()
 		for range children {
 			done.Add(1)
 			go func() {
 				defer done.Done()
-				if _, _, err := d.Dispatch(c, inv, in); err != nil {
+				if _, _, err := d.Dispatch(c, &call, in); err != nil {
 					b.Error(err)
 				}
 			}()

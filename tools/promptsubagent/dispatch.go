@@ -93,7 +93,7 @@ var delegationType = reflect.TypeFor[Delegation]()
 // Dispatch runs one dispatch for the tool call inv, from the session
 // inv.Session with the toolset inv.Tools. It returns the result and the
 // events to dispatch to the parent — the record of what the child spent
-// (runner.ChildUsage, marked as charged), the artifacts copied back and
+// (runner.Spent, marked as counted), the artifacts copied back and
 // the plan reconciliation; the tool returns them with its result, so the
 // parent changes only when the result is recorded, never while the child
 // runs — or:
@@ -125,17 +125,15 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 
 	m, name := d.cfg.model, d.cfg.modelName
 	if m == nil {
-		if c, ok := runner.CallerFrom(ctx); ok {
-			m, name = c.Model, c.ModelName
-		}
+		m, name = inv.Model, inv.ModelName
 	}
 	if m == nil {
 		return res, nil, errors.New("dispatch_subagent has no model to run the subagent on; give one with promptsubagent.WithModel")
 	}
-	out, err := d.engine.Run(ctx, subagent.Spec{Name: in.PromptNS + "/" + in.PromptKey, Description: describe(in.Instructions), Parent: inv.Session, Mode: subagent.Forked, Snapshot: &snap, TaskInPrompt: true, Withhold: []string{ToolName}, Setup: d.cfg.setup, Request: runner.Request{Prompt: p, Params: []any{deleg}, UserMessage: kickoff, Model: m, ModelName: name, InheritedTools: inv.Tools, MaxTurns: d.cfg.maxTurns}})
+	out, err := d.engine.Run(ctx, subagent.Spec{Name: in.PromptNS + "/" + in.PromptKey, Description: describe(in.Instructions), Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, TaskInPrompt: true, Withhold: []string{ToolName}, Setup: d.cfg.setup, Request: runner.Request{Prompt: p, Params: []any{deleg}, UserMessage: kickoff, Model: m, ModelName: name, Tools: inv.Tools, MaxTurns: d.cfg.maxTurns}})
 	var events []any
 	if out != nil {
-		events = append(events, out.ChildUsage())
+		events = append(events, out.Spent())
 	}
 	if err != nil {
 		err = d.failure(in, out, err)

@@ -209,9 +209,9 @@ func TestValidation(t *testing.T) {
 	require.NoError(t, err)
 	r, err := w.parent.Render()
 	require.NoError(t, err)
-	inv := &tools.Invocation{Session: w.s, PromptNS: "root", PromptKey: "planner", Tools: r.Tools}
 	m := scripted.New() // any call would fail: no child may run
-	cctx := runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "scripted"})
+	inv := &tools.Invocation{Session: w.s, PromptNS: "root", PromptKey: "planner", Tools: r.Tools, Model: m, ModelName: "scripted"}
+	cctx := ctx
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := sessiontest.Capture(w.s)
@@ -262,8 +262,8 @@ func TestFailureReporting(t *testing.T) {
 		assert.Empty(t, ti.Value, "no payload")
 		sessiontest.AssertUnchanged(t, before, w.s, sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.ModelCalled](),
 			sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ConversationMessage](),
-			sessiontest.Ignore[runner.ChildUsage]())
-		cu, ok := session.Latest[runner.ChildUsage](w.s)
+			sessiontest.Ignore[runner.Spent]())
+		cu, ok := session.Latest[runner.Spent](w.s)
 		require.True(t, ok, "the child was started: its (empty) usage is recorded with the result")
 		assert.Zero(t, cu.Usage)
 	})
@@ -281,7 +281,7 @@ func TestFailureReporting(t *testing.T) {
 		sessiontest.AssertUnchanged(t, before, w.s)
 		assert.Empty(t, w.s.ChildIDs())
 		require.Len(t, events, 2, "the child's usage, and the step marked blocked")
-		assert.Equal(t, runner.ChildUsage{AgentID: "agent-1", Charged: true}, events[0])
+		assert.Equal(t, runner.Spent{Source: "agent-1", Counted: true}, events[0])
 		mark := events[1].(planning.StepMarked)
 		assert.Equal(t, planning.StepBlocked, mark.Status)
 		assert.Contains(t, mark.Note, "Subagent failed: Subagent run aborted:")
@@ -345,8 +345,8 @@ func dispatch(t *testing.T, w *world, in promptsubagent.DispatchSubagent, m mode
 	r, err := w.parent.Render()
 	require.NoError(t, err)
 	d := promptsubagent.NewDispatcher(w.reg, w.engine, w.opts...)
-	inv := &tools.Invocation{Session: w.s, PromptNS: "root", PromptKey: "planner", Tools: r.Tools}
-	return d.Dispatch(runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "scripted", NS: "root", Key: "planner"}), inv, in)
+	inv := &tools.Invocation{Session: w.s, PromptNS: "root", PromptKey: "planner", Tools: r.Tools, Model: m, ModelName: "scripted"}
+	return d.Dispatch(ctx, inv, in)
 }
 
 // Report is a child prompt's structured output declaring artifacts.

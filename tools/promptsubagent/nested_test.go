@@ -78,11 +78,11 @@ func TestNestedDispatchWithholdsTheToolAtTheDepthLimitAndTotalsUsage(t *testing.
 	// result: the worker's total, the helper included, marked as counted
 	// already, so the root's ChildUsage is not doubled. The helper's own
 	// record went into the worker's session, which is gone.
-	records := slices.Collect(session.All[runner.ChildUsage](w.s))
+	records := slices.Collect(session.All[runner.Spent](w.s))
 	require.Len(t, records, 1)
-	assert.Equal(t, "agent-1", records[0].AgentID, "the worker's id")
+	assert.Equal(t, "agent-1", records[0].Source, "the worker's id")
 	assert.Equal(t, model.Usage{InputTokens: 300, OutputTokens: 30, TotalTokens: 330}, records[0].Usage)
-	assert.True(t, records[0].Charged)
+	assert.True(t, records[0].Counted)
 
 	// A budget that the children's usage exceeds stops the root.
 	m2 := scripted.New(

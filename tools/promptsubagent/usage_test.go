@@ -14,7 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 )
 
-// Every finished child leaves one runner.ChildUsage record in the parent
+// Every finished child leaves one runner.Spent record in the parent
 // session, with the dispatch's result — whether the child succeeded or
 // failed — carrying its agent id and what it spent, marked as charged: the
 // parent's ChildUsage counts it once. A snapshot of the parent carries the
@@ -47,15 +47,15 @@ func TestEveryFinishedChildLeavesAUsageRecord(t *testing.T) {
 			ti, _ := session.Latest[runner.ToolInvoked](w.s)
 			require.Equal(t, tt.success, ti.Success, ti.Result)
 
-			require.Equal(t, 1, session.Len[runner.ChildUsage](w.s))
-			cu, _ := session.Latest[runner.ChildUsage](w.s)
-			assert.Equal(t, runner.ChildUsage{AgentID: "agent-1", Usage: model.Usage{
+			require.Equal(t, 1, session.Len[runner.Spent](w.s))
+			cu, _ := session.Latest[runner.Spent](w.s)
+			assert.Equal(t, runner.Spent{Source: "agent-1", Usage: model.Usage{
 				InputTokens: tt.spent / 25 * 20, OutputTokens: tt.spent / 25 * 5, TotalTokens: tt.spent,
-			}, Charged: true}, cu)
+			}, Counted: true}, cu)
 			assert.Equal(t, tt.spent, resp.ChildUsage.TotalTokens, "counted once")
 
 			snap := sessiontest.RoundTrip(t, w.s, w.s.Registry())
-			restored := session.SliceOfSnapshot[runner.ChildUsage](snap)
+			restored := session.SliceOfSnapshot[runner.Spent](snap)
 			require.Equal(t, 1, restored.Len())
 			assert.Equal(t, cu, restored.At(0), "the record survives snapshot JSON, mark included")
 		})

@@ -85,11 +85,11 @@ func benchParent(b *testing.B, n int) (dispatch, taskFront benchFront, ctx conte
 		set, err := tools.NewToolset(t)
 		must(err)
 		return benchFront{tool: t, args: json.RawMessage(args),
-			inv: &tools.Invocation{Session: s, Bus: s.Bus(), CallID: "call-1", PromptNS: "root", PromptKey: "planner", Tools: set}}
+			inv: &tools.Invocation{Session: s, Bus: s.Bus(), CallID: "call-1", PromptNS: "root", PromptKey: "planner", Tools: set, Model: m, ModelName: "bench"}}
 	}
 	dispatch = front(dtool, `{"mode":"ad_hoc","prompt_ns":"agents","prompt_key":"worker","instructions":"Summarize the observations."}`)
 	taskFront = front(ttool, `{"subagent_type":"worker","description":"Summarize the observations","prompt":"Summarize the observations."}`)
-	return dispatch, taskFront, runner.WithCaller(context.Background(), runner.Caller{Model: m, ModelName: "bench", Scope: runner.NewScope(0)})
+	return dispatch, taskFront, subagent.WithRun(context.Background())
 }
 
 // BenchmarkRoundTrip is one delegation round trip through each front end
@@ -165,8 +165,8 @@ func BenchmarkForkContext(b *testing.B) {
 		must(err)
 		_, err = runner.Evaluate(context.Background(), runner.Request{Prompt: p, Session: s, Model: caller, Messages: history, UserMessage: "Go on."})
 		must(err)
-		inv := &tools.Invocation{Session: s, Bus: s.Bus(), CallID: "call-1", PromptNS: "root", PromptKey: "main", Tools: set}
-		ctx := runner.WithCaller(context.Background(), runner.Caller{Model: child, ModelName: "bench", Scope: runner.NewScope(0)})
+		inv := &tools.Invocation{Session: s, Bus: s.Bus(), CallID: "call-1", PromptNS: "root", PromptKey: "main", Tools: set, Model: child, ModelName: "bench"}
+		ctx := subagent.WithRun(context.Background())
 		for _, agent := range []string{"isolated", "forked"} {
 			args := json.RawMessage(`{"subagent_type":"` + agent + `","description":"Carry on","prompt":"Carry on."}`)
 			b.Run(fmt.Sprintf("%s/K=%d", agent, k), func(b *testing.B) {

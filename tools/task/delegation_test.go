@@ -13,7 +13,6 @@ import (
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
-	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools/task"
 )
@@ -214,8 +213,7 @@ func TestMatchingByDescriptionWhenTheProgramOptsIn(t *testing.T) {
 	reg := agents.Load(agents.Options{NoBuiltins: true, MatchDescriptions: true, Agents: testAgents})
 	tool, err := task.Tool(reg, w.engine, w.router)
 	require.NoError(t, err)
-	c := runner.WithCaller(ctx, runner.Caller{Model: w.main, ModelName: "caller"})
-	out := tool.Call(c, invocationOn(w.s, w.tools(t)), args(t, input("reviews code", "Review the code", "Review.")))
+	out := tool.Call(ctx, invocationOn(w.s, w.tools(t), w.main), args(t, input("reviews code", "Review the code", "Review.")))
 	res := result(t, out)
 	assert.Equal(t, "success", res.Status, res.Text)
 	assert.Equal(t, "code-reviewer", res.Data.SubagentType)

@@ -154,14 +154,13 @@ func (w *world) call(t testing.TB, m model.Model, in any) tools.Outcome {
 		tool, err = task.Tool(w.reg, w.engine, w.router)
 		require.NoError(t, err)
 	}
-	c := runner.WithCaller(ctx, runner.Caller{Model: m, ModelName: "caller", NS: "app", Key: "main", Scope: runner.NewScope(0)})
-	return tool.Call(c, invocationOn(w.s, set), args(t, in))
+	return tool.Call(subagent.WithRun(ctx), invocationOn(w.s, set, m), args(t, in))
 }
 
 // invocationOn is the invocation of a call by the main agent on s, with
-// the toolset set.
-func invocationOn(s *session.Session, set tools.Toolset) *tools.Invocation {
-	return &tools.Invocation{Session: s, Bus: s.Bus(), CallID: "call-1", PromptNS: "app", PromptKey: "main", Tools: set, Model: "caller"}
+// the toolset set, answered by m.
+func invocationOn(s *session.Session, set tools.Toolset, m model.Model) *tools.Invocation {
+	return &tools.Invocation{Session: s, Bus: s.Bus(), CallID: "call-1", PromptNS: "app", PromptKey: "main", Tools: set, Model: m, ModelName: "caller"}
 }
 
 // evaluate runs the main agent on m with a user message.
@@ -234,8 +233,7 @@ func (w *world) callTool(t testing.TB, s *session.Session, name string, in any) 
 	set := w.tools(t)
 	tool, ok := set.Lookup(name)
 	require.True(t, ok, "the main agent has no %s", name)
-	c := runner.WithCaller(ctx, runner.Caller{Model: w.main, ModelName: "caller", NS: "app", Key: "main", Scope: runner.NewScope(0)})
-	return tool.Call(c, invocationOn(s, set), args(t, in))
+	return tool.Call(subagent.WithRun(ctx), invocationOn(s, set, w.main), args(t, in))
 }
 
 // gate is a model turn that answers text once release is closed, or fails

@@ -145,9 +145,9 @@ func FuzzTaskOutputAndStop(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, name := range []string{task.OutputToolName, task.StopToolName} {
 			tool, _ := set.Lookup(name)
-			c, cancel := context.WithTimeout(runner.WithCaller(ctx, runner.Caller{Model: w.main, ModelName: "caller", Scope: runner.NewScope(0)}), 50*time.Millisecond)
+			c, cancel := context.WithTimeout(subagent.WithRun(ctx), 50*time.Millisecond)
 			start := time.Now()
-			out := tool.Call(c, invocationOn(w.s, set), data)
+			out := tool.Call(c, invocationOn(w.s, set, w.main), data)
 			cancel()
 			// A watchdog, not a measure of speed: a call that ignored its
 			// ctx would wait for the slow task, which never ends.

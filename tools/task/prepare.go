@@ -35,14 +35,13 @@ type childRun struct {
 // ran on, the conversation its own (the engine loads it), and the state
 // its caller's as it is now.
 func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input, def agents.Definition, resumed *subagent.TranscriptMeta) (*childRun, error) {
-	caller, _ := runner.CallerFrom(ctx)
 	var m model.Model
 	var modelName string
 	var err error
 	if resumed != nil {
-		m, modelName, err = d.resumeModel(resumed, caller)
+		m, modelName, err = d.resumeModel(resumed, inv)
 	} else {
-		m, modelName, err = def.ResolveModel(d.router, in.Model, caller.Model, caller.ModelName)
+		m, modelName, err = def.ResolveModel(d.router, in.Model, inv.Model, inv.ModelName)
 	}
 	if err != nil {
 		if errors.Is(err, model.ErrUnknownModel) && resumed == nil {
@@ -86,12 +85,12 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input
 	if in.MaxTurns > 0 {
 		maxTurns = in.MaxTurns
 	}
-	run := &childRun{def: def, spec: subagent.Spec{Name: def.Name, Description: in.Description, Parent: inv.Session, Mode: subagent.Forked, Snapshot: &snap, Withhold: delegationTools, MaxDepth: d.cfg.maxDepth, Request: runner.Request{Prompt: p, Params: []any{
+	run := &childRun{def: def, spec: subagent.Spec{Name: def.Name, Description: in.Description, Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, Withhold: delegationTools, MaxDepth: d.cfg.maxDepth, Request: runner.Request{Prompt: p, Params: []any{
 		role{Text: systemText(def.Prompt, in.Description)},
 		state,
 		forked{On: forkContext},
 		reminder{Text: def.CriticalSystemReminder},
-	}, Messages: history, UserMessage: in.Prompt, Model: m, ModelName: modelName, InheritedTools: childTools, MaxTurns: maxTurns}}}
+	}, Messages: history, UserMessage: in.Prompt, Model: m, ModelName: modelName, Tools: childTools, MaxTurns: maxTurns}}}
 	if resumed != nil {
 		run.spec.Resume = resumed.AgentID
 	}

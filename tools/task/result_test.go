@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools/task"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
@@ -94,10 +95,10 @@ func TestTimeIsMeasuredOnTheBusClock(t *testing.T) {
 	defer s.Close()
 	set := w.tools(t)
 	tool, _ := set.Lookup(task.ToolName)
-	c := runner.WithCaller(ctx, runner.Caller{Model: scripted.New(), ModelName: "caller"})
+	c := ctx
 	out := tool.Call(c, nil, args(t, input("reader", "Find the code", "Where?")))
 	require.Error(t, out.Err, "no session")
-	out = tool.Call(c, invocationOn(s, set), args(t, input("reader", "Find the code", "Where?")))
+	out = tool.Call(c, invocationOn(s, set, scripted.New()), args(t, input("reader", "Find the code", "Where?")))
 	res := result(t, out)
 	require.True(t, out.Success, out.Text)
 	assert.GreaterOrEqual(t, res.Stats.TimeMS, int64(10))
@@ -180,12 +181,12 @@ func TestCancellingTheCallerStopsTheAgent(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})}})
-	c, cancel := context.WithCancel(runner.WithCaller(ctx, runner.Caller{Model: scripted.New(), ModelName: "caller", Scope: runner.NewScope(0)}))
+	c, cancel := context.WithCancel(subagent.WithRun(ctx))
 	set := w.tools(t)
 	tool, _ := set.Lookup(task.ToolName)
 	done := make(chan string, 1)
 	go func() {
-		done <- tool.Call(c, invocationOn(w.s, set), args(t, input("reader", "Find the code", "Where?"))).Text
+		done <- tool.Call(c, invocationOn(w.s, set, scripted.New()), args(t, input("reader", "Find the code", "Where?"))).Text
 	}()
 	select {
 	case <-started:

@@ -8,7 +8,6 @@ import (
 
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
-	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
 )
@@ -60,7 +59,7 @@ func (d *delegator) resumed(ctx context.Context, inv *tools.Invocation, in Input
 // resumeModel returns the model a resumed agent ran on: the router's model
 // of that name, or the caller's when the agent ran on its caller's model
 // under the caller's name.
-func (d *delegator) resumeModel(meta *subagent.TranscriptMeta, caller runner.Caller) (model.Model, string, error) {
+func (d *delegator) resumeModel(meta *subagent.TranscriptMeta, caller *tools.Invocation) (model.Model, string, error) {
 	if d.router != nil {
 		m, err := d.router.Resolve(meta.Model, caller.Model)
 		if err == nil {

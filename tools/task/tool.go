@@ -233,7 +233,7 @@ func (d *delegator) foreground(ctx context.Context, run *childRun, res *Result) 
 	res.account(out)
 	var events []any
 	if out != nil {
-		events = append(events, out.ChildUsage())
+		events = append(events, out.Spent())
 	}
 	if err != nil {
 		f := &failure{msg: d.failureText(run, err)}
@@ -246,7 +246,7 @@ func (d *delegator) foreground(ctx context.Context, run *childRun, res *Result) 
 	if d.cfg.noCopy {
 		return events, nil
 	}
-	for _, st := range run.spec.Request.InheritedTools.States() {
+	for _, st := range run.spec.Request.Tools.States() {
 		names, evs := st.Artifacts(out.Start, out.Final)
 		res.Data.Artifacts = append(res.Data.Artifacts, names...)
 		events = append(events, evs...)

@@ -13,7 +13,7 @@ import (
 )
 
 // A Task call that ran an agent returns, among its result's events, one
-// runner.ChildUsage record of what the agent spent, marked as charged (the
+// runner.Spent record of what the agent spent, marked as counted (the
 // caller's run counted it live) — whether the agent completed or failed.
 func TestTaskRecordsTheChildsUsage(t *testing.T) {
 	usage := model.Usage{InputTokens: 30, OutputTokens: 6, TotalTokens: 36}
@@ -31,13 +31,13 @@ func TestTaskRecordsTheChildsUsage(t *testing.T) {
 			w := newWorld(t, worldConfig{light: tt.light})
 			out := w.call(t, w.main, input("reader", "Find Login", "Where is Login?"))
 			require.Equal(t, tt.success, out.Success, out.Text)
-			var records []runner.ChildUsage
+			var records []runner.Spent
 			for _, ev := range out.Events {
-				if cu, ok := ev.(runner.ChildUsage); ok {
+				if cu, ok := ev.(runner.Spent); ok {
 					records = append(records, cu)
 				}
 			}
-			assert.Equal(t, []runner.ChildUsage{{AgentID: "agent-1", Usage: tt.want, Charged: true}}, records)
+			assert.Equal(t, []runner.Spent{{Source: "agent-1", Usage: tt.want, Counted: true}}, records)
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
 )
@@ -151,10 +153,16 @@ func (c *checker) invocation(spec tools.Spec) *tools.Invocation {
 		return nil
 	}
 	return &tools.Invocation{
-		Session: s, Bus: s.Bus(), CallID: "toolstest", PromptNS: "toolstest", PromptKey: "check", Tools: set, Model: "toolstest",
+		Session: s, Bus: s.Bus(), CallID: "toolstest", PromptNS: "toolstest", PromptKey: "check", Tools: set, Model: noModel, ModelName: "toolstest",
 		Logger: slog.New(slog.DiscardHandler),
 	}
 }
+
+// noModel is the model a checked tool's calls see: one that answers
+// nothing, since a check runs no evaluation.
+var noModel = model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+	return nil, errors.New("toolstest: no model answers during a check")
+})
 
 // call calls the tool once and checks what it returns.
 func (c *checker) call(ctx context.Context, inv *tools.Invocation, args json.RawMessage) {

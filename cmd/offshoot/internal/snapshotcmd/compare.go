@@ -23,6 +23,7 @@ var runFields = map[string]bool{
 	"parent_id":         true,
 	"parent_session_id": true,
 	"agent_id":          true, // a subagent's id
+	"source_id":         true, // who spent tokens (runner.Spent)
 	"task_id":           true, // a background task's id (its agent's)
 	"uuid":              true, // a task notification's id
 	"call_id":           true, // a tool call's id, which a model makes up
@@ -64,7 +65,7 @@ func fieldList() string {
 // idFields are the fields of runFields whose values are ids: where such a
 // value appears inside a text — a tool's result naming a task, a
 // notification naming its output file — it is replaced by <id>.
-var idFields = []string{"evaluation", "session_id", "parent_id", "parent_session_id", "agent_id", "task_id", "uuid", "call_id", "tool_call_id", "id"}
+var idFields = []string{"evaluation", "session_id", "parent_id", "parent_session_id", "agent_id", "source_id", "task_id", "uuid", "call_id", "tool_call_id", "id"}
 
 // minIDLength is the shortest id replaced inside texts: a shorter value
 // ("e1") could as well be a word of the text.
