@@ -24,7 +24,7 @@ func BenchmarkQuery(b *testing.B) {
 	})
 	for _, n := range []int{0, 100, 1000} {
 		b.Run(fmt.Sprintf("after=%d", n), func(b *testing.B) {
-			c, err := offshoot.NewClient(offshoot.WithModel(answer))
+			c, err := offshoot.NewClient(offshoot.Options{Model: answer})
 			if err != nil {
 				b.Fatal(err)
 			}

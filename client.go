@@ -26,7 +26,7 @@ import (
 // The errors of a client. Match them with errors.Is.
 var (
 	// ErrNoModel: NewClient was given no model.
-	ErrNoModel = errors.New("offshoot: no model configured: pass WithModel (any model.Model) or WithRouter (main and light, from model.NewRouter)")
+	ErrNoModel = errors.New("offshoot: no model configured: set Options.Model (any model.Model) or Options.Router (main and light, from model.NewRouter)")
 	// ErrClosed: the client was closed.
 	ErrClosed = errors.New("offshoot: the client is closed; create a new one")
 	// ErrBusy: a query is running; queries of one client take turns.
@@ -77,61 +77,54 @@ type Client struct {
 // role is the main agent's role: text, never a template.
 type role struct{ Text string }
 
-// NewClient returns a client: a main agent on the model of WithModel or
-// WithRouter, with a virtual filesystem (WithDirectory, WithFiles), a
-// plan, the Task, TaskOutput and TaskStop tools over its agents (the
-// built-ins and those of WithAgents and WithAgentOptions), the tools of
-// WithTools and WithMCPServers, and dispatch_subagent with
-// WithDispatchSubagent. Without a model it returns ErrNoModel. Agent
-// definitions that do not load are not an error here: Agents().Errors()
-// lists them.
-func NewClient(opts ...Option) (*Client, error) {
-	var cfg config
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
-	}
-	router, err := cfg.routerOf()
+// NewClient returns a client: a main agent on the model of opts.Model or
+// opts.Router, with a virtual filesystem (Mounts, Files), a plan, the
+// Task, TaskOutput and TaskStop tools over its agents (the built-ins and
+// those of Agents and AgentOptions), the program's Tools and those of
+// its MCPServers, and dispatch_subagent with DispatchSubagent. Without a
+// model it returns ErrNoModel. Agent definitions that do not load are not
+// an error here: Agents().Errors() lists them.
+func NewClient(opts Options) (*Client, error) {
+	router, err := routerOf(opts)
 	if err != nil {
 		return nil, err
 	}
 	c := &Client{
-		maxTurns: cfg.maxTurns, approve: cfg.approve, logger: cfg.logger,
-		notifyClient: cfg.notify,
+		maxTurns: opts.MaxTurns, approve: opts.Approver, logger: opts.Logger,
+		notifyClient: opts.OnTaskNotification,
 	}
 	engineOpts := []subagent.Option{subagent.WithTaskNotificationHandler(c.notified)}
-	if cfg.transcripts != "" {
-		engineOpts = append(engineOpts, subagent.WithTranscripts(cfg.transcripts))
+	if opts.Transcripts != "" {
+		engineOpts = append(engineOpts, subagent.WithTranscripts(opts.Transcripts))
 	}
-	if cfg.approve != nil {
-		engineOpts = append(engineOpts, subagent.WithApprover(cfg.approve))
+	if opts.Approver != nil {
+		engineOpts = append(engineOpts, subagent.WithApprover(opts.Approver))
 	}
-	if cfg.logger != nil {
-		engineOpts = append(engineOpts, subagent.WithLogger(cfg.logger))
+	if opts.Logger != nil {
+		engineOpts = append(engineOpts, subagent.WithLogger(opts.Logger))
 	}
-	c.engine = subagent.New(append(engineOpts, cfg.engine...)...)
+	c.engine = subagent.New(append(engineOpts, opts.Subagents...)...)
 
 	var taskOpts []task.Option
-	if cfg.maxDepth > 0 {
-		taskOpts = append(taskOpts, task.WithMaxDepth(cfg.maxDepth))
+	if opts.MaxDepth > 0 {
+		taskOpts = append(taskOpts, task.WithMaxDepth(opts.MaxDepth))
 	}
-	if len(cfg.mcpServers) > 0 {
-		if c.mcp, err = mcp.NewManager(cfg.mcpServers, mcp.WithWarnings(c.serverUnavailable)); err != nil {
+	if len(opts.MCPServers) > 0 {
+		if c.mcp, err = mcp.NewManager(opts.MCPServers, mcp.WithWarnings(c.serverUnavailable)); err != nil {
 			return nil, fmt.Errorf("offshoot: the MCP servers: %w", err)
 		}
-		c.mcpNames = slices.Sorted(maps.Keys(cfg.mcpServers))
+		c.mcpNames = slices.Sorted(maps.Keys(opts.MCPServers))
 		taskOpts = append(taskOpts, task.WithMCP(c.mcp))
 	}
-	if err := c.build(cfg, router, taskOpts); err != nil {
+	if err := c.build(opts, router, taskOpts); err != nil {
 		c.closeMCP()
 		return nil, err
 	}
-	if err := c.resolveModel(cfg, router); err != nil {
+	if err := c.resolveModel(opts, router); err != nil {
 		c.closeMCP()
 		return nil, err
 	}
-	if err := c.start(cfg); err != nil {
+	if err := c.start(opts); err != nil {
 		c.closeMCP()
 		return nil, err
 	}
@@ -139,12 +132,12 @@ func NewClient(opts ...Option) (*Client, error) {
 }
 
 // routerOf returns the router the options give.
-func (cfg *config) routerOf() (*model.Router, error) {
+func routerOf(opts Options) (*model.Router, error) {
 	switch {
-	case cfg.router != nil:
-		return cfg.router, nil
-	case cfg.model != nil:
-		r, err := model.NewStaticRouter(map[string]model.Model{model.Main: cfg.model}, model.DefaultAliases())
+	case opts.Router != nil:
+		return opts.Router, nil
+	case opts.Model != nil:
+		r, err := model.NewStaticRouter(map[string]model.Model{model.Main: opts.Model}, model.DefaultAliases())
 		if err != nil {
 			return nil, fmt.Errorf("offshoot: %w", err)
 		}
@@ -154,9 +147,9 @@ func (cfg *config) routerOf() (*model.Router, error) {
 }
 
 // build loads the agents and builds the main agent's prompt.
-func (c *Client) build(cfg config, router *model.Router, taskOpts []task.Option) error {
-	vfsOpts := vfs.Options{Mounts: withoutTranscripts(cfg.mounts, cfg.transcripts)}
-	for _, m := range cfg.mounts {
+func (c *Client) build(opts Options, router *model.Router, taskOpts []task.Option) error {
+	vfsOpts := vfs.Options{Mounts: withoutTranscripts(opts.Mounts, opts.Transcripts)}
+	for _, m := range opts.Mounts {
 		vfsOpts.AllowedRoots = append(vfsOpts.AllowedRoots, m.HostPath)
 	}
 	fileTools, err := vfs.Tools(vfsOpts)
@@ -169,38 +162,38 @@ func (c *Client) build(cfg config, router *model.Router, taskOpts []task.Option)
 	}
 	names := append(fileTools.Names(), planTools.Names()...)
 	names = append(names, task.ToolName, task.OutputToolName, task.StopToolName)
-	for _, t := range cfg.tools {
+	for _, t := range opts.Tools {
 		if t != nil {
 			names = append(names, t.Spec().Name)
 		}
 	}
-	if cfg.dispatch != nil {
+	if opts.DispatchSubagent != nil {
 		names = append(names, promptsubagent.ToolName)
 	}
 
-	ao := cfg.agentOpts
+	ao := opts.AgentOptions
 	ao.Agents = maps.Clone(ao.Agents)
-	if len(cfg.agentDefs) > 0 && ao.Agents == nil {
+	if len(opts.Agents) > 0 && ao.Agents == nil {
 		ao.Agents = map[string]agents.Definition{}
 	}
-	maps.Copy(ao.Agents, cfg.agentDefs)
+	maps.Copy(ao.Agents, opts.Agents)
 	ao.ToolNames, ao.MCPServers, ao.Router = names, append(slices.Clone(ao.MCPServers), c.mcpNames...), router
 	c.registry = agents.Load(ao)
 
-	text := cfg.systemPrompt
+	text := opts.SystemPrompt
 	if text == "" {
-		text = DefaultSystemPrompt
+		text = defaultSystemPrompt
 	}
 	c.params = []any{role{Text: text}}
 	sections := []prompt.Part{
-		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithTools(slices.DeleteFunc(slices.Clone(cfg.tools), func(t tools.Tool) bool { return t == nil })...)),
+		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithTools(slices.DeleteFunc(slices.Clone(opts.Tools), func(t tools.Tool) bool { return t == nil })...)),
 		vfs.Section(vfsOpts),
 		planning.Section(planning.Options{}),
 		task.Section(c.registry, c.engine, router, taskOpts...),
 	}
-	if cfg.dispatch != nil {
-		c.dispatch = cfg.dispatch
-		sections = append(sections, promptsubagent.Section(cfg.dispatch, c.engine), dispatchSection)
+	if opts.DispatchSubagent != nil {
+		c.dispatch = opts.DispatchSubagent
+		sections = append(sections, promptsubagent.Section(opts.DispatchSubagent, c.engine), dispatchSection)
 	}
 	if c.main, err = prompt.New(promptNS, promptKey, sections...); err != nil {
 		return fmt.Errorf("offshoot: the main agent's prompt: %w", err)
@@ -210,8 +203,8 @@ func (c *Client) build(cfg config, router *model.Router, taskOpts []task.Option)
 
 // start sets up the session: its tools installed, the mounts copied in,
 // the files written.
-func (c *Client) start(cfg config) error {
-	c.session = cfg.session
+func (c *Client) start(opts Options) error {
+	c.session = opts.Session
 	if c.session == nil {
 		s, err := session.New()
 		if err != nil {
@@ -232,10 +225,10 @@ func (c *Client) start(cfg config) error {
 	if err := r.Tools.Install(context.Background(), c.session); err != nil {
 		return fail(fmt.Errorf("offshoot: %w", err))
 	}
-	if len(cfg.files) > 0 {
-		events := make([]any, 0, len(cfg.files))
-		for _, path := range slices.Sorted(maps.Keys(cfg.files)) {
-			events = append(events, vfs.FileWritten{Path: path, Content: cfg.files[path]})
+	if len(opts.Files) > 0 {
+		events := make([]any, 0, len(opts.Files))
+		for _, path := range slices.Sorted(maps.Keys(opts.Files)) {
+			events = append(events, vfs.FileWritten{Path: path, Content: opts.Files[path]})
 		}
 		if err := c.session.Dispatch(context.Background(), events...); err != nil {
 			return fail(fmt.Errorf("offshoot: the files: %w", err))
@@ -260,7 +253,7 @@ func (c *Client) Agents() *agents.Registry { return c.registry }
 
 // Close stops the running query, if any, and the background tasks still
 // running, waiting for them; then the MCP servers; and it closes the
-// session unless WithSession gave it. It may be called from a query's
+// session unless Options.Session gave it. It may be called from a query's
 // loop. It is idempotent.
 func (c *Client) Close() error {
 	if c.closed.Swap(true) {

@@ -2,6 +2,7 @@ package offshoot_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -42,10 +43,15 @@ var testAgents = map[string]agents.Definition{
 	"watcher":  {Description: "Watches a build.", Prompt: "You watch builds.", Model: "light"},
 }
 
-// newClient returns a client on m over testAgents, closed with the test.
-func newClient(t testing.TB, m model.Model, opts ...offshoot.Option) *offshoot.Client {
+// newClient returns a client on m over testAgents and those of opts,
+// closed with the test.
+func newClient(t testing.TB, m model.Model, opts offshoot.Options) *offshoot.Client {
 	t.Helper()
-	c, err := offshoot.NewClient(append([]offshoot.Option{offshoot.WithModel(m), offshoot.WithAgents(testAgents)}, opts...)...)
+	opts.Model = m
+	defs := maps.Clone(testAgents)
+	maps.Copy(defs, opts.Agents)
+	opts.Agents = defs
+	c, err := offshoot.NewClient(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, c.Close()) })
 	return c
@@ -72,13 +78,13 @@ func final(t testing.TB, msgs []offshoot.Message) offshoot.ResultMessage {
 }
 
 func TestNewClientWithoutAModel(t *testing.T) {
-	_, err := offshoot.NewClient(offshoot.WithAgents(testAgents))
+	_, err := offshoot.NewClient(offshoot.Options{Agents: testAgents})
 	require.ErrorIs(t, err, offshoot.ErrNoModel)
-	assert.EqualError(t, err, "offshoot: no model configured: pass WithModel (any model.Model) or WithRouter (main and light, from model.NewRouter)")
+	assert.EqualError(t, err, "offshoot: no model configured: set Options.Model (any model.Model) or Options.Router (main and light, from model.NewRouter)")
 
 	r, err := model.NewStaticRouter(map[string]model.Model{model.Main: scripted.New()}, nil)
 	require.NoError(t, err)
-	_, err = offshoot.NewClient(offshoot.WithRouter(r), offshoot.WithModelName("gpt-9"))
+	_, err = offshoot.NewClient(offshoot.Options{Router: r, ModelName: "gpt-9"})
 	require.ErrorIs(t, err, model.ErrUnknownModel)
 	assert.ErrorContains(t, err, "offshoot: the main agent's model: ")
 }
@@ -86,7 +92,7 @@ func TestNewClientWithoutAModel(t *testing.T) {
 // The agents: the built-ins and the program's, with the problems of those
 // that did not load.
 func TestAgents(t *testing.T) {
-	c := newClient(t, scripted.New(), offshoot.WithAgents(map[string]agents.Definition{"broken": {Description: "No prompt."}}))
+	c := newClient(t, scripted.New(), offshoot.Options{Agents: map[string]agents.Definition{"broken": {Description: "No prompt."}}})
 	var names []string
 	for _, d := range c.Agents().All() {
 		names = append(names, d.Name)
@@ -102,10 +108,10 @@ func TestFiles(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "src", ".git"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "src", "main.go"), []byte("package main\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "src", ".git", "HEAD"), []byte("ref\n"), 0o644))
-	c := newClient(t, scripted.New(),
-		offshoot.WithDirectory(dir, "project"),
-		offshoot.WithFiles(map[string]string{"notes/todo.md": "- review\n"}),
-	)
+	c := newClient(t, scripted.New(), offshoot.Options{
+		Mounts: []vfs.Mount{offshoot.DirectoryMount(dir, "project")},
+		Files:  map[string]string{"notes/todo.md": "- review\n"},
+	})
 	var paths []string
 	for f := range vfs.Files(c.Session()).All() {
 		paths = append(paths, f.Path)
@@ -113,20 +119,20 @@ func TestFiles(t *testing.T) {
 	assert.Equal(t, []string{"notes/todo.md", "project/src/main.go"}, paths, ".git left out")
 }
 
-// The client keeps its conversation in the session WithSession gives: a
-// new client on it carries on.
-func TestWithSessionCarriesOn(t *testing.T) {
+// The client keeps its conversation in the session Options.Session gives:
+// a new client on it carries on.
+func TestSessionCarriesOn(t *testing.T) {
 	s, err := session.New()
 	require.NoError(t, err)
 	defer s.Close()
-	first, err := offshoot.NewClient(offshoot.WithModel(scripted.New(scripted.Text("Noted: the build is red."))), offshoot.WithSession(s))
+	first, err := offshoot.NewClient(offshoot.Options{Model: scripted.New(scripted.Text("Noted: the build is red.")), Session: s})
 	require.NoError(t, err)
 	assert.Equal(t, "Noted: the build is red.", final(t, collect(t, first, "The build is red.")).Text)
 	require.NoError(t, first.Close())
 	assert.False(t, s.Closed(), "the program's session stays open")
 
 	m := scripted.New(scripted.Text("It was red."))
-	second, err := offshoot.NewClient(offshoot.WithModel(m), offshoot.WithSession(s))
+	second, err := offshoot.NewClient(offshoot.Options{Model: m, Session: s})
 	require.NoError(t, err)
 	defer second.Close()
 	assert.Equal(t, "It was red.", final(t, collect(t, second, "What colour was the build?")).Text)
@@ -142,12 +148,12 @@ func countEvaluations(s *session.Session) int { return len(runner.Evaluations(s.
 
 // The main agent can play one of the agents: its prompt, its tools, its
 // model.
-func TestWithMainAgent(t *testing.T) {
+func TestMainAgent(t *testing.T) {
 	mainModel, lightModel := scripted.New(), scripted.New(scripted.Text("Reviewed."))
 	r, err := model.NewStaticRouter(map[string]model.Model{model.Main: mainModel, model.Light: lightModel}, nil)
 	require.NoError(t, err)
 	defs := map[string]agents.Definition{"reviewer": {Description: "Reviews code.", Prompt: "You review code.", Tools: []string{"Read", "Grep"}, Model: "light"}}
-	c, err := offshoot.NewClient(offshoot.WithRouter(r), offshoot.WithAgents(defs), offshoot.WithMainAgent("Reviewer"))
+	c, err := offshoot.NewClient(offshoot.Options{Router: r, Agents: defs, MainAgent: "Reviewer"})
 	require.NoError(t, err)
 	defer c.Close()
 	assert.Equal(t, "Reviewed.", final(t, collect(t, c, "Review main.go.")).Text)
@@ -161,14 +167,13 @@ func TestWithMainAgent(t *testing.T) {
 	}
 	assert.Equal(t, []string{"read_file", "grep"}, names, "its tools")
 
-	_, err = offshoot.NewClient(offshoot.WithRouter(r), offshoot.WithAgents(defs), offshoot.WithMainAgent("debugger"))
+	_, err = offshoot.NewClient(offshoot.Options{Router: r, Agents: defs, MainAgent: "debugger"})
 	assert.EqualError(t, err, "offshoot: the main agent: Subagent 'debugger' not found. Available: explore, general-purpose, plan, reviewer, summary")
 }
 
 // The depth of Task delegation: 1 by default (the agents the main agent
-// starts have no Task), WithMaxDepth(2) or the engine's own limit of 2
-// give them Task, and their agents none; WithMaxDepth wins over the
-// engine's.
+// starts have no Task), MaxDepth 2 or the engine's own limit of 2 give
+// them Task, and their agents none; MaxDepth wins over the engine's.
 func TestTheDepthOfDelegation(t *testing.T) {
 	team := map[string]agents.Definition{
 		"lead":   {Description: "Leads.", Prompt: "You lead the work."},
@@ -184,13 +189,13 @@ func TestTheDepthOfDelegation(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		opts     []offshoot.Option
+		opts     offshoot.Options
 		leadTask bool
 	}{
-		{"default", nil, false},
-		{"WithMaxDepth(2)", []offshoot.Option{offshoot.WithMaxDepth(2)}, true},
-		{"the engine's depth", []offshoot.Option{offshoot.WithSubagentOptions(subagent.WithMaxDepth(2))}, true},
-		{"WithMaxDepth wins", []offshoot.Option{offshoot.WithMaxDepth(1), offshoot.WithSubagentOptions(subagent.WithMaxDepth(3))}, false},
+		{"default", offshoot.Options{}, false},
+		{"MaxDepth 2", offshoot.Options{MaxDepth: 2}, true},
+		{"the engine's depth", offshoot.Options{Subagents: []subagent.Option{subagent.WithMaxDepth(2)}}, true},
+		{"MaxDepth wins", offshoot.Options{MaxDepth: 1, Subagents: []subagent.Option{subagent.WithMaxDepth(3)}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,7 +218,9 @@ func TestTheDepthOfDelegation(t *testing.T) {
 				scripted.ToolCall("Task", `{"subagent_type":"lead","description":"Lead the work","prompt":"Lead."}`),
 				scripted.Text("Done."),
 			)
-			c, err := offshoot.NewClient(append([]offshoot.Option{offshoot.WithModel(m), offshoot.WithAgents(team)}, tt.opts...)...)
+			opts := tt.opts
+			opts.Model, opts.Agents = m, team
+			c, err := offshoot.NewClient(opts)
 			require.NoError(t, err)
 			t.Cleanup(func() { assert.NoError(t, c.Close()) })
 			require.NoError(t, final(t, collect(t, c, "Get the notes written.")).Err)

@@ -15,7 +15,7 @@ type dispatchable struct {
 type dispatchName struct{ NS, Key string }
 
 // dispatchSection lists the prompts, after the dispatch_subagent section;
-// without WithDispatchSubagent, or with no prompt to run, it is left out.
+// without Options.DispatchSubagent, or with no prompt to run, it is left out.
 var dispatchSection = prompt.Markdown[dispatchable]("Prompts To Dispatch", `
 	dispatch_subagent runs one of these prompts; give its prompt_ns and prompt_key:
 	{{- range .Prompts }}

@@ -23,7 +23,7 @@ func TestDispatchablePromptsAreListed(t *testing.T) {
 		scripted.ToolCall("dispatch_subagent", `{"mode":"ad_hoc","prompt_ns":"team","prompt_key":"worker","instructions":"Check the notes."}`),
 		scripted.Text("The worker says the notes are fine."),
 	)
-	c := newClient(t, m, offshoot.WithDispatchSubagent(reg))
+	c := newClient(t, m, offshoot.Options{DispatchSubagent: reg})
 	// Registered after NewClient, before the first query: listed; a
 	// disabled prompt is not.
 	for _, p := range []struct{ key, text string }{{"worker", "You carry out one task."}, {"reviewer", "You review."}} {
@@ -40,13 +40,13 @@ func TestDispatchablePromptsAreListed(t *testing.T) {
 
 // Without dispatch_subagent, or with no prompt to run, nothing is listed.
 func TestNoDispatchablePrompts(t *testing.T) {
-	for name, opts := range map[string][]offshoot.Option{
-		"no dispatch_subagent": nil,
-		"an empty registry":    {offshoot.WithDispatchSubagent(prompt.NewRegistry())},
+	for name, opts := range map[string]offshoot.Options{
+		"no dispatch_subagent": {},
+		"an empty registry":    {DispatchSubagent: prompt.NewRegistry()},
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := scripted.New(scripted.Text("Hello."))
-			c := newClient(t, m, opts...)
+			c := newClient(t, m, opts)
 			require.NoError(t, final(t, collect(t, c, "Hi.")).Err)
 			assert.NotContains(t, m.Calls()[0].Request.Messages[0].Content, "Prompts To Dispatch")
 		})
@@ -72,7 +72,7 @@ func TestTranscriptsAreNotMounted(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	}
-	c := newClient(t, scripted.New(), offshoot.WithDirectory(dir, ""), offshoot.WithTranscripts(transcripts))
+	c := newClient(t, scripted.New(), offshoot.Options{Mounts: []vfs.Mount{offshoot.DirectoryMount(dir, "")}, Transcripts: transcripts})
 	var paths []string
 	for f := range vfs.Files(c.Session()).All() {
 		paths = append(paths, f.Path)

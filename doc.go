@@ -8,12 +8,12 @@
 //
 // The simple case:
 //
-//	client, err := offshoot.NewClient(
-//		offshoot.WithModel(m),
-//		offshoot.WithAgents(map[string]agents.Definition{
+//	client, err := offshoot.NewClient(offshoot.Options{
+//		Model: m,
+//		Agents: map[string]agents.Definition{
 //			"reviewer": {Description: "Code review specialist", Prompt: "You review code for quality."},
-//		}),
-//	)
+//		},
+//	})
 //	if err != nil {
 //		log.Fatal(err)
 //	}
@@ -24,14 +24,14 @@
 //		}
 //	}
 //
-// Then, as needed: a router with main and light models (WithRouter), the
-// agents of a project's and a user's files (WithAgentOptions), a directory
-// copied in read-only (WithDirectory), tools and MCP servers of your own
-// (WithTools, WithMCPServers), transcripts on disk, which resuming agents
-// needs (WithTranscripts), a handler of background tasks' notifications
-// (WithTaskNotificationHandler) and the tasks themselves (Client.Tasks),
-// an approver of tool calls (WithApprover), and the session, to save and
-// inspect (Client.Session).
+// Then, as needed (fields of Options): a router with main and light
+// models (Router), the agents of a project's and a user's files
+// (AgentOptions), a directory copied in read-only (Mounts, with
+// DirectoryMount), tools and MCP servers of your own (Tools, MCPServers),
+// transcripts on disk, which resuming agents needs (Transcripts), a
+// handler of background tasks' notifications (OnTaskNotification) and the
+// tasks themselves (Client.Tasks), an approver of tool calls (Approver),
+// and the session, to save and inspect (Client.Session).
 //
 // The packages below are the library this package puts together: session
 // (state), runner (the evaluation loop), prompt and tools, tools/vfs and

@@ -15,7 +15,7 @@ import (
 )
 
 // Three things a newcomer looks for, in one program: putting files into the
-// main agent's session from Go (WithFiles), routing the scripted answers of
+// main agent's session from Go (Options.Files), routing the scripted answers of
 // children that run in parallel (scripted.When with a matcher, so each
 // child gets its own answers whatever order they arrive in), and reading
 // the plan and the files the session holds afterwards
@@ -36,17 +36,17 @@ func Example_filesPlanAndParallelChildren() {
 		),
 		scripted.Text("Two findings: the token check in auth.go and the install step in README.md."),
 	)
-	client, err := offshoot.NewClient(
-		offshoot.WithModel(m),
-		offshoot.WithFiles(map[string]string{ // into the main agent's virtual filesystem
+	client, err := offshoot.NewClient(offshoot.Options{
+		Model: m,
+		Files: map[string]string{ // into the main agent's virtual filesystem
 			"auth.go":   "package auth\n",
 			"README.md": "# Project\n",
-		}),
-		offshoot.WithAgents(map[string]agents.Definition{
+		},
+		Agents: map[string]agents.Definition{
 			"coder":  {Description: "Reviews Go code", Prompt: "You review Go code."},
 			"writer": {Description: "Checks documentation", Prompt: "You check documentation."},
-		}),
-	)
+		},
+	})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -19,12 +19,12 @@ func Example() {
 		scripted.Text("The reviewer found one problem: login.go never checks the password."),
 	)
 
-	client, err := offshoot.NewClient(
-		offshoot.WithModel(m),
-		offshoot.WithAgents(map[string]agents.Definition{
+	client, err := offshoot.NewClient(offshoot.Options{
+		Model: m,
+		Agents: map[string]agents.Definition{
 			"reviewer": {Description: "Code review specialist", Prompt: "You review code for quality."},
-		}),
-	)
+		},
+	})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,22 +8,13 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// WithMainAgent has the main agent play the agent called name, one of
-// the client's agents (found as Task finds them): its prompt is the main
-// agent's role (instead of WithSystemPrompt's), its tools list and
-// disallowedTools narrow the main agent's tools, and its model is the
-// main agent's unless WithModelName says another. It may still delegate
-// to the other agents when its tools allow Task. An agent that does not
-// exist, or did not load, is NewClient's error.
-func WithMainAgent(name string) Option { return func(c *config) { c.mainAgent = name } }
-
-// resolveModel chooses the main agent's model — WithModelName's, else the
+// resolveModel chooses the main agent's model — Options.ModelName, else the
 // played agent's, else main — and, for a main agent that plays an agent,
 // its role and tools.
-func (c *Client) resolveModel(cfg config, router *model.Router) error {
-	c.modelName = cfg.modelName
-	if cfg.mainAgent != "" {
-		def, err := c.registry.Find(cfg.mainAgent)
+func (c *Client) resolveModel(opts Options, router *model.Router) error {
+	c.modelName = opts.ModelName
+	if opts.MainAgent != "" {
+		def, err := c.registry.Find(opts.MainAgent)
 		if err != nil {
 			return fmt.Errorf("offshoot: the main agent: %w", err)
 		}

@@ -21,8 +21,7 @@ func TestUnavailableServerIsAWarning(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	missing := filepath.Join(t.TempDir(), "no-such-server")
 	m := scripted.New(scripted.Text("Done without it."))
-	c := newClient(t, m, offshoot.WithLogger(logger),
-		offshoot.WithMCPServers(map[string]mcp.ServerConfig{"notes": {Command: missing}}))
+	c := newClient(t, m, offshoot.Options{Logger: logger, MCPServers: map[string]mcp.ServerConfig{"notes": {Command: missing}}})
 	r := final(t, collect(t, c, "Search the notes."))
 	require.NoError(t, r.Err)
 	assert.Equal(t, "Done without it.", r.Text)

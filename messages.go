@@ -63,23 +63,23 @@ type ToolResultMessage struct {
 	Name   string `json:"name"`
 	// Success is false when the call failed; the model read why.
 	Success bool `json:"success"`
-	// Summary is the first line of what the model read, cut to
-	// MaxSummary characters.
+	// Summary is the first line of what the model read, cut to 200
+	// characters.
 	Summary string `json:"summary"`
 }
 
 // MessageType returns "tool_result".
 func (ToolResultMessage) MessageType() string { return "tool_result" }
 
-// MaxSummary bounds a ToolResultMessage's Summary, in characters.
-const MaxSummary = 200
+// maxSummary bounds a ToolResultMessage's Summary, in characters.
+const maxSummary = 200
 
 // TaskNotificationMessage tells that a background task of the main
 // agent's ended (completed, failed or stopped), with its result: seed
 // shape {type: "system", subtype: "task_notification", task_id, status,
 // output_file, summary, uuid, session_id} plus its error and usage.
-// Query yields those that end while it runs; the handler of
-// WithTaskNotificationHandler is told of every one; the main agent reads
+// Query yields those that end while it runs; Options.OnTaskNotification
+// is told of every one; the main agent reads
 // each at its next model call, in this query or the next.
 type TaskNotificationMessage struct {
 	subagent.TaskNotification
@@ -114,11 +114,11 @@ func (ResultMessage) MessageType() string { return "result" }
 // IsError reports whether the query failed.
 func (m ResultMessage) IsError() bool { return m.Err != nil }
 
-// summary returns the first line of text, cut to MaxSummary characters.
+// summary returns the first line of text, cut to maxSummary characters.
 func summary(text string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	if r := []rune(line); len(r) > MaxSummary {
-		return string(r[:MaxSummary-1]) + "…"
+	if r := []rune(line); len(r) > maxSummary {
+		return string(r[:maxSummary-1]) + "…"
 	}
 	return line
 }

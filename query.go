@@ -37,7 +37,7 @@ import (
 // ctx, not under the query, so they go on after its ResultMessage (and
 // after a break), and end when they finish, when ctx is cancelled, when
 // the model stops them (TaskStop), or through Tasks (StopAll, at Close).
-// The handler of WithTaskNotificationHandler is told when each ends; the
+// Options.OnTaskNotification is told when each ends; the
 // main agent reads the notification at its next model call — in this
 // query if it is still running, else in the next (Query(ctx, "") to have
 // it answer at once). A program that wants them all done waits with

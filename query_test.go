@@ -18,9 +18,9 @@ import (
 )
 
 // ids makes agent ids agent-1, agent-2, … (notifications take ids too).
-func ids() offshoot.Option {
+func ids() []subagent.Option {
 	var n atomic.Int64
-	return offshoot.WithSubagentOptions(subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }))
+	return []subagent.Option{subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", n.Add(1)) })}
 }
 
 // gate is a model turn that answers text once release is closed, or fails
@@ -64,7 +64,7 @@ func TestQueryYieldsTheMessageKindsInOrder(t *testing.T) {
 		scripted.ToolCall("TaskOutput", `{"task_id":"agent-1"}`),
 		scripted.Text("The build is green, and the todo says review."),
 	)
-	c := newClient(t, m, ids(), offshoot.WithFiles(map[string]string{"notes/todo.md": "- review\n"}))
+	c := newClient(t, m, offshoot.Options{Subagents: ids(), Files: map[string]string{"notes/todo.md": "- review\n"}})
 
 	var msgs []offshoot.Message
 	for msg := range c.Query(within(t), "How is the build?") {
@@ -137,7 +137,7 @@ func TestANotificationBetweenQueries(t *testing.T) {
 		scripted.Text("The watcher says the build is green."),
 	)
 	told := make(chan offshoot.TaskNotificationMessage, 1)
-	c := newClient(t, m, ids(), offshoot.WithTaskNotificationHandler(func(_ context.Context, n offshoot.TaskNotificationMessage) { told <- n }))
+	c := newClient(t, m, offshoot.Options{Subagents: ids(), OnTaskNotification: func(_ context.Context, n offshoot.TaskNotificationMessage) { told <- n }})
 
 	first := collect(t, c, "Watch the build.")
 	assert.Equal(t, "I started a watcher.", final(t, first).Text)
@@ -186,7 +186,7 @@ func TestBreakingOutStopsTheQuery(t *testing.T) {
 		}),
 		scripted.Text("Here again."),
 	)
-	c := newClient(t, m, ids())
+	c := newClient(t, m, offshoot.Options{Subagents: ids()})
 	for msg := range c.Query(within(t), "Watch the build.") {
 		if _, ok := msg.(offshoot.ToolResultMessage); ok {
 			// Break while the next model call is in flight.
@@ -218,7 +218,7 @@ func TestBusyAndClosed(t *testing.T) {
 			return nil, ctx.Err()
 		}),
 	)
-	c, err := offshoot.NewClient(offshoot.WithModel(m))
+	c, err := offshoot.NewClient(offshoot.Options{Model: m})
 	require.NoError(t, err)
 	var last offshoot.ResultMessage
 	for msg := range c.Query(within(t), "Work.") {
@@ -247,7 +247,7 @@ func TestCancellingTheQueryContextStopsItsTasks(t *testing.T) {
 		scripted.ToolCall("Task", watchInBackground),
 		scripted.Text("Started."),
 	)
-	c := newClient(t, m, ids())
+	c := newClient(t, m, offshoot.Options{Subagents: ids()})
 	run, cancel := context.WithCancel(within(t))
 	defer cancel()
 	for range c.Query(run, "Watch the build.") {

@@ -244,7 +244,7 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 				warnedNesting = true
 				d.warn(line, f, fmt.Sprintf("%s in tools lets the agent hand work to other agents, which a subagent may do only below the nesting limit "+
 					"(by default a subagent starts none, and loses Task, TaskOutput and TaskStop): the agent has them as the main agent (offshoot run --agent), "+
-					"or as a subagent when the limit is raised (offshoot.WithMaxDepth)", quote(entry)))
+					"or as a subagent when the limit is raised (offshoot.Options.MaxDepth)", quote(entry)))
 			}
 			add(ref.names...)
 		default:

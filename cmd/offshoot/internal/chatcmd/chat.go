@@ -69,9 +69,9 @@ type chat struct {
 	env     *cli.Env
 	flags   cli.AgentFlags
 	noColor bool
-	// opts, when set, are options of the client's own: tests give their
+	// adjust, when set, changes the client's options: tests give their
 	// models.
-	opts []offshoot.Option
+	adjust func(*offshoot.Options)
 
 	client *offshoot.Client
 	in     input
@@ -90,7 +90,12 @@ func (c *chat) run(ctx context.Context) error {
 	if c.env.Ask == nil {
 		c.env.Ask = cli.AskOnTerminal(c.env.Stdin, c.env.Stdout)
 	}
-	client, err := c.env.NewClient(c.flags, append([]offshoot.Option{offshoot.WithTaskNotificationHandler(c.notified)}, c.opts...)...)
+	client, err := c.env.NewClient(c.flags, func(o *offshoot.Options) {
+		o.OnTaskNotification = c.notified
+		if c.adjust != nil {
+			c.adjust(o)
+		}
+	})
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func (f *fixture) chat(t *testing.T, ctx context.Context, stdin io.Reader, m mod
 	require.NoError(t, err)
 	f.env.Stdin = stdin
 	c.env = f.env
-	c.opts = append(c.opts, offshoot.WithRouter(r))
+	c.adjust = func(o *offshoot.Options) { o.Router = r }
 	ctx, cancel := context.WithTimeout(ctx, watchdog)
 	defer cancel()
 	err = c.run(ctx)

@@ -67,8 +67,10 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 // transcripts in TranscriptsDir; warnings to standard error. A flag or a
 // configuration that is wrong is a usage error that says what to do; so is
 // no model configured. Agent definitions that did not load are counted on
-// standard error. Close the client when done.
-func (e *Env) NewClient(f AgentFlags, opts ...offshoot.Option) (*offshoot.Client, error) {
+// standard error. adjust, when not nil, changes the options before the
+// client is made: a command sets its own (OnTaskNotification), tests
+// their models. Close the client when done.
+func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot.Client, error) {
 	dir := f.Dir
 	if dir == "" {
 		dir = e.ProjectDir
@@ -106,21 +108,22 @@ func (e *Env) NewClient(f AgentFlags, opts ...offshoot.Option) (*offshoot.Client
 	if err != nil {
 		return nil, Failf("offshoot's worker prompt: %v; this is a bug, please report it", err)
 	}
-	base := []offshoot.Option{
-		offshoot.WithRouter(router),
-		offshoot.WithModelName(f.Model),
-		offshoot.WithAgentOptions(agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir}),
-		offshoot.WithMount(mount),
-		offshoot.WithMCPServers(servers),
-		offshoot.WithTranscripts(e.TranscriptsDir()),
-		offshoot.WithDispatchSubagent(prompts),
-		offshoot.WithLogger(e.Logger()),
-		offshoot.WithMaxTurns(f.MaxTurns),
+	opts := offshoot.Options{
+		Router:           router,
+		ModelName:        f.Model,
+		AgentOptions:     agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir},
+		MainAgent:        f.Agent,
+		Mounts:           []vfs.Mount{mount},
+		MCPServers:       servers,
+		Transcripts:      e.TranscriptsDir(),
+		DispatchSubagent: prompts,
+		Logger:           e.Logger(),
+		MaxTurns:         f.MaxTurns,
 	}
-	if f.Agent != "" {
-		base = append(base, offshoot.WithMainAgent(f.Agent))
+	if adjust != nil {
+		adjust(&opts)
 	}
-	c, err := offshoot.NewClient(append(base, opts...)...)
+	c, err := offshoot.NewClient(opts)
 	if err != nil {
 		return nil, e.clientError(f, dir, router, err)
 	}

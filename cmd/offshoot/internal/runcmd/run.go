@@ -79,16 +79,16 @@ type run struct {
 	noColor bool
 	task    string
 
-	// opts, when set, are options of the client's own: tests give their
+	// adjust, when set, changes the client's options: tests give their
 	// models.
-	opts []offshoot.Option
+	adjust func(*offshoot.Options)
 }
 
 func (r *run) run(ctx context.Context) error {
 	if strings.TrimSpace(r.task) == "" {
 		return cli.Usagef("the task is empty; say what the agent should do, such as offshoot run \"Summarize the README\"")
 	}
-	client, err := r.env.NewClient(r.flags, r.opts...)
+	client, err := r.env.NewClient(r.flags, r.adjust)
 	if err != nil {
 		return err
 	}

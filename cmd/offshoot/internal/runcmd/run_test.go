@@ -154,12 +154,12 @@ func TestRun(t *testing.T) {
 
 // withModel has the run's agents answer from m, whatever the
 // configuration says.
-func (f *fixture) withModel(t *testing.T, m model.Model) []offshoot.Option {
+func (f *fixture) withModel(t *testing.T, m model.Model) func(*offshoot.Options) {
 	t.Helper()
 	f.script(t, `{"turns": []}`) // a model configured, which m replaces
 	r, err := model.NewStaticRouter(map[string]model.Model{model.Main: m}, nil)
 	require.NoError(t, err)
-	return []offshoot.Option{offshoot.WithRouter(r)}
+	return func(o *offshoot.Options) { o.Router = r }
 }
 
 // gate is a model turn that answers text once release is closed, or fails
@@ -189,7 +189,7 @@ func TestRunWaitsForBackgroundTasks(t *testing.T) {
 			return &model.Response{Message: model.AssistantMessage("The watcher is on it.")}, nil
 		}),
 	)
-	err := f.run(t, context.Background(), &run{task: "Is the build green?", opts: f.withModel(t, m)})
+	err := f.run(t, context.Background(), &run{task: "Is the build green?", adjust: f.withModel(t, m)})
 	require.NoError(t, err, f.stderr.String())
 	out := f.stdout.String()
 	// The watcher runs while the main agent answers: its lines may come
@@ -226,7 +226,7 @@ func TestRunStopsAfterMaxRounds(t *testing.T) {
 				Arguments: `{"subagent_type":"general-purpose","description":"Watch","prompt":"Watch it.","run_in_background":true}`})}, nil
 		})),
 	)
-	err := f.run(t, context.Background(), &run{task: "Watch forever.", opts: f.withModel(t, m)})
+	err := f.run(t, context.Background(), &run{task: "Watch forever.", adjust: f.withModel(t, m)})
 	require.NoError(t, err, f.stderr.String())
 	assert.Equal(t, int64(1+maxRounds), started.Load(), "the task, then a read of the reports %d times", maxRounds)
 }

@@ -1,0 +1,7 @@
+package offshoot
+
+// For the external tests.
+const (
+	DefaultSystemPrompt = defaultSystemPrompt
+	MaxSummary          = maxSummary
+)
