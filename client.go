@@ -55,7 +55,8 @@ type Client struct {
 	params       []any
 	model        model.Model
 	modelName    string
-	toolFilter   tools.Filter // the main agent's tools, when it plays an agent
+	toolFilter   tools.Filter  // the main agent's tools, when it plays an agent
+	tools        tools.Toolset // the main agent's own tools, toolFilter applied
 	maxTurns     int
 	approve      func(context.Context, *tools.Invocation, model.ToolCall) error
 	logger       *slog.Logger
@@ -225,6 +226,9 @@ func (c *Client) start(opts Options) error {
 	if err := r.Tools.Install(context.Background(), c.session); err != nil {
 		return fail(fmt.Errorf("offshoot: %w", err))
 	}
+	if c.tools, err = r.Tools.Filter(c.toolFilter); err != nil {
+		return fail(fmt.Errorf("offshoot: the main agent's tools: %w", err))
+	}
 	if len(opts.Files) > 0 {
 		events := make([]any, 0, len(opts.Files))
 		for _, path := range slices.Sorted(maps.Keys(opts.Files)) {
@@ -242,6 +246,14 @@ func (c *Client) start(opts Options) error {
 // (vfs.FS) and its records (runner.ToolInvoked, …). Write to it only
 // between queries.
 func (c *Client) Session() *session.Session { return c.session }
+
+// Tools returns the main agent's own tools, in the order its model is
+// offered them: the program's (Options.Tools), the file tools, the
+// planning tools, Task, TaskOutput and TaskStop, and dispatch_subagent
+// with Options.DispatchSubagent; only those its agent's definition allows
+// when it plays one (Options.MainAgent). The tools of the MCP servers,
+// which start at the first query, are not among them.
+func (c *Client) Tools() tools.Toolset { return c.tools }
 
 // Tasks returns the background tasks of the client's agents: Get one by
 // id, list the Running ones, Wait for all, StopAll.

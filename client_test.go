@@ -17,9 +17,11 @@ import (
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -235,4 +237,32 @@ func TestTheDepthOfDelegation(t *testing.T) {
 			assert.False(t, *writerTools.Load(), "the writer, at the limit, has no Task")
 		})
 	}
+}
+
+// The main agent's own tools, in the order its model is offered them; a
+// main agent that plays an agent has that agent's.
+func TestTools(t *testing.T) {
+	lookup, err := tools.New("lookup", "Look a word up.", func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
+		return tools.OK("found", ""), nil
+	})
+	require.NoError(t, err)
+	m := scripted.New(scripted.Text("Done."))
+	c := newClient(t, m, offshoot.Options{Tools: []tools.Tool{lookup}, DispatchSubagent: prompt.NewRegistry()})
+	want := []string{
+		"lookup",
+		"ls", "read_file", "write_file", "edit_file", "glob", "grep", "rm",
+		"planning_setup_plan", "planning_add_step", "planning_update_step", "planning_mark_step", "planning_clear_plan", "planning_read_plan",
+		"Task", "TaskOutput", "TaskStop",
+		"dispatch_subagent",
+	}
+	assert.Equal(t, want, c.Tools().Names())
+	require.NoError(t, final(t, collect(t, c, "Hi.")).Err)
+	var offered []string
+	for _, s := range m.Calls()[0].Request.Tools {
+		offered = append(offered, s.Name)
+	}
+	assert.Equal(t, want, offered, "what the model is offered")
+
+	playing := newClient(t, scripted.New(), offshoot.Options{MainAgent: "reviewer"})
+	assert.Equal(t, []string{"read_file", "grep"}, playing.Tools().Names())
 }

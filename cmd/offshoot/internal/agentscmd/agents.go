@@ -48,7 +48,7 @@ type setup struct {
 // load reads the definitions. router is nil unless the command has a model
 // already; the configured models are then read for checking only.
 func load(env *cli.Env, router *model.Router) (*setup, error) {
-	ts, err := cli.Toolbox{}.MainTools()
+	ts, err := cli.MainTools()
 	if err != nil {
 		return nil, cli.Failf("building offshoot's tools failed: %v; this is a bug, please report it", err)
 	}

@@ -44,11 +44,23 @@ func TestMayUseMCP(t *testing.T) {
 }
 
 func TestUnavailable(t *testing.T) {
-	ts, err := cli.Toolbox{}.MainTools()
+	ts, err := cli.MainTools()
 	require.NoError(t, err)
 	d := agents.Definition{Name: "x", Tools: []string{"read_file", "Bash", "planning_*", "mcp__gone__*"}}
 	assert.Equal(t, []string{"Bash", "mcp__gone__*"}, unavailable(d, ts))
 	assert.Empty(t, unavailable(agents.Definition{Name: "all"}, ts))
+}
+
+// The drafting prompt lists the main agent's tools in the order it
+// always has.
+func TestDraftTools(t *testing.T) {
+	ts, err := cli.MainTools()
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		"ls", "read_file", "write_file", "edit_file", "glob", "grep", "rm",
+		"planning_setup_plan", "planning_add_step", "planning_update_step", "planning_mark_step", "planning_clear_plan", "planning_read_plan",
+		"dispatch_subagent", "Task", "TaskOutput", "TaskStop",
+	}, draftTools(ts.Names()))
 }
 
 func TestCheckName(t *testing.T) {

@@ -2,6 +2,7 @@ package agentscmd
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/offshoot-dev/offshoot/agents"
@@ -10,6 +11,8 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+	"github.com/offshoot-dev/offshoot/tools/task"
 )
 
 // draft is the definition the main model writes for agents new --generate.
@@ -24,6 +27,17 @@ type draft struct {
 type draftParams struct {
 	Tools   []string
 	Servers []string
+}
+
+// draftTools returns the tool names the drafting prompt lists: the main
+// agent's, with dispatch_subagent before Task, TaskOutput and TaskStop,
+// as the prompt has always listed them.
+func draftTools(names []string) []string {
+	i, j := slices.Index(names, promptsubagent.ToolName), slices.Index(names, task.ToolName)
+	if i < 0 || j < 0 || i < j {
+		return names
+	}
+	return slices.Insert(slices.Delete(slices.Clone(names), i, i+1), j, promptsubagent.ToolName)
 }
 
 // draftPrompt asks the main model for an agent definition.

@@ -104,7 +104,7 @@ func runNew(cmd *cobra.Command, env *cli.Env, name string, f newFlags) error {
 		if err != nil {
 			return err
 		}
-		d, err := generate(cmd.Context(), router, name, f.generate, s.tools.Names(), cli.ServerNames(s.servers))
+		d, err := generate(cmd.Context(), router, name, f.generate, draftTools(s.tools.Names()), cli.ServerNames(s.servers))
 		if err != nil {
 			return err
 		}

@@ -1,55 +1,37 @@
 package cli
 
 import (
-	"fmt"
+	"context"
+	"errors"
 
-	"github.com/offshoot-dev/offshoot/agents"
-	"github.com/offshoot-dev/offshoot/prompt"
-	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot"
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/tools"
-	"github.com/offshoot-dev/offshoot/tools/planning"
-	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
-	"github.com/offshoot-dev/offshoot/tools/task"
-	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
-// Toolbox says how to build the tools offshoot gives a main agent.
-type Toolbox struct {
-	// Files configures the VFS tools (mounts of host directories).
-	Files vfs.Options
-	// Prompts and Engine serve dispatch_subagent; empty ones when nil.
-	Prompts *prompt.Registry
-	Engine  *subagent.Engine
+// MainTools returns the tools offshoot's main agent has in run and chat
+// (offshoot.Client.Tools), in the order it is offered them: the file
+// tools, the planning tools, Task with TaskOutput and TaskStop, and
+// dispatch_subagent over the worker prompt; the tools of the MCP servers
+// come with each query and are not among them. Agent definitions are
+// checked against these names, and a subagent's tools are chosen from
+// them (with the tools of the MCP servers). The tools are a client's
+// that runs nothing: use them for their names and descriptions.
+func MainTools() (tools.Toolset, error) {
+	prompts, err := workerPrompts()
+	if err != nil {
+		return tools.Toolset{}, err
+	}
+	c, err := offshoot.NewClient(offshoot.Options{Model: noModel, DispatchSubagent: prompts})
+	if err != nil {
+		return tools.Toolset{}, err
+	}
+	defer c.Close()
+	return c.Tools(), nil
 }
 
-// MainTools returns the tools offshoot gives a main agent, in the order
-// it offers them: the VFS tools, the planning tools, dispatch_subagent and
-// Task with TaskOutput and TaskStop (the client's set).
-// Agent definitions are checked against these names, and a subagent's
-// tools are chosen from them (with the tools of the MCP servers).
-func (tb Toolbox) MainTools() (tools.Toolset, error) {
-	files, err := vfs.Tools(tb.Files)
-	if err != nil {
-		return tools.Toolset{}, fmt.Errorf("the file tools: %w", err)
-	}
-	plan, err := planning.Tools()
-	if err != nil {
-		return tools.Toolset{}, fmt.Errorf("the planning tools: %w", err)
-	}
-	prompts, engine := tb.Prompts, tb.Engine
-	if prompts == nil {
-		prompts = prompt.NewRegistry()
-	}
-	if engine == nil {
-		engine = subagent.New()
-	}
-	dispatch, err := promptsubagent.Tool(prompts, engine)
-	if err != nil {
-		return tools.Toolset{}, fmt.Errorf("the dispatch_subagent tool: %w", err)
-	}
-	delegation, err := task.Tools(agents.Load(agents.Options{NoBuiltins: true}), engine, nil)
-	if err != nil {
-		return tools.Toolset{}, fmt.Errorf("the Task tools: %w", err)
-	}
-	return files.With(append(append(plan.Tools(), dispatch), delegation.Tools()...)...)
-}
+// noModel is the model of a client that lists its tools and is never
+// asked anything.
+var noModel = model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+	return nil, errors.New("offshoot: this client only lists the main agent's tools; it runs no model")
+})
