@@ -94,17 +94,18 @@ func NewClient(opts Options) (*Client, error) {
 		maxTurns: opts.MaxTurns, approve: opts.Approver, logger: opts.Logger,
 		notifyClient: opts.OnTaskNotification,
 	}
-	engineOpts := []subagent.Option{subagent.WithTaskNotificationHandler(c.notified)}
-	if opts.Transcripts != "" {
-		engineOpts = append(engineOpts, subagent.WithTranscripts(opts.Transcripts))
+	eo := opts.Subagents
+	eo.OnTaskNotification = append([]func(context.Context, subagent.TaskNotification){c.notified}, eo.OnTaskNotification...)
+	if eo.Transcripts == "" {
+		eo.Transcripts = opts.Transcripts
 	}
-	if opts.Approver != nil {
-		engineOpts = append(engineOpts, subagent.WithApprover(opts.Approver))
+	if eo.Approve == nil {
+		eo.Approve = opts.Approver
 	}
-	if opts.Logger != nil {
-		engineOpts = append(engineOpts, subagent.WithLogger(opts.Logger))
+	if eo.Logger == nil {
+		eo.Logger = opts.Logger
 	}
-	c.engine = subagent.New(append(engineOpts, opts.Subagents...)...)
+	c.engine = subagent.New(eo)
 
 	var taskOpts []task.Option
 	if opts.MaxDepth > 0 {

@@ -196,8 +196,8 @@ func TestTheDepthOfDelegation(t *testing.T) {
 	}{
 		{"default", offshoot.Options{}, false},
 		{"MaxDepth 2", offshoot.Options{MaxDepth: 2}, true},
-		{"the engine's depth", offshoot.Options{Subagents: []subagent.Option{subagent.WithMaxDepth(2)}}, true},
-		{"MaxDepth wins", offshoot.Options{MaxDepth: 1, Subagents: []subagent.Option{subagent.WithMaxDepth(3)}}, false},
+		{"the engine's depth", offshoot.Options{Subagents: subagent.Options{MaxDepth: 2}}, true},
+		{"MaxDepth wins", offshoot.Options{MaxDepth: 1, Subagents: subagent.Options{MaxDepth: 3}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -97,7 +97,7 @@ type Options struct {
 	Files map[string]string
 
 	// Transcripts, when set, is the directory every agent's conversation
-	// is kept in on disk (see subagent.WithTranscripts): what resuming an
+	// is kept in on disk (see subagent.Options.Transcripts): what resuming an
 	// agent needs, and what a background task's output file is. Empty:
 	// no transcripts.
 	Transcripts string
@@ -114,7 +114,7 @@ type Options struct {
 	OnTaskNotification func(ctx context.Context, n TaskNotificationMessage)
 	// Approver, when set, is asked before every tool call, the main
 	// agent's and its agents' alike (runner.Request.Approve,
-	// subagent.WithApprover): a nil error lets the call run; an error
+	// subagent.Options.Approve): a nil error lets the call run; an error
 	// denies it, and the model reads the denial as the call's failed
 	// result. Nil: every call runs.
 	Approver func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
@@ -127,16 +127,17 @@ type Options struct {
 	MaxTurns int
 	// MaxDepth is how deep Task delegation nests (task.WithMaxDepth).
 	// With 0 it is the limit given to the engine among Subagents
-	// (subagent.WithMaxDepth), else 1: the agents the main agent starts
+	// (subagent.Options.MaxDepth), else 1: the agents the main agent starts
 	// have no Task. With 2 they may start agents of their own, which may
 	// not. MaxDepth wins over the engine's limit, which also bounds
 	// dispatch_subagent.
 	MaxDepth int
-	// Subagents are options of the subagent engine the agents run on:
-	// hooks (subagent.WithStartHook, WithStopHook), limits
-	// (WithMaxConcurrent, WithTimeout, WithMaxDepth: see MaxDepth), ids
-	// and clock for tests.
-	Subagents []subagent.Option
+	// Subagents configure the subagent engine the agents run on: hooks
+	// (StartHooks, StopHooks), limits (MaxConcurrent, Timeout, MaxDepth:
+	// see MaxDepth), ids and clock for tests. Its Transcripts, Approve and
+	// Logger default to the client's; its OnTaskNotification run after
+	// the client's own handling.
+	Subagents subagent.Options
 }
 
 // defaultSystemPrompt is the main agent's role unless Options.SystemPrompt

@@ -18,9 +18,9 @@ import (
 )
 
 // ids makes agent ids agent-1, agent-2, … (notifications take ids too).
-func ids() []subagent.Option {
+func ids() subagent.Options {
 	var n atomic.Int64
-	return []subagent.Option{subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", n.Add(1)) })}
+	return subagent.Options{NewID: func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }}
 }
 
 // gate is a model turn that answers text once release is closed, or fails

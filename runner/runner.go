@@ -82,7 +82,7 @@ type Request struct {
 	// denied: <the error's text>" as the call's failed result; so does a
 	// panic in Approve. It runs on the call's goroutine, possibly for
 	// several calls at once. Give the same function to a program's main
-	// evaluations and to its subagents (subagent.WithApprover), so that one
+	// evaluations and to its subagents (subagent.Options.Approve), so that one
 	// set of rules covers them all.
 	Approve func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
 	// Logger is handed to tools (a discarding logger when nil), and warns

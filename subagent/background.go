@@ -33,7 +33,7 @@ const (
 
 // TaskNotification tells that a background task ended. It is published
 // on the parent's bus (addressed to no session), handed to the handlers
-// of WithTaskNotificationHandler, and returned by Task.Wait. It carries
+// of Options.OnTaskNotification, and returned by Task.Wait. It carries
 // the child's text and what it spent — never its tool calls, their
 // results or its intermediate turns, which stay in its transcript.
 type TaskNotification struct {
@@ -62,18 +62,6 @@ type TaskNotification struct {
 
 // IsSuccess reports whether the task completed.
 func (n TaskNotification) IsSuccess() bool { return n.Status == TaskStatusCompleted }
-
-// WithTaskNotificationHandler adds a function called when a background
-// task ends, after its notification was published and its status became
-// final. It runs on the task's goroutine: return soon. A panic in it is
-// logged.
-func WithTaskNotificationHandler(h func(ctx context.Context, n TaskNotification)) Option {
-	return func(e *Engine) {
-		if h != nil {
-			e.notify = append(e.notify, h)
-		}
-	}
-}
 
 // Start runs a child in the background and returns at once with its
 // task, whose id is the agent's. What would keep it from starting (an

@@ -95,7 +95,7 @@ func TestBackgroundStartReturnsAtOnce(t *testing.T) {
 		}
 		return &model.Response{Message: model.AssistantMessage("all found"), Usage: model.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}}, nil
 	}))
-	e := subagent.New(subagent.WithIDGenerator(ids("bg")))
+	e := subagent.New(subagent.Options{NewID: ids("bg")})
 	task, err := e.Start(ctx, bgSpec(t, parent, m))
 	require.NoError(t, err, "Start returns while the child's model is still thinking")
 	assert.Equal(t, "bg-1", task.ID())
@@ -168,7 +168,7 @@ func TestTaskOutputNotReadyTimeoutSuccess(t *testing.T) {
 			return &model.Response{Message: model.AssistantMessage("the culprit is parse.go")}, nil
 		}),
 	)
-	e := subagent.New()
+	e := subagent.New(subagent.Options{})
 	task, err := e.Start(ctx, bgSpec(t, parent, m, writeTool(t)))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { out, _ := task.ReadOutput(ctx); return out != "" }, watchdog, time.Millisecond)
@@ -192,7 +192,7 @@ func TestTaskOutputNotReadyTimeoutSuccess(t *testing.T) {
 }
 
 func TestUnknownTask(t *testing.T) {
-	_, err := subagent.New().Tasks().Get("nope")
+	_, err := subagent.New(subagent.Options{}).Tasks().Get("nope")
 	require.ErrorIs(t, err, subagent.ErrTaskNotFound)
 	assert.EqualError(t, err, "No task found with ID: nope")
 }
@@ -208,11 +208,11 @@ func TestStopEndsTheTaskWithItsPartialOutput(t *testing.T) {
 	}))
 	var handled []subagent.TaskNotification
 	var mu sync.Mutex
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithTaskNotificationHandler(func(_ context.Context, n subagent.TaskNotification) {
+	e := subagent.New(subagent.Options{Transcripts: dir, OnTaskNotification: []func(context.Context, subagent.TaskNotification){func(_ context.Context, n subagent.TaskNotification) {
 		mu.Lock()
 		defer mu.Unlock()
 		handled = append(handled, n)
-	}))
+	}}})
 	task, err := e.Start(ctx, bgSpec(t, parent, m, slowTool(t, entered)))
 	require.NoError(t, err)
 	select {
@@ -265,8 +265,7 @@ func TestTheNotificationReachesTheParentsNextModelCall(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("t")),
-		subagent.WithTaskNotificationHandler(func(_ context.Context, n subagent.TaskNotification) { settled <- n }))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("t"), OnTaskNotification: []func(context.Context, subagent.TaskNotification){func(_ context.Context, n subagent.TaskNotification) { settled <- n }}})
 	working := make(chan struct{}) // closed when the main agent's second call has begun
 	child := scripted.New(
 		scripted.ToolCall("write", `{"text":"SECRET-TOOL-OUTPUT"}`).WithUsage(model.Usage{InputTokens: 5, OutputTokens: 5, TotalTokens: 10}),
@@ -341,7 +340,7 @@ func TestCancellingTheRunStopsBackgroundChildren(t *testing.T) {
 	parent := newParent(t)
 	entered := make(chan struct{})
 	child := scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("half done", model.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`})}))
-	e := subagent.New()
+	e := subagent.New(subagent.Options{})
 	tasks := make(chan *subagent.Task, 1)
 	main := scripted.New(scripted.ToolCall("launch", `{"task":"work long"}`), scripted.Text("launched"))
 	run, cancel := context.WithCancel(ctx)
@@ -369,7 +368,7 @@ func TestBackgroundChildrenCountAgainstTheRunsLimits(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	parent := newParent(t)
 	spend := model.Usage{InputTokens: 9, OutputTokens: 1, TotalTokens: 10}
-	e := subagent.New(subagent.WithMaxSpawns(2))
+	e := subagent.New(subagent.Options{MaxSpawns: 2})
 	run, budget := inRun(25)
 	m := scripted.New(scripted.Repeat(scripted.ToolCall("write", `{"text":"more"}`).WithUsage(spend)))
 	first, err := e.Start(run, bgSpec(t, parent, m, writeTool(t)))
@@ -395,7 +394,7 @@ func TestStopAllEndsEveryTask(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})))
-	e := subagent.New(subagent.WithMaxConcurrent(1)) // the second waits for a slot
+	e := subagent.New(subagent.Options{MaxConcurrent: 1}) // the second waits for a slot
 	var tasks []*subagent.Task
 	for range 3 {
 		task, err := e.Start(ctx, bgSpec(t, parent, hang))
@@ -430,7 +429,7 @@ func TestApprovalDenialIsAFailedResult(t *testing.T) {
 		}
 		return nil
 	}
-	e := subagent.New(subagent.WithApprover(approve))
+	e := subagent.New(subagent.Options{Approve: approve})
 	m := scripted.New(
 		scripted.When(scripted.SystemContains("You are worker."), scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("could not write; reporting instead")),
 		scripted.When(scripted.SystemContains("You are the main agent."),
@@ -466,7 +465,7 @@ func lastTool(resp *runner.Response) string {
 func TestAFailedTaskSaysWhyInPlainWords(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	parent := newParent(t)
-	e := subagent.New(subagent.WithIDGenerator(ids("f")))
+	e := subagent.New(subagent.Options{NewID: ids("f")})
 	task, err := e.Start(ctx, bgSpec(t, parent, scripted.New(scripted.Fail(errors.New("the provider is down")))))
 	require.NoError(t, err)
 	n, err := task.Wait(within(t))
@@ -498,11 +497,11 @@ func TestManagerRunningAndWait(t *testing.T) {
 	}
 	var handled []string
 	var mu sync.Mutex
-	e := subagent.New(subagent.WithIDGenerator(ids("w")), subagent.WithTaskNotificationHandler(func(_ context.Context, n subagent.TaskNotification) {
+	e := subagent.New(subagent.Options{NewID: ids("w"), OnTaskNotification: []func(context.Context, subagent.TaskNotification){func(_ context.Context, n subagent.TaskNotification) {
 		mu.Lock()
 		defer mu.Unlock()
 		handled = append(handled, n.TaskID)
-	}))
+	}}})
 	defer e.Tasks().StopAll()
 	assert.NoError(t, e.Tasks().Wait(within(t)), "nothing to wait for")
 	first, err := e.Start(ctx, bgSpec(t, parent, gated("one")))
@@ -531,7 +530,7 @@ func TestABackgroundTaskEndsWithItsRunNotItsTurn(t *testing.T) {
 	parent := newParent(t)
 	entered := make(chan struct{})
 	child := scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("half done", model.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`})}))
-	e := subagent.New()
+	e := subagent.New(subagent.Options{})
 	tasks := make(chan *subagent.Task, 1)
 	main := scripted.New(scripted.ToolCall("launch", `{"task":"work long"}`), scripted.Text("launched"))
 	run, stopRun := context.WithCancel(ctx)

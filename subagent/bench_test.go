@@ -16,25 +16,25 @@ func BenchmarkRun(b *testing.B) {
 	noStop := func(context.Context, subagent.SubagentStop) (string, error) { return "", nil }
 	cases := []struct {
 		name       string
-		opts       func(b *testing.B) []subagent.Option
+		opts       func(b *testing.B) subagent.Options
 		background bool
 	}{
-		{name: "plain", opts: func(*testing.B) []subagent.Option { return nil }},
-		{name: "hooks", opts: func(*testing.B) []subagent.Option {
-			return []subagent.Option{subagent.WithStartHook(noStart), subagent.WithStopHook(noStop)}
+		{name: "plain", opts: func(*testing.B) subagent.Options { return subagent.Options{} }},
+		{name: "hooks", opts: func(*testing.B) subagent.Options {
+			return subagent.Options{StartHooks: []subagent.StartHook{noStart}, StopHooks: []subagent.StopHook{noStop}}
 		}},
-		{name: "transcripts", opts: func(b *testing.B) []subagent.Option {
-			return []subagent.Option{subagent.WithTranscripts(b.TempDir())}
+		{name: "transcripts", opts: func(b *testing.B) subagent.Options {
+			return subagent.Options{Transcripts: b.TempDir()}
 		}},
-		{name: "background", background: true, opts: func(*testing.B) []subagent.Option { return nil }},
-		{name: "background+transcripts", background: true, opts: func(b *testing.B) []subagent.Option {
-			return []subagent.Option{subagent.WithTranscripts(b.TempDir())}
+		{name: "background", background: true, opts: func(*testing.B) subagent.Options { return subagent.Options{} }},
+		{name: "background+transcripts", background: true, opts: func(b *testing.B) subagent.Options {
+			return subagent.Options{Transcripts: b.TempDir()}
 		}},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			parent := newParent(b)
-			e := subagent.New(c.opts(b)...)
+			e := subagent.New(c.opts(b))
 			write := writeTool(b)
 			b.ReportAllocs()
 			for b.Loop() {

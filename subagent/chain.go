@@ -23,7 +23,7 @@ type lineageKey struct{}
 // Chain returns the chain of agents that led to the evaluation ctx belongs
 // to, outermost first: the root evaluation's prompt ("ns/key"), then the
 // name of each subagent down to this one. It is empty in a root
-// evaluation, so an approver (WithApprover) tells a child's tool call from
+// evaluation, so an approver (Options.Approve) tells a child's tool call from
 // the main agent's by it. The engine refuses a child whose name is in the
 // chain already (a cycle).
 func Chain(ctx context.Context) []string {

@@ -12,12 +12,12 @@
 //
 // Run runs a child to completion; Start runs it in the background and
 // returns a Task at once (Tasks finds it again by id). Options extend
-// every run: hooks at a child's start and stop (WithStartHook,
-// WithStopHook), an approver asked before each of its tool calls
-// (WithApprover), transcripts on disk (WithTranscripts, read back with
+// every run: hooks at a child's start and stop (Options.StartHooks,
+// StopHooks), an approver asked before each of its tool calls
+// (Options.Approve), transcripts on disk (Options.Transcripts, read back with
 // Transcripts), from which a fresh agent can be resumed (Spec.Resume,
 // Agent), and handlers of background tasks' notifications
-// (WithTaskNotificationHandler).
+// (Options.OnTaskNotification).
 //
 // The spawn budget belongs to a run (WithRun), not to a session, so a
 // long chat can delegate in every turn. A child's evaluation is nested in
@@ -58,7 +58,7 @@ const (
 // use and holds no session.
 type Engine struct {
 	maxDepth, maxConcurrent, maxSpawns int
-	depthSet                           bool // WithMaxDepth gave the depth limit
+	depthSet                           bool // Options.MaxDepth gave the depth limit
 	timeout                            time.Duration
 	setup                              func(*session.Session) error
 	newID                              func() string
@@ -77,50 +77,90 @@ type Engine struct {
 	slots map[*session.Session]*slots // by parent session, while in use
 }
 
-// Option configures an Engine.
-type Option func(*Engine)
-
-// WithMaxDepth sets how deep delegation may nest (DefaultMaxDepth). A
-// child at the limit runs without the delegating tools.
-func WithMaxDepth(n int) Option { return func(e *Engine) { e.maxDepth = n } }
-
-// WithMaxConcurrent sets how many children of one parent session run at
-// once (5 by default); more wait for a slot while their context
-// allows.
-func WithMaxConcurrent(n int) Option { return func(e *Engine) { e.maxConcurrent = n } }
-
-// WithMaxSpawns sets how many children one run may spawn in all (100 by
-// default; see WithRun).
-func WithMaxSpawns(n int) Option { return func(e *Engine) { e.maxSpawns = n } }
-
-// WithTimeout sets the time limit of one child run (10 minutes by default).
-func WithTimeout(d time.Duration) Option { return func(e *Engine) { e.timeout = d } }
-
-// WithChildSetup runs setup on every child after hydration, before it runs
-// — for derived reducers. If it fails the run aborts and the parent is
-// untouched.
-func WithChildSetup(setup func(child *session.Session) error) Option {
-	return func(e *Engine) { e.setup = setup }
+// Options configure an Engine. The zero value is an engine with the
+// default limits, no transcripts and no hooks.
+type Options struct {
+	// MaxDepth is how deep delegation may nest (3 when 0). A child at the
+	// limit runs without the delegating tools.
+	MaxDepth int
+	// MaxConcurrent is how many children of one parent session run at
+	// once (5 when 0); more wait for a slot while their context allows.
+	MaxConcurrent int
+	// MaxSpawns is how many children one run may spawn in all (100 when
+	// 0; see WithRun).
+	MaxSpawns int
+	// Timeout is the time limit of one child run (10 minutes when 0).
+	Timeout time.Duration
+	// ChildSetup runs on every child after hydration, before it runs —
+	// for derived reducers. If it fails the run aborts and the parent is
+	// untouched.
+	ChildSetup func(child *session.Session) error
+	// NewID makes agent ids (random UUIDs when nil).
+	NewID func() string
+	// Clock times runs (time.Now when nil).
+	Clock func() time.Time
+	// Logger is handed to the children's tools, and the engine reports
+	// problems that do not stop a run with it — a transcript it could not
+	// write, a notification it could not deliver (slog.Default() when
+	// nil).
+	Logger *slog.Logger
+	// Transcripts, when set, is the directory the engine keeps a
+	// transcript of every child under: <dir>/<root session id>/subagents/
+	// agent-<id>.jsonl holds the child's conversation, one JSON message
+	// per line — the task prompt first: the first user message, or the
+	// system message when the task is in the prompt (Spec.TaskInPrompt),
+	// otherwise left out — appended as the child goes;
+	// agent-<id>.meta.json says what the agent is and how it ended
+	// (TranscriptMeta); a background task's output goes to
+	// agent-<id>.output. Ids are written in a form safe for file names.
+	// Resuming an agent needs its transcript. Writing happens beside the
+	// child, never in its way: a write that fails is logged and the run
+	// goes on. Read the files back with Transcripts.
+	Transcripts string
+	// StartHooks run before each child's first model call, in order;
+	// their texts are joined (see StartHook).
+	StartHooks []StartHook
+	// StopHooks run when a child is about to finish, in order; every
+	// reason given blocks, joined (see StopHook).
+	StopHooks []StopHook
+	// Approve is asked before each of a child's tool calls, as
+	// runner.Request.Approve is for an evaluation: a nil error lets the
+	// call run; an error denies it, and the child's model reads
+	// "Permission to use the tool 'NAME' was denied: <the error's text>"
+	// as the call's failed result and carries on. A spec's own
+	// Request.Approve wins. Give the same function to the program's main
+	// evaluations, so that one set of rules covers the whole tree;
+	// Chain(ctx) tells a child's call (the chain of agents that led to it)
+	// from the main agent's (empty).
+	Approve func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
+	// OnTaskNotification are called when a background task ends, after
+	// its notification was published and its status became final. They
+	// run on the task's goroutine: return soon. A panic in one is logged.
+	OnTaskNotification []func(ctx context.Context, n TaskNotification)
 }
 
-// WithIDGenerator sets how agent ids are made (random UUIDs by default).
-func WithIDGenerator(gen func() string) Option { return func(e *Engine) { e.newID = gen } }
-
-// WithClock sets the clock that times runs (time.Now by default).
-func WithClock(clock func() time.Time) Option { return func(e *Engine) { e.clock = clock } }
-
-// WithLogger sets the logger handed to the children's tools, and the one
-// the engine reports problems that do not stop a run with — a transcript
-// it could not write, a notification it could not deliver (slog.Default()
-// when unset).
-func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.logger = l } }
-
-// New returns an engine with the given options. Limits below one fall back
-// to their defaults.
-func New(opts ...Option) *Engine {
-	e := &Engine{newID: randid.New, clock: time.Now, tasks: newManager(), live: map[string]int{}, slots: map[*session.Session]*slots{}}
-	for _, o := range opts {
-		o(e)
+// New returns an engine configured by opts. Limits below one fall back to
+// their defaults.
+func New(opts Options) *Engine {
+	e := &Engine{
+		maxDepth: opts.MaxDepth, maxConcurrent: opts.MaxConcurrent, maxSpawns: opts.MaxSpawns, timeout: opts.Timeout,
+		setup: opts.ChildSetup, newID: opts.NewID, clock: opts.Clock, logger: opts.Logger, transcripts: opts.Transcripts,
+		approve: opts.Approve, tasks: newManager(), live: map[string]int{}, slots: map[*session.Session]*slots{},
+	}
+	for _, h := range opts.StartHooks {
+		if h != nil {
+			e.startHooks = append(e.startHooks, h)
+		}
+	}
+	for _, h := range opts.StopHooks {
+		if h != nil {
+			e.stopHooks = append(e.stopHooks, h)
+		}
+	}
+	for _, h := range opts.OnTaskNotification {
+		if h != nil {
+			e.notify = append(e.notify, h)
+		}
 	}
 	e.depthSet = e.maxDepth >= 1
 	if !e.depthSet {
@@ -148,7 +188,7 @@ func New(opts ...Option) *Engine {
 func (e *Engine) MaxDepth() int { return e.maxDepth }
 
 // MaxDepthConfigured reports whether the engine's depth limit was set with
-// WithMaxDepth rather than left at DefaultMaxDepth — for a front end with
+// Options.MaxDepth rather than left at DefaultMaxDepth — for a front end with
 // a default of its own (the Task tool's is 1), which follows a limit the
 // program chose and keeps its own otherwise.
 func (e *Engine) MaxDepthConfigured() bool { return e.depthSet }

@@ -41,11 +41,11 @@ func TestForkedChildStartsWithParityAndLeavesTheParentUnchanged(t *testing.T) {
 		}
 		return nil
 	})
-	e := subagent.New(subagent.WithChildSetup(func(child *session.Session) error {
+	e := subagent.New(subagent.Options{ChildSetup: func(child *session.Session) error {
 		childID = child.ID()
 		sawParity = sessiontest.AssertParity(t, before.Snapshot(), child)
 		return nil
-	}))
+	}})
 	m := scripted.New(scripted.ToolCall("write", `{"text":"child work"}`), scripted.Text("summary of the work"))
 	run, budget := inRun(0)
 	out, err := e.Run(run, spec(t, parent, m, writeTool(t)))
@@ -84,7 +84,7 @@ func TestFreshChildHasTheReducersButNoState(t *testing.T) {
 	m := scripted.New(scripted.ToolCall("write", `{"text":"a"}`), scripted.ToolCall("write", `{"text":"b"}`), scripted.Text("ok"))
 	sp := spec(t, parent, m, writeTool(t))
 	sp.Mode = subagent.Fresh
-	out, err := subagent.New().Run(ctx, sp)
+	out, err := subagent.New(subagent.Options{}).Run(ctx, sp)
 	require.NoError(t, err)
 	assert.Zero(t, session.SliceOfSnapshot[Note](out.Start).Len())
 	assert.Equal(t, []Wrote{{"b"}}, session.SliceOfSnapshot[Wrote](out.Final).Values(), "the parent's reducer ran in the child")
@@ -102,7 +102,7 @@ func TestSetupFailureAbortsAndLeavesNothingBehind(t *testing.T) {
 			var child weak.Pointer[session.Session]
 			sp := spec(t, parent, m)
 			sp.Setup = func(c *session.Session) error { child = weak.Make(c); return setup(c) }
-			_, err := subagent.New().Run(ctx, sp)
+			_, err := subagent.New(subagent.Options{}).Run(ctx, sp)
 			require.ErrorIs(t, err, subagent.ErrSetup)
 			assert.Contains(t, err.Error(), "Failed to initialize subagent: ")
 			assert.Empty(t, m.Calls(), "the child never ran")
@@ -118,12 +118,12 @@ func TestSetupFailureAbortsAndLeavesNothingBehind(t *testing.T) {
 func TestCycleAndDepth(t *testing.T) {
 	parent := newParent(t)
 	sp := spec(t, parent, scripted.New())
-	_, err := subagent.New().Run(subagent.WithChain(ctx, "root/agent", "child/worker", "child/other"), sp)
+	_, err := subagent.New(subagent.Options{}).Run(subagent.WithChain(ctx, "root/agent", "child/worker", "child/other"), sp)
 	require.ErrorIs(t, err, subagent.ErrCycle)
 	assert.EqualError(t, err, "Circular delegation prevented: root/agent -> child/worker -> child/other -> child/worker")
 
 	sp = spec(t, parent, scripted.New())
-	_, err = subagent.New(subagent.WithMaxDepth(3)).Run(subagent.WithChain(ctx, "a", "b", "c", "d"), sp)
+	_, err = subagent.New(subagent.Options{MaxDepth: 3}).Run(subagent.WithChain(ctx, "a", "b", "c", "d"), sp)
 	require.ErrorIs(t, err, subagent.ErrDepth)
 	assert.EqualError(t, err, "Subagent depth limit reached (3)")
 	assert.Empty(t, parent.ChildIDs())
@@ -136,7 +136,7 @@ func TestNestedDelegationWithholdsTheDelegatingToolAtTheLimit(t *testing.T) {
 			scripted.ToolCall("delegate", `{"name":"helper","task":"help"}`), scripted.Text("worker done")),
 		scripted.When(scripted.SystemContains("You are helper."), scripted.Text("helper done")),
 	)
-	e := subagent.New(subagent.WithMaxDepth(2), subagent.WithMaxConcurrent(1))
+	e := subagent.New(subagent.Options{MaxDepth: 2, MaxConcurrent: 1})
 	delegate := delegateTool(t, e, m)
 	sp := spec(t, parent, m, delegate, writeTool(t))
 	sp.Withhold = []string{"delegate"}
@@ -192,7 +192,7 @@ func TestConcurrencyPerParentAndSpawnBudget(t *testing.T) {
 		}
 		return &model.Response{Message: model.AssistantMessage("done")}, nil
 	})))
-	e := subagent.New(subagent.WithMaxConcurrent(2), subagent.WithMaxSpawns(6))
+	e := subagent.New(subagent.Options{MaxConcurrent: 2, MaxSpawns: 6})
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
 	run, _ := inRun(0) // one delegating evaluation of one run
@@ -223,7 +223,7 @@ func TestWaitingForASlotHonoursTheContext(t *testing.T) {
 		<-release
 		return &model.Response{Message: model.AssistantMessage("done")}, nil
 	})))
-	e := subagent.New(subagent.WithMaxConcurrent(1))
+	e := subagent.New(subagent.Options{MaxConcurrent: 1})
 	done := make(chan error, 1)
 	run, _ := inRun(0)
 	go func() { _, err := e.Run(run, spec(t, parent, m)); done <- err }()
@@ -244,7 +244,7 @@ func TestTimeoutCancellationAndMaxTurns(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) {
 		parent := newParent(t)
 		before := sessiontest.Capture(parent)
-		_, err := subagent.New(subagent.WithTimeout(30*time.Millisecond)).Run(ctx, spec(t, parent, hang))
+		_, err := subagent.New(subagent.Options{Timeout: 30 * time.Millisecond}).Run(ctx, spec(t, parent, hang))
 		require.ErrorIs(t, err, subagent.ErrTimeout)
 		assert.EqualError(t, err, "Subagent task timed out after 30ms")
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -256,7 +256,7 @@ func TestTimeoutCancellationAndMaxTurns(t *testing.T) {
 		c, cancel := context.WithCancel(ctx)
 		time.AfterFunc(20*time.Millisecond, cancel)
 		start := time.Now()
-		_, err := subagent.New().Run(c, spec(t, parent, hang))
+		_, err := subagent.New(subagent.Options{}).Run(c, spec(t, parent, hang))
 		require.ErrorIs(t, err, subagent.ErrRun)
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.Less(t, time.Since(start), 2*time.Second)
@@ -267,7 +267,7 @@ func TestTimeoutCancellationAndMaxTurns(t *testing.T) {
 			model.ToolCall{ID: "c", Name: "write", Arguments: `{"text":"x"}`})})))
 		sp := spec(t, parent, loop, writeTool(t))
 		sp.Request.MaxTurns = 2
-		out, err := subagent.New().Run(ctx, sp)
+		out, err := subagent.New(subagent.Options{}).Run(ctx, sp)
 		require.ErrorIs(t, err, subagent.ErrMaxTurns)
 		assert.EqualError(t, err, "Subagent stopped after reaching max turns (2)")
 		require.NotNil(t, out)
@@ -292,7 +292,7 @@ func TestChildFailuresNeverCorruptTheParent(t *testing.T) {
 			var child weak.Pointer[session.Session]
 			sp := spec(t, parent, tt.model, writeTool(t))
 			sp.Setup = func(c *session.Session) error { child = weak.Make(c); return nil }
-			out, err := subagent.New().Run(ctx, sp)
+			out, err := subagent.New(subagent.Options{}).Run(ctx, sp)
 			if tt.wantErr {
 				require.ErrorIs(t, err, subagent.ErrRun)
 			} else {
@@ -309,13 +309,13 @@ func TestChildFailuresNeverCorruptTheParent(t *testing.T) {
 }
 
 func TestInvalidSpec(t *testing.T) {
-	_, err := subagent.New().Run(ctx, subagent.Spec{})
+	_, err := subagent.New(subagent.Options{}).Run(ctx, subagent.Spec{})
 	require.ErrorIs(t, err, subagent.ErrInvalidSpec)
 	assert.Contains(t, err.Error(), "[Name Parent Prompt Model]")
 
 	parent := newParent(t)
 	require.NoError(t, parent.Close())
-	_, err = subagent.New().Run(ctx, spec(t, parent, scripted.New()))
+	_, err = subagent.New(subagent.Options{}).Run(ctx, spec(t, parent, scripted.New()))
 	assert.ErrorIs(t, err, subagent.ErrParentClosed)
 }
 
@@ -333,9 +333,9 @@ func TestLifecycleEventsReachObserversWithoutChangingState(t *testing.T) {
 		return nil
 	})
 	m := scripted.New(scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("done"))
-	out, err := subagent.New().Run(ctx, spec(t, parent, m, writeTool(t)))
+	out, err := subagent.New(subagent.Options{}).Run(ctx, spec(t, parent, m, writeTool(t)))
 	require.NoError(t, err)
-	_, err = subagent.New().Run(ctx, spec(t, parent, scripted.New(scripted.Fail(model.ErrAuth))))
+	_, err = subagent.New(subagent.Options{}).Run(ctx, spec(t, parent, scripted.New(scripted.Fail(model.ErrAuth))))
 	require.Error(t, err)
 
 	require.Len(t, started, 2)
@@ -368,7 +368,7 @@ func TestParityIsExactAndTheParentsPendingInboundStaysItsOwn(t *testing.T) {
 		return nil
 	}
 	m := sp.Request.Model.(*scripted.Model)
-	_, err := subagent.New().Run(ctx, sp)
+	_, err := subagent.New(subagent.Options{}).Run(ctx, sp)
 	require.NoError(t, err)
 	assert.True(t, parity)
 	for _, msg := range m.Calls()[0].Request.Messages {
@@ -407,7 +407,7 @@ func TestATimedOutChildStillReportsWhatItSpent(t *testing.T) {
 	// The first turn takes microseconds; the second waits for the
 	// timeout. The timeout is long enough that the first turn is over
 	// before it fires on any machine (the engine's timer is a real one).
-	out, err := subagent.New(subagent.WithTimeout(3*time.Second)).Run(run, spec(t, parent, m, writeTool(t)))
+	out, err := subagent.New(subagent.Options{Timeout: 3 * time.Second}).Run(run, spec(t, parent, m, writeTool(t)))
 	require.ErrorIs(t, err, subagent.ErrTimeout)
 	require.NotNil(t, out)
 	assert.Equal(t, spent, out.Usage.Own)
@@ -421,17 +421,17 @@ func TestATimedOutChildStillReportsWhatItSpent(t *testing.T) {
 func TestMaxDepthConfigured(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
-		opts       []subagent.Option
+		opts       subagent.Options
 		depth      int
 		configured bool
 	}{
-		{"default", nil, subagent.DefaultMaxDepth, false},
-		{"set", []subagent.Option{subagent.WithMaxDepth(2)}, 2, true},
-		{"set to the default", []subagent.Option{subagent.WithMaxDepth(subagent.DefaultMaxDepth)}, subagent.DefaultMaxDepth, true},
-		{"below one falls back", []subagent.Option{subagent.WithMaxDepth(0)}, subagent.DefaultMaxDepth, false},
+		{"default", subagent.Options{}, subagent.DefaultMaxDepth, false},
+		{"set", subagent.Options{MaxDepth: 2}, 2, true},
+		{"set to the default", subagent.Options{MaxDepth: subagent.DefaultMaxDepth}, subagent.DefaultMaxDepth, true},
+		{"below one falls back", subagent.Options{MaxDepth: 0}, subagent.DefaultMaxDepth, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			e := subagent.New(tt.opts...)
+			e := subagent.New(tt.opts)
 			assert.Equal(t, tt.depth, e.MaxDepth())
 			assert.Equal(t, tt.configured, e.MaxDepthConfigured())
 		})

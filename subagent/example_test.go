@@ -20,7 +20,7 @@ func ExampleEngine_Run() {
 	_ = parent.Dispatch(ctx, Note{"the parent's notes"})
 
 	child, _ := prompt.New("agents", "summarizer", prompt.Markdown[prompt.NoParams]("Role", "You summarize notes."))
-	engine := subagent.New(subagent.WithMaxConcurrent(2))
+	engine := subagent.New(subagent.Options{MaxConcurrent: 2})
 	out, err := engine.Run(ctx, subagent.Spec{Name: "agents/summarizer", Parent: parent, // forked from a snapshot of it
 		Request: runner.Request{Prompt: child, UserMessage: "Summarize the notes.", Model: scripted.New(scripted.Text("One note, about the parent."))}})
 	fmt.Println(err)
@@ -40,7 +40,7 @@ func ExampleEngine_Start() {
 	defer parent.Close()
 
 	n := 0
-	engine := subagent.New(subagent.WithIDGenerator(func() string { n++; return fmt.Sprintf("task-%d", n) }))
+	engine := subagent.New(subagent.Options{NewID: func() string { n++; return fmt.Sprintf("task-%d", n) }})
 	researcher, _ := prompt.New("agents", "researcher", prompt.Markdown[prompt.NoParams]("Role", "You survey notes."))
 	task, err := engine.Start(ctx, subagent.Spec{Name: "researcher", Description: "Survey the notes", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: researcher, UserMessage: "Survey the billing notes.", Model: scripted.New(scripted.Text("Three notes, all about billing."))}})
 	if err != nil {
@@ -58,17 +58,17 @@ func ExampleEngine_Start() {
 	// The background task task-1 (Survey the notes, by the researcher agent) has completed.
 }
 
-func ExampleWithStopHook() {
+func ExampleStopHook() {
 	ctx := context.Background()
 	parent, _ := session.New()
 	defer parent.Close()
 
-	engine := subagent.New(subagent.WithStopHook(func(_ context.Context, stop subagent.SubagentStop) (string, error) {
+	engine := subagent.New(subagent.Options{StopHooks: []subagent.StopHook{func(_ context.Context, stop subagent.SubagentStop) (string, error) {
 		if !strings.Contains(stop.LastMessage, "tests") {
 			return "Say whether the tests pass before you finish.", nil // the child goes on
 		}
 		return "", nil // it may finish
-	}))
+	}}})
 	reviewer, _ := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Role", "You review code."))
 	out, _ := engine.Run(ctx, subagent.Spec{Name: "reviewer", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: reviewer, UserMessage: "Review parse.go.", Model: scripted.New(scripted.Text("parse.go looks fine."), scripted.Text("parse.go looks fine; the tests pass."))}})
 	fmt.Println(out.Text)
@@ -83,7 +83,7 @@ func ExampleEngine_Agent() {
 	parent, _ := session.New(session.WithID("main"))
 	defer parent.Close()
 
-	engine := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(func() string { return "reviewer-1" }))
+	engine := subagent.New(subagent.Options{Transcripts: dir, NewID: func() string { return "reviewer-1" }})
 	reviewer, _ := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Role", "You review code."))
 	spec := subagent.Spec{Name: "reviewer", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: reviewer, ModelName: "light", UserMessage: "Review parse.go.", Model: scripted.New(scripted.Text("One bug, line 12."))}}
 	first, _ := engine.Run(ctx, spec)

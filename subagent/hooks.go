@@ -59,26 +59,6 @@ type StartHook func(ctx context.Context, e SubagentStart) (extraContext string, 
 // fails the run.
 type StopHook func(ctx context.Context, e SubagentStop) (blockReason string, err error)
 
-// WithStartHook adds a start hook; hooks run in the order given and their
-// texts are joined.
-func WithStartHook(h StartHook) Option {
-	return func(e *Engine) {
-		if h != nil {
-			e.startHooks = append(e.startHooks, h)
-		}
-	}
-}
-
-// WithStopHook adds a stop hook; hooks run in the order given, and every
-// reason given blocks, joined.
-func WithStopHook(h StopHook) Option {
-	return func(e *Engine) {
-		if h != nil {
-			e.stopHooks = append(e.stopHooks, h)
-		}
-	}
-}
-
 // starting publishes SubagentStart and runs the start hooks, returning
 // the context they add.
 func (e *Engine) starting(ctx context.Context, c *child) (string, error) {

@@ -38,15 +38,10 @@ func TestStartHookAddsContextToTheFirstMessage(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	e := subagent.New(
-		subagent.WithIDGenerator(func() string { return "agent-1" }),
-		subagent.WithStartHook(func(_ context.Context, s subagent.SubagentStart) (string, error) {
-			got = append(got, s)
-			return "The repository uses Go 1.24.", nil
-		}),
-		subagent.WithStartHook(func(context.Context, subagent.SubagentStart) (string, error) { return "  ", nil }),
-		subagent.WithStartHook(func(context.Context, subagent.SubagentStart) (string, error) { return "Tests run with -race.", nil }),
-	)
+	e := subagent.New(subagent.Options{NewID: func() string { return "agent-1" }, StartHooks: []subagent.StartHook{func(_ context.Context, s subagent.SubagentStart) (string, error) {
+		got = append(got, s)
+		return "The repository uses Go 1.24.", nil
+	}, func(context.Context, subagent.SubagentStart) (string, error) { return "  ", nil }, func(context.Context, subagent.SubagentStart) (string, error) { return "Tests run with -race.", nil }}})
 	m := scripted.New(scripted.Text("done"))
 	out, err := e.Run(ctx, spec(t, parent, m))
 	require.NoError(t, err)
@@ -59,13 +54,13 @@ func TestStartHookAddsContextToTheFirstMessage(t *testing.T) {
 func TestStopHookBlocksAndTheChildGoesOn(t *testing.T) {
 	parent := newParent(t)
 	var stops []subagent.SubagentStop
-	e := subagent.New(subagent.WithStopHook(func(_ context.Context, s subagent.SubagentStop) (string, error) {
+	e := subagent.New(subagent.Options{StopHooks: []subagent.StopHook{func(_ context.Context, s subagent.SubagentStop) (string, error) {
 		stops = append(stops, s)
 		if len(stops) == 1 {
 			return "You did not run the tests. Run them, then report.", nil
 		}
 		return "", nil
-	}))
+	}}})
 	m := scripted.New(
 		scripted.Text("looks fine"),
 		scripted.ToolCall("write", `{"text":"ran the tests"}`),
@@ -95,11 +90,11 @@ func TestStopHookBlocksAtMostEightTimesInARow(t *testing.T) {
 	parent := newParent(t)
 	calls := 0
 	var active []bool
-	e := subagent.New(subagent.WithStopHook(func(_ context.Context, s subagent.SubagentStop) (string, error) {
+	e := subagent.New(subagent.Options{StopHooks: []subagent.StopHook{func(_ context.Context, s subagent.SubagentStop) (string, error) {
 		calls++
 		active = append(active, s.StopHookActive)
 		return fmt.Sprintf("keep going (%d)", calls), nil
-	}))
+	}}})
 	m := scripted.New(scripted.Repeat(scripted.Text("done")))
 	sp := spec(t, parent, m)
 	sp.Request.MaxTurns = 100
@@ -118,7 +113,7 @@ func TestStopHookBlocksAtMostEightTimesInARow(t *testing.T) {
 // its turn limit, its text kept.
 func TestStopHookCannotExceedMaxTurns(t *testing.T) {
 	parent := newParent(t)
-	e := subagent.New(subagent.WithStopHook(func(context.Context, subagent.SubagentStop) (string, error) { return "more", nil }))
+	e := subagent.New(subagent.Options{StopHooks: []subagent.StopHook{func(context.Context, subagent.SubagentStop) (string, error) { return "more", nil }}})
 	sp := spec(t, parent, scripted.New(scripted.Repeat(scripted.Text("partial"))))
 	sp.Request.MaxTurns = 2
 	out, err := e.Run(ctx, sp)
@@ -128,15 +123,15 @@ func TestStopHookCannotExceedMaxTurns(t *testing.T) {
 }
 
 func TestHookFailuresFailTheRunClearly(t *testing.T) {
-	tests := map[string]subagent.Option{
-		"start error": subagent.WithStartHook(func(context.Context, subagent.SubagentStart) (string, error) {
+	tests := map[string]subagent.Options{
+		"start error": {StartHooks: []subagent.StartHook{func(context.Context, subagent.SubagentStart) (string, error) {
 			return "", errors.New("policy service unavailable")
-		}),
-		"start panic": subagent.WithStartHook(func(context.Context, subagent.SubagentStart) (string, error) { panic("hook bug") }),
-		"stop error": subagent.WithStopHook(func(context.Context, subagent.SubagentStop) (string, error) {
+		}}},
+		"start panic": {StartHooks: []subagent.StartHook{func(context.Context, subagent.SubagentStart) (string, error) { panic("hook bug") }}},
+		"stop error": {StopHooks: []subagent.StopHook{func(context.Context, subagent.SubagentStop) (string, error) {
 			return "", errors.New("policy service unavailable")
-		}),
-		"stop panic": subagent.WithStopHook(func(context.Context, subagent.SubagentStop) (string, error) { panic("hook bug") }),
+		}}},
+		"stop panic": {StopHooks: []subagent.StopHook{func(context.Context, subagent.SubagentStop) (string, error) { panic("hook bug") }}},
 	}
 	for name, opt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -163,7 +158,7 @@ func TestStopEventsReachObservers(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	out, err := subagent.New().Run(ctx, spec(t, parent, scripted.New(scripted.Text("done"))))
+	out, err := subagent.New(subagent.Options{}).Run(ctx, spec(t, parent, scripted.New(scripted.Text("done"))))
 	require.NoError(t, err)
 	require.Len(t, stops, 1)
 	assert.Equal(t, subagent.SubagentStop{AgentID: out.AgentID, AgentType: "child/worker", SessionID: out.SessionID,

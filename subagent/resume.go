@@ -33,7 +33,7 @@ import (
 // id, in the delegation tree of parent (the session a tool call that
 // resumes it runs on). An unknown id is ErrTaskNotFound, whose text is
 // "No agent found with ID: <id>". An engine that keeps no transcripts
-// (WithTranscripts) knows no agent: its error matches ErrNotResumable
+// (Options.Transcripts) knows no agent: its error matches ErrNotResumable
 // and says that agents cannot be resumed here.
 func (e *Engine) Agent(ctx context.Context, parent *session.Session, id string) (TranscriptMeta, error) {
 	if parent == nil {

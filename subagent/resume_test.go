@@ -39,7 +39,7 @@ func resumeSpec(t testing.TB, e *subagent.Engine, parent *session.Session, id, p
 func TestResumeContinuesTheSameAgent(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("r")))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("r")})
 	first := freshSpec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"read parse.go"}`), scripted.Text("The bug is in parse.go.")), writeTool(t))
 	first.MaxDepth = 3
 	out, err := e.Run(subagent.WithChain(ctx, "root/agent", "planner"), first) // depth 2
@@ -75,7 +75,7 @@ func TestResumeContinuesTheSameAgent(t *testing.T) {
 func TestResumeRepairsWhatARunCutShortLeft(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("o")))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("o")})
 	entered := make(chan struct{})
 	block, err := tools.New("slow", "Wait.", func(ctx context.Context, _ *tools.Invocation, _ struct{}) (tools.Result[string], error) {
 		close(entered)
@@ -125,7 +125,7 @@ func TestResumeRepairsWhatARunCutShortLeft(t *testing.T) {
 func TestResumeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("x")))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("x")})
 	carried := spec(t, parent, scripted.New(scripted.Text("done"))) // carries on its caller's conversation
 	carried.Request.Messages = []model.Message{model.UserMessage("Where were we?"), model.AssistantMessage("In parse.go.")}
 	forked, err := e.Run(ctx, carried)
@@ -147,10 +147,10 @@ func TestResumeRefusals(t *testing.T) {
 
 	noTranscripts := "Agent " + fresh.AgentID + " cannot be resumed: this program keeps no transcripts of its agents, so their conversations are gone. " +
 		"Start a new agent instead, and give it everything it needs in its prompt."
-	err = resume(subagent.New(), fresh.AgentID, "child/worker")
+	err = resume(subagent.New(subagent.Options{}), fresh.AgentID, "child/worker")
 	require.ErrorIs(t, err, subagent.ErrNotResumable, "an engine without transcripts says so")
 	assert.EqualError(t, err, noTranscripts)
-	_, err = subagent.New().Agent(ctx, parent, fresh.AgentID)
+	_, err = subagent.New(subagent.Options{}).Agent(ctx, parent, fresh.AgentID)
 	require.ErrorIs(t, err, subagent.ErrNotResumable)
 	assert.EqualError(t, err, noTranscripts)
 
@@ -193,7 +193,7 @@ func TestResumeRefusals(t *testing.T) {
 func TestResumeAForkedAgentOnItsParentsStateNow(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("f")))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("f")})
 	out, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"mine"}`), scripted.Text("noted")), writeTool(t)))
 	require.NoError(t, err)
 	meta, err := e.Agent(ctx, parent, out.AgentID)
@@ -229,7 +229,7 @@ func TestResumeAForkedAgentOnItsParentsStateNow(t *testing.T) {
 func TestResumeRefusesADamagedTranscript(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("d")))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("d")})
 	out, err := e.Run(ctx, freshSpec(t, parent, scripted.New(scripted.Text("done"))))
 	require.NoError(t, err)
 	tr, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)

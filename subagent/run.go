@@ -19,7 +19,7 @@ type runKey struct{}
 
 // WithRun returns ctx marked as one run of a program — a chat, a request
 // to a service — whose delegations share the engine's spawn budget
-// (WithMaxSpawns) and whose background tasks end, as stopped, when ctx is
+// (Options.MaxSpawns) and whose background tasks end, as stopped, when ctx is
 // cancelled. Run a turn with a context below it: a turn may end (its
 // context cancelled) while the tasks it started go on.
 //

@@ -23,7 +23,7 @@ import (
 // every turn is a run of its own, can delegate in each of them.
 func TestTheSpawnBudgetBelongsToARun(t *testing.T) {
 	parent := newParent(t)
-	e := subagent.New(subagent.WithMaxSpawns(2))
+	e := subagent.New(subagent.Options{MaxSpawns: 2})
 	for turn := range 5 {
 		run, _ := inRun(0)
 		for range 2 {
@@ -45,7 +45,7 @@ func TestSessionsWithOneIDShareNoLimits(t *testing.T) {
 		return s
 	}
 	a, b := newAt(), newAt()
-	e := subagent.New(subagent.WithMaxSpawns(1))
+	e := subagent.New(subagent.Options{MaxSpawns: 1})
 	_, err := e.Run(subagent.WithRun(ctx), spec(t, a, scripted.New(scripted.Text("ok"))))
 	require.NoError(t, err)
 	_, err = e.Run(subagent.WithRun(ctx), spec(t, b, scripted.New(scripted.Text("ok"))))
@@ -58,7 +58,7 @@ func TestABudgetBoundsTheChildrenTogether(t *testing.T) {
 	parent := newParent(t)
 	spend := model.Usage{InputTokens: 9, OutputTokens: 1, TotalTokens: 10}
 	m := scripted.New(scripted.Repeat(scripted.ToolCall("write", `{"text":"more"}`).WithUsage(spend)))
-	e := subagent.New(subagent.WithMaxConcurrent(20))
+	e := subagent.New(subagent.Options{MaxConcurrent: 20})
 	run, budget := inRun(100)
 	var wg sync.WaitGroup
 	errs := make([]error, 20)
@@ -98,7 +98,7 @@ func TestCancellingTheParentKeepsWhatTheChildrenSpent(t *testing.T) {
 		}
 		return &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "write", Arguments: `{"text":"x"}`}), Usage: spend}, nil
 	})))
-	e := subagent.New()
+	e := subagent.New(subagent.Options{})
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
 	for i := range errs {
@@ -126,7 +126,7 @@ func TestAChildCarriesOnTheMessagesItIsGiven(t *testing.T) {
 	m := scripted.New(scripted.Text("done"))
 	sp := spec(t, parent, m)
 	sp.Request.Messages = []model.Message{model.UserMessage("earlier question"), model.AssistantMessage("earlier answer")}
-	_, err := subagent.New().Run(ctx, sp)
+	_, err := subagent.New(subagent.Options{}).Run(ctx, sp)
 	require.NoError(t, err)
 	msgs := m.Calls()[0].Request.Messages
 	require.Len(t, msgs, 4)

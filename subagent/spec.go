@@ -56,8 +56,8 @@ type Spec struct {
 	// gets its own prompt's tools) and ToolFilter, which narrows them; and
 	// whatever else the runner offers, such as a Budget. The engine sets
 	// Session (the child's), keeps the parent's pending inbound messages
-	// out of the child, and gives Approve and Logger its own (WithApprover,
-	// WithLogger) when they are nil.
+	// out of the child, and gives Approve and Logger its own (Options.Approve,
+	// Options.Logger) when they are nil.
 	Request runner.Request
 	// TaskInPrompt says that the task is in the child's prompt (rendered
 	// with Params), not in UserMessage — as dispatch_subagent's

@@ -14,19 +14,6 @@ import (
 	"github.com/offshoot-dev/offshoot/runner"
 )
 
-// WithTranscripts makes the engine keep a transcript of every child under
-// dir (off by default): <dir>/<root session id>/subagents/agent-<id>.jsonl
-// holds the child's conversation, one JSON message per line — the task
-// prompt first: the first user message, or the system message when the
-// task is in the prompt (Spec.TaskInPrompt), otherwise left out —
-// appended as the child goes; agent-<id>.meta.json says what the agent is and how it ended
-// (TranscriptMeta); a background task's output goes to agent-<id>.output.
-// Ids are written in a form safe for file names. Resuming an agent needs
-// its transcript. Writing happens beside the child, never in its way: a
-// write that fails is logged (WithLogger) and the run goes on. Read the
-// files back with Transcripts.
-func WithTranscripts(dir string) Option { return func(e *Engine) { e.transcripts = dir } }
-
 // recorder writes one child's transcript. The child's conversation
 // reaches it as the runner's ConversationMessage events, observed on the
 // bus; the observer only queues them, and a goroutine of the recorder's

@@ -43,8 +43,7 @@ func TestTranscriptIsWrittenAsTheChildGoes(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
 	clock := t0
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("a")),
-		subagent.WithClock(func() time.Time { clock = clock.Add(time.Second); return clock }))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("a"), Clock: func() time.Time { clock = clock.Add(time.Second); return clock }})
 	path := filepath.Join(dir, parent.ID(), "subagents", "agent-a-1.jsonl")
 	var midway []string
 	m := scripted.New(
@@ -99,7 +98,7 @@ func TestTranscriptIsWrittenAsTheChildGoes(t *testing.T) {
 func TestAFailedRunIsRecordedAsFailed(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("f")))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("f")})
 	_, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.Fail(model.ErrAuth))))
 	require.Error(t, err)
 	tr, err := subagent.Transcripts{Dir: dir}.Read("f-1")
@@ -119,7 +118,7 @@ func TestNestedTranscriptsShareTheRootsFolder(t *testing.T) {
 			scripted.ToolCall("delegate", `{"name":"helper","task":"help"}`), scripted.Text("worker done")),
 		scripted.When(scripted.SystemContains("You are helper."), scripted.Text("helper done")),
 	)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("n")))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("n")})
 	_, err := e.Run(ctx, spec(t, parent, m, delegateTool(t, e, m)))
 	require.NoError(t, err)
 	list, err := subagent.Transcripts{Dir: dir}.List()
@@ -238,7 +237,7 @@ func TestFileNamesAreSafeWhateverAnIDHolds(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
 	for _, id := range odd {
-		e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(func() string { return id }))
+		e := subagent.New(subagent.Options{Transcripts: dir, NewID: func() string { return id }})
 		_, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.Text("answer for "+id))))
 		require.NoError(t, err)
 	}
@@ -268,7 +267,7 @@ func TestAFailedWriteNeverFailsTheRun(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "not-a-folder")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	var logged bytes.Buffer
-	e := subagent.New(subagent.WithTranscripts(file), subagent.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+	e := subagent.New(subagent.Options{Transcripts: file, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	out, err := e.Run(ctx, spec(t, newParent(t), scripted.New(scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("done")), writeTool(t)))
 	require.NoError(t, err)
 	assert.Equal(t, "done", out.Text)
@@ -281,7 +280,7 @@ func TestAFailedWriteNeverFailsTheRun(t *testing.T) {
 func TestTranscriptLinesAreMessages(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("j")))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("j")})
 	out, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("done")), writeTool(t)))
 	require.NoError(t, err)
 	var got []model.Message
@@ -301,7 +300,7 @@ func TestTranscriptLinesAreMessages(t *testing.T) {
 func TestATaskInThePromptIsTheTranscriptsFirstLine(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(ids("p")))
+	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("p")})
 	sp := spec(t, parent, scripted.New(scripted.Text("done")))
 	sp.TaskInPrompt, sp.Request.UserMessage = true, "Start."
 	out, err := e.Run(ctx, sp)

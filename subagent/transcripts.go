@@ -68,7 +68,7 @@ type Transcript struct {
 }
 
 // Transcripts reads and prunes the transcripts an engine keeps under Dir
-// (the folder given to WithTranscripts): what a command line needs to
+// (the folder given as Options.Transcripts): what a command line needs to
 // list, show and prune them. It holds no state.
 type Transcripts struct {
 	Dir string

@@ -74,13 +74,13 @@ func offshootLoop(tb testing.TB, k int) *rig {
 
 // offshootParent returns the parent prompt (echo and dispatch_subagent) and
 // a session holding n events.
-func offshootParent(tb testing.TB, r *rig, n int, child model.Model, engineOpts ...subagent.Option) (*prompt.Prompt, *session.Session) {
+func offshootParent(tb testing.TB, r *rig, n int, child model.Model, concurrent int) (*prompt.Prompt, *session.Session) {
 	reg := prompt.NewRegistry()
 	worker := must(prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", childPrompt)))(tb)
 	if err := reg.Register(worker); err != nil {
 		tb.Fatal(err)
 	}
-	engine := subagent.New(append([]subagent.Option{subagent.WithMaxSpawns(1 << 30)}, engineOpts...)...)
+	engine := subagent.New(subagent.Options{MaxSpawns: 1 << 30, MaxConcurrent: concurrent})
 	dispatch := must(promptsubagent.Tool(reg, engine,
 		promptsubagent.WithModel(child, "child"),
 		promptsubagent.WithChildSetup(func(c *session.Session) error {
@@ -118,7 +118,7 @@ func offshootHandoff(tb testing.TB, n int, handoff bool) *rig {
 		c := *final
 		return &c, nil
 	})
-	p, s := offshootParent(tb, r, n, child)
+	p, s := offshootParent(tb, r, n, child, 0)
 	call := model.ToolCall{ID: "c", Name: promptsubagent.ToolName, Arguments: offshootDispatchArgs}
 	if !handoff {
 		call = model.ToolCall{ID: "c", Name: echoName, Arguments: echoArgs}
@@ -167,7 +167,7 @@ func offshootScale(tb testing.TB, n, children int) scaleRun {
 		c := *final
 		return &c, nil
 	})
-	p, s := offshootParent(tb, r, n, child, subagent.WithMaxConcurrent(children))
+	p, s := offshootParent(tb, r, n, child, children)
 	calls := make([]model.ToolCall, children)
 	for i := range calls {
 		calls[i] = model.ToolCall{ID: fmt.Sprintf("c%d", i), Name: promptsubagent.ToolName, Arguments: offshootDispatchArgs}

@@ -47,7 +47,7 @@ func carriesConversation(req *model.Request) bool {
 // offshootTaskParent returns the parent prompt (echo and Task) and a
 // session holding n events. parent answers the parent's turns; child runs
 // the agent, through a router that knows it as childModelName.
-func offshootTaskParent(tb testing.TB, r *rig, n int, parent, child model.Model, engineOpts ...subagent.Option) (*prompt.Prompt, *session.Session) {
+func offshootTaskParent(tb testing.TB, r *rig, n int, parent, child model.Model, concurrent int) (*prompt.Prompt, *session.Session) {
 	router := must(model.NewStaticRouter(map[string]model.Model{model.Main: parent, childModelName: child}, nil))(tb)
 	reg := agents.Load(agents.Options{
 		NoBuiltins: true,
@@ -63,13 +63,10 @@ func offshootTaskParent(tb testing.TB, r *rig, n int, parent, child model.Model,
 	for _, d := range append(reg.Errors(), reg.Warnings()...) {
 		tb.Fatalf("agent definition: %v", d)
 	}
-	engine := subagent.New(append([]subagent.Option{
-		subagent.WithMaxSpawns(1 << 30),
-		subagent.WithChildSetup(func(c *session.Session) error {
-			r.childSaw.Store(int64(session.Len[parentEvent](c)))
-			return nil
-		}),
-	}, engineOpts...)...)
+	engine := subagent.New(subagent.Options{MaxSpawns: 1 << 30, MaxConcurrent: concurrent, ChildSetup: func(c *session.Session) error {
+		r.childSaw.Store(int64(session.Len[parentEvent](c)))
+		return nil
+	}})
 	taskTool := must(task.Tool(reg, engine, router))(tb)
 	p := must(prompt.New("bench", "lead", prompt.Markdown[prompt.NoParams]("Lead", parentPrompt, prompt.WithTools(offshootEcho(tb, r), taskTool))))(tb)
 	return p, offshootParentSession(tb, n)
@@ -92,7 +89,7 @@ func offshootTaskHandoff(tb testing.TB, n int, handoff bool) *rig {
 	}
 	sc := &script{calls: 1}
 	m := offshootModel(sc, offshootResponse(call), final)
-	p, s := offshootTaskParent(tb, r, n, m, child)
+	p, s := offshootTaskParent(tb, r, n, m, child, 0)
 	snap := s.Snapshot()
 	r.run = func(ctx context.Context) (string, error) {
 		sc.reset()
@@ -130,7 +127,7 @@ func offshootTaskScale(tb testing.TB, n, children int) scaleRun {
 	}
 	sc := &script{calls: 1}
 	m := offshootModel(sc, offshootResponse(calls...), final)
-	p, s := offshootTaskParent(tb, r, n, m, child, subagent.WithMaxConcurrent(children))
+	p, s := offshootTaskParent(tb, r, n, m, child, children)
 	snap := s.Snapshot()
 	return func(ctx context.Context, b *barrier) error {
 		bar = b

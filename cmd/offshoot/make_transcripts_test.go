@@ -40,8 +40,7 @@ func writeTranscripts(dir string) error {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	clock := func() time.Time { now = now.Add(time.Second); return now }
 	ids := 0
-	engine := subagent.New(subagent.WithTranscripts(dir), subagent.WithClock(clock),
-		subagent.WithIDGenerator(func() string { ids++; return fmt.Sprintf("a%d", ids) }))
+	engine := subagent.New(subagent.Options{Transcripts: dir, Clock: clock, NewID: func() string { ids++; return fmt.Sprintf("a%d", ids) }})
 	parent, err := session.New(session.WithID("root-1"))
 	if err != nil {
 		return err

@@ -39,10 +39,10 @@ func TestChildLeavesParentAlone(t *testing.T) {
 
 	// 2. Check parity the moment the child exists, before it runs: every
 	// slice equals the parent's.
-	engine := subagent.New(subagent.WithChildSetup(func(child *session.Session) error {
+	engine := subagent.New(subagent.Options{ChildSetup: func(child *session.Session) error {
 		sessiontest.AssertParity(t, before.Snapshot(), child)
 		return nil
-	}))
+	}})
 
 	// 3. Run the child on a scripted model: it reads the parent's file and
 	// writes a file of its own.

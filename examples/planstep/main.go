@@ -47,7 +47,7 @@ func run(w io.Writer) error {
 	defer parent.Close()
 	chk := newChecks(parent)
 	defer chk.stop()
-	engine := subagent.New(subagent.WithChildSetup(chk.childSetup), subagent.WithIDGenerator(counter("agent-")))
+	engine := subagent.New(subagent.Options{ChildSetup: chk.childSetup, NewID: counter("agent-")})
 	reg, err := billing.Prompts(engine)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func run(w io.Writer, dir string) error {
 
 	// The main agent: its role, the virtual filesystem, and the agents
 	// section with the Task tool — one call.
-	engine := subagent.New(subagent.WithIDGenerator(counter("agent-")))
+	engine := subagent.New(subagent.Options{NewID: counter("agent-")})
 	mainPrompt, err := prompt.New("demo", "main",
 		prompt.Markdown[prompt.NoParams]("Assistant", `
 			You are a coding assistant. For reviews and digests, delegate to the agents below,

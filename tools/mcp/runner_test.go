@@ -144,7 +144,7 @@ func TestSlowToolIsCutByTheRunDeadline(t *testing.T) {
 func TestSubagentInheritsMCPTools(t *testing.T) {
 	m := newManager(t, map[string]mcp.ServerConfig{"notes": stdioConfig(t)})
 	ts := toolsOf(t, m, "notes")
-	engine := subagent.New()
+	engine := subagent.New(subagent.Options{})
 
 	t.Run("inherited", func(t *testing.T) {
 		llm := scripted.New(

@@ -45,7 +45,7 @@ func TestArtifactsOfTheChildPromptsOwnTools(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, reg.Register(writer))
 			var n atomic.Int64
-			engine := subagent.New(subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }))
+			engine := subagent.New(subagent.Options{NewID: func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }})
 			sections := []prompt.Part{prompt.Markdown[prompt.NoParams]("Lead", "You delegate.")}
 			if tt.parentVFS {
 				sections = append(sections, vfs.Section(vfs.Options{}))
@@ -106,7 +106,7 @@ func TestArtifactsWithMountedFiles(t *testing.T) {
 	worker, err := prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", workerText))
 	require.NoError(t, err)
 	require.NoError(t, reg.Register(worker))
-	engine := subagent.New()
+	engine := subagent.New(subagent.Options{})
 	parent, err := prompt.New("root", "lead", prompt.Markdown[prompt.NoParams]("Lead", "You delegate."),
 		vfs.Section(opts), promptsubagent.Section(reg, engine))
 	require.NoError(t, err)

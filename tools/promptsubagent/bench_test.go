@@ -26,7 +26,7 @@ type Observation struct {
 
 // benchParent returns a dispatcher, an invocation on a parent session
 // holding n observations, and a caller context with a one-turn child model.
-func benchParent(b *testing.B, n int, opts ...subagent.Option) (*promptsubagent.Dispatcher, *tools.Invocation, context.Context) {
+func benchParent(b *testing.B, n, concurrent int) (*promptsubagent.Dispatcher, *tools.Invocation, context.Context) {
 	b.Helper()
 	reg := prompt.NewRegistry()
 	worker, err := prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", workerText))
@@ -36,7 +36,7 @@ func benchParent(b *testing.B, n int, opts ...subagent.Option) (*promptsubagent.
 	if err := reg.Register(worker); err != nil {
 		b.Fatal(err)
 	}
-	engine := subagent.New(append([]subagent.Option{subagent.WithMaxSpawns(1 << 30)}, opts...)...)
+	engine := subagent.New(subagent.Options{MaxSpawns: 1 << 30, MaxConcurrent: concurrent})
 	d := promptsubagent.NewDispatcher(reg, engine)
 	tool, err := promptsubagent.Tool(reg, engine)
 	if err != nil {
@@ -80,7 +80,7 @@ func benchParent(b *testing.B, n int, opts ...subagent.Option) (*promptsubagent.
 func BenchmarkDispatch(b *testing.B) {
 	for _, n := range []int{10, 1_000, 10_000, 100_000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			d, inv, ctx := benchParent(b, n)
+			d, inv, ctx := benchParent(b, n, 0)
 			in := adHoc("Summarize the observations.")
 			b.ReportAllocs()
 			for b.Loop() {
@@ -96,7 +96,7 @@ func BenchmarkDispatch(b *testing.B) {
 // the runner runs a turn's concurrent-safe calls: all at once, with the
 // engine's default limit of 5 children at a time.
 func BenchmarkDispatchParallel100(b *testing.B) {
-	d, inv, ctx := benchParent(b, 10_000)
+	d, inv, ctx := benchParent(b, 10_000, 0)
 	in := adHoc("Summarize the observations.")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -120,7 +120,7 @@ func BenchmarkDispatchParallel100(b *testing.B) {
 // (spec: at most 30 MB, thanks to structural sharing).
 func BenchmarkThousandChildrenHeap(b *testing.B) {
 	const children = 1000
-	d, inv, ctx := benchParent(b, 100_000, subagent.WithMaxConcurrent(children))
+	d, inv, ctx := benchParent(b, 100_000, children)
 	in := adHoc("Summarize the observations.")
 	var worst float64
 	for b.Loop() {

@@ -44,7 +44,7 @@ func newWorld(t testing.TB, opts ...promptsubagent.Option) *world {
 	require.NoError(t, err)
 	require.NoError(t, reg.Register(worker))
 	var n atomic.Int64
-	engine := subagent.New(subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }))
+	engine := subagent.New(subagent.Options{NewID: func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }})
 	parent, err := prompt.New("root", "planner",
 		prompt.Markdown[prompt.NoParams]("Planner", "You coordinate the work."),
 		vfs.Section(vfs.Options{}),

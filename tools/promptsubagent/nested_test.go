@@ -26,8 +26,7 @@ import (
 func TestNestedDispatchWithholdsTheToolAtTheDepthLimitAndTotalsUsage(t *testing.T) {
 	w := newWorld(t)
 	var ids atomic.Int64
-	engine := subagent.New(subagent.WithMaxDepth(2), subagent.WithMaxConcurrent(1),
-		subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", ids.Add(1)) }))
+	engine := subagent.New(subagent.Options{MaxDepth: 2, MaxConcurrent: 1, NewID: func() string { return fmt.Sprintf("agent-%d", ids.Add(1)) }})
 	reg := w.reg
 	helper, err := prompt.New("agents", "helper", prompt.Markdown[prompt.NoParams]("Helper", "You help the worker."))
 	require.NoError(t, err)

@@ -114,7 +114,7 @@ func TestAThousandParallelDispatchesLeaveNothingBehind(t *testing.T) {
 	w := newWorld(t)
 	var mu sync.Mutex
 	var children []weak.Pointer[session.Session]
-	engine := subagent.New(subagent.WithMaxConcurrent(n), subagent.WithMaxSpawns(n))
+	engine := subagent.New(subagent.Options{MaxConcurrent: n, MaxSpawns: n})
 	parent, err := prompt.New("root", "many", prompt.Markdown[prompt.NoParams]("Lead", "You fan out."),
 		vfs.Section(vfs.Options{}), promptsubagent.Section(w.reg, engine, promptsubagent.WithChildSetup(func(c *session.Session) error {
 			mu.Lock()

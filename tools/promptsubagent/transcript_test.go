@@ -36,7 +36,7 @@ func TestTheTranscriptHoldsTheDelegatedTask(t *testing.T) {
 			dir := t.TempDir()
 			w := newWorld(t)
 			var n atomic.Int64
-			engine := subagent.New(subagent.WithTranscripts(dir), subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }))
+			engine := subagent.New(subagent.Options{Transcripts: dir, NewID: func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }})
 			parent, err := prompt.New("root", "planner", prompt.Markdown[prompt.NoParams]("Planner", "You coordinate the work."),
 				promptsubagent.Section(w.reg, engine))
 			require.NoError(t, err)

@@ -42,7 +42,7 @@ func TestTheLaunchValue(t *testing.T) {
 			cfg := worldConfig{light: []scripted.Turn{gate(release, "Done.")}}
 			want := ""
 			if tt.transcripts {
-				cfg.engine = []subagent.Option{subagent.WithTranscripts(dir)}
+				cfg.engine = subagent.Options{Transcripts: dir}
 				want = filepath.Join(dir, "s1", "subagents", "agent-agent-1.output")
 			}
 			w := newWorld(t, cfg)
@@ -82,7 +82,7 @@ func TestBackgroundLaunchReturnsAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	release := make(chan struct{})
 	w := newWorld(t, worldConfig{
-		engine: []subagent.Option{subagent.WithTranscripts(dir)},
+		engine: subagent.Options{Transcripts: dir},
 		light:  []scripted.Turn{gate(release, "Login is in src/login.go.")},
 	})
 	res := result(t, w.call(t, w.main, bgInput("reader", "Find the login code", "Where is Login?")))

@@ -47,7 +47,7 @@ func benchParent(b *testing.B, n int) (dispatch, taskFront benchFront, ctx conte
 	}
 	answer := &model.Response{Message: model.AssistantMessage("done"), Usage: model.Usage{InputTokens: 20, OutputTokens: 1, TotalTokens: 21}}
 	m := model.Func(func(context.Context, *model.Request) (*model.Response, error) { return answer, nil })
-	unlimited := subagent.WithMaxSpawns(1 << 30)
+	unlimited := subagent.Options{MaxSpawns: 1 << 30}
 
 	preg := prompt.NewRegistry()
 	worker, err := prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", workerText))
@@ -131,7 +131,7 @@ func BenchmarkForkContext(b *testing.B) {
 		"isolated": {Description: "Works from its task.", Prompt: workerText},
 		"forked":   {Description: "Carries on.", Prompt: workerText, ForkContext: true},
 	}})
-	tool, err := task.Tool(reg, subagent.New(subagent.WithMaxSpawns(1<<30)), nil)
+	tool, err := task.Tool(reg, subagent.New(subagent.Options{MaxSpawns: 1 << 30}), nil)
 	must(err)
 	set, err := tools.NewToolset(tool)
 	must(err)

@@ -39,15 +39,15 @@ func TestAChildNeverSeesTaskAtTheDepthLimit(t *testing.T) {
 	tests := []struct {
 		name            string
 		opts            []task.Option
-		engine          []subagent.Option
+		engine          subagent.Options
 		main            []scripted.Turn
 		leadTask, wrote bool
 	}{
-		{"default depth", nil, nil, alone, false, false},
-		{"depth 2", []task.Option{task.WithMaxDepth(2)}, nil, delegating, true, true},
-		{"the engine's depth 2", nil, []subagent.Option{subagent.WithMaxDepth(2)}, delegating, true, true},
-		{"the engine's default is not Task's", nil, []subagent.Option{subagent.WithMaxDepth(0)}, alone, false, false},
-		{"Task's depth wins over the engine's", []task.Option{task.WithMaxDepth(1)}, []subagent.Option{subagent.WithMaxDepth(3)}, alone, false, false},
+		{"default depth", nil, subagent.Options{}, alone, false, false},
+		{"depth 2", []task.Option{task.WithMaxDepth(2)}, subagent.Options{}, delegating, true, true},
+		{"the engine's depth 2", nil, subagent.Options{MaxDepth: 2}, delegating, true, true},
+		{"the engine's default is not Task's", nil, subagent.Options{MaxDepth: 0}, alone, false, false},
+		{"Task's depth wins over the engine's", []task.Option{task.WithMaxDepth(1)}, subagent.Options{MaxDepth: 3}, alone, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

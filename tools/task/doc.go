@@ -11,7 +11,7 @@
 //	main, err := prompt.New("app", "main",
 //		prompt.Markdown[prompt.NoParams]("Role", "You are a coding assistant."),
 //		vfs.Section(vfs.Options{}),
-//		task.Section(reg, subagent.New(), router),
+//		task.Section(reg, subagent.New(subagent.Options{}), router),
 //	)
 //
 // One call of the tool, {"description", "prompt", "subagent_type"} and
@@ -51,7 +51,7 @@
 //
 // A call with run_in_background (or of an agent whose definition sets
 // background: true) starts the agent and returns at once, with the task's
-// id (the agent's) and its output file (see subagent.WithTranscripts).
+// id (the agent's) and its output file (see subagent.Options.Transcripts).
 // The agent lives on the run's context, not the call's; when it ends, its
 // result reaches the main agent's next model call as a <task-notification>.
 // Meanwhile TaskOutput reads its output (waiting for its end unless told
@@ -63,7 +63,7 @@
 // agent: its conversation from its transcript, with the call's prompt as
 // its next message, the same type and model and its original depth, on
 // its caller's state as it is now. It needs transcripts
-// (subagent.WithTranscripts), and the agent must have started from its
+// (subagent.Options.Transcripts), and the agent must have started from its
 // task alone: an agent whose definition sets forkContext cannot be
 // resumed.
 package task

@@ -36,17 +36,17 @@ func TestFailureTextsAreExact(t *testing.T) {
 			"No subagents available for delegation"},
 		{"unknown agent, the available ones sorted", worldConfig{}, input("debugger", "Find the bug", "Why does login fail?"),
 			"Subagent 'debugger' not found. Available: code-reviewer, forker, reader, shell, writer"},
-		{"initialization failure", worldConfig{engine: []subagent.Option{subagent.WithChildSetup(func(*session.Session) error { return errors.New("the disk is full") })}},
+		{"initialization failure", worldConfig{engine: subagent.Options{ChildSetup: func(*session.Session) error { return errors.New("the disk is full") }}},
 			input("reader", "Find the login code", "Where is Login defined?"),
 			"Failed to initialize subagent: the disk is full"},
-		{"timeout", worldConfig{engine: []subagent.Option{subagent.WithTimeout(30 * time.Millisecond)}, light: []scripted.Turn{blocked}},
+		{"timeout", worldConfig{engine: subagent.Options{Timeout: 30 * time.Millisecond}, light: []scripted.Turn{blocked}},
 			input("reader", "Find the login code", "Where is Login defined?"),
 			"Subagent task timed out after 30ms"},
 		{"no permitted tools", worldConfig{}, input("shell", "Run the tests", "Run go test ./..."),
 			"Subagent lacks permission for required tools: [run_shell]"},
 		{"resume without transcripts", worldConfig{}, map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?", "resume": "agent-7"},
 			"Agent agent-7 cannot be resumed: this program keeps no transcripts of its agents, so their conversations are gone. Start a new agent instead, and give it everything it needs in its prompt."},
-		{"resume an unknown agent", worldConfig{engine: []subagent.Option{subagent.WithTranscripts(t.TempDir())}},
+		{"resume an unknown agent", worldConfig{engine: subagent.Options{Transcripts: t.TempDir()}},
 			map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?", "resume": "agent-7"},
 			"No agent found with ID: agent-7"},
 	}
@@ -70,7 +70,7 @@ func TestFailureTextsAreExact(t *testing.T) {
 // A registry without agents, or none at all, fails every call the same
 // way.
 func TestNoRegistry(t *testing.T) {
-	tool, err := task.Tool(nil, subagent.New(), nil)
+	tool, err := task.Tool(nil, subagent.New(subagent.Options{}), nil)
 	require.NoError(t, err)
 	out := tool.Call(ctx, nil, args(t, input("reader", "Find the code", "Where?")))
 	// Outside an evaluation there is no session to delegate from.

@@ -48,7 +48,7 @@ func ExampleSection() {
 	main, err := prompt.New("app", "main",
 		prompt.Markdown[prompt.NoParams]("Assistant", "You are a coding assistant."),
 		vfs.Section(vfs.Options{}),
-		task.Section(reg, subagent.New(), router),
+		task.Section(reg, subagent.New(subagent.Options{}), router),
 	)
 	if err != nil {
 		panic(err)
@@ -83,7 +83,7 @@ func ExampleResult() {
 	}})
 	light := scripted.New(scripted.Text("Two files, both short."))
 	router, _ := model.NewStaticRouter(map[string]model.Model{"main": scripted.New(), "light": light}, nil)
-	tool, _ := task.Tool(reg, subagent.New(subagent.WithIDGenerator(func() string { return "agent-1" })), router)
+	tool, _ := task.Tool(reg, subagent.New(subagent.Options{NewID: func() string { return "agent-1" }}), router)
 
 	s, _ := session.New()
 	defer s.Close()
@@ -109,7 +109,7 @@ func ExampleTools() {
 		"watcher": {Description: "Watches the build.", Prompt: "You watch builds.", Tools: []string{}, Model: "light"},
 	}})
 	var n atomic.Int64
-	engine := subagent.New(subagent.WithIDGenerator(func() string { return fmt.Sprintf("task-%d", n.Add(1)) }))
+	engine := subagent.New(subagent.Options{NewID: func() string { return fmt.Sprintf("task-%d", n.Add(1)) }})
 	mainModel := scripted.New(
 		scripted.ToolCall("Task", `{"subagent_type":"watcher","description":"Watch the build","prompt":"Tell me when the build is done.","run_in_background":true}`),
 		scripted.ToolCall("TaskOutput", `{"task_id":"task-1","timeout":5000}`),

@@ -77,7 +77,7 @@ type world struct {
 type worldConfig struct {
 	agents  map[string]agents.Definition
 	noAgent bool
-	engine  []subagent.Option
+	engine  subagent.Options
 	task    []task.Option
 	main    []scripted.Turn
 	light   []scripted.Turn
@@ -103,10 +103,10 @@ func newWorld(t testing.TB, cfg worldConfig) *world {
 	w.router, err = model.NewStaticRouter(map[string]model.Model{model.Main: w.main, model.Light: w.light}, model.DefaultAliases())
 	require.NoError(t, err)
 	var n atomic.Int64
-	w.engine = subagent.New(append([]subagent.Option{
-		subagent.WithIDGenerator(func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }),
-		subagent.WithClock(func() time.Time { return t0 }),
-	}, cfg.engine...)...)
+	eo := cfg.engine
+	eo.NewID = func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }
+	eo.Clock = func() time.Time { return t0 }
+	w.engine = subagent.New(eo)
 	w.parent, err = prompt.New("app", "main",
 		prompt.Markdown[prompt.NoParams]("Assistant", "You are a coding assistant.", prompt.WithTools(cfg.tools...)),
 		vfs.Section(vfs.Options{}),

@@ -41,7 +41,7 @@ func FuzzInput(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	w := newWorld(f, worldConfig{
-		engine: []subagent.Option{subagent.WithTimeout(5 * time.Second)},
+		engine: subagent.Options{Timeout: 5 * time.Second},
 		main:   []scripted.Turn{scripted.Repeat(scripted.Text("done on main"))},
 		light:  []scripted.Turn{scripted.Repeat(scripted.Text("done on light"))},
 	})

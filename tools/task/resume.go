@@ -17,7 +17,7 @@ import (
 // in its conversation. The agent keeps its id, its type, the model it ran
 // on and its depth; its conversation comes from its transcript (the
 // engine keeps them when the program configures it with
-// subagent.WithTranscripts), with any tool call left without a result
+// subagent.Options.Transcripts), with any tool call left without a result
 // dropped, and the call's prompt is its next message. Its system prompt
 // is its type's, ending with the new call's description.
 //

@@ -31,7 +31,7 @@ func resumeInput(agent, id, description, prompt string) map[string]any {
 // now.
 func TestResumeContinuesTheSameAgent(t *testing.T) {
 	w := newWorld(t, worldConfig{
-		engine: []subagent.Option{subagent.WithTranscripts(t.TempDir())},
+		engine: subagent.Options{Transcripts: t.TempDir()},
 		light: []scripted.Turn{
 			scripted.ToolCall("read_file", `{"file_path":"src/login.go"}`),
 			scripted.Text("Login is in src/login.go."),
@@ -79,7 +79,7 @@ func TestResumeRepairsAnOrphanToolCall(t *testing.T) {
 	})
 	require.NoError(t, err)
 	w := newWorld(t, worldConfig{
-		engine: []subagent.Option{subagent.WithTranscripts(t.TempDir())},
+		engine: subagent.Options{Transcripts: t.TempDir()},
 		tools:  []tools.Tool{slow},
 		main: []scripted.Turn{scripted.When(scripted.SystemContains("You review code."),
 			scripted.Reply(&model.Response{Message: model.AssistantMessage("Checking the login code.",
@@ -124,7 +124,7 @@ func TestResumeRepairsAnOrphanToolCall(t *testing.T) {
 // What cannot be resumed says why, and what to do.
 func TestResumeRefusals(t *testing.T) {
 	w := newWorld(t, worldConfig{
-		engine: []subagent.Option{subagent.WithTranscripts(t.TempDir())},
+		engine: subagent.Options{Transcripts: t.TempDir()},
 		light:  []scripted.Turn{scripted.Text("Login is in src/login.go.")},
 		main:   []scripted.Turn{scripted.When(scripted.SystemContains("You continue the work"), scripted.Text("Carried on."))},
 	})
@@ -188,7 +188,7 @@ func TestTheResultNamesAResumableAgent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := worldConfig{light: []scripted.Turn{scripted.Text("Login is in src/login.go.")}}
 			if tt.transcripts {
-				cfg.engine = []subagent.Option{subagent.WithTranscripts(t.TempDir())}
+				cfg.engine = subagent.Options{Transcripts: t.TempDir()}
 			}
 			w := newWorld(t, cfg)
 			in := input(tt.agent, "Find the login code", "Where is Login?")
@@ -206,7 +206,7 @@ func TestTheResultNamesAResumableAgent(t *testing.T) {
 func TestAModelResumesFromWhatItReads(t *testing.T) {
 	idLine := regexp.MustCompile(`(?m)^agent_id: (\S+) `)
 	w := newWorld(t, worldConfig{
-		engine: []subagent.Option{subagent.WithTranscripts(t.TempDir())},
+		engine: subagent.Options{Transcripts: t.TempDir()},
 		light:  []scripted.Turn{scripted.Text("Login is in src/login.go."), scripted.Text("It takes no arguments.")},
 	})
 	parent := scripted.New(

@@ -22,7 +22,7 @@ const ToolName = "Task"
 // agent started by Task has no Task tool of its own.
 //
 // Task's depth limit is, first of these: WithMaxDepth's, the engine's when
-// the program set one (subagent.WithMaxDepth; see
+// the program set one (subagent.Options.MaxDepth; see
 // subagent.Engine.MaxDepthConfigured), DefaultMaxDepth.
 const DefaultMaxDepth = 1
 
@@ -50,7 +50,7 @@ type Option func(*config)
 // runs without Task, TaskOutput and TaskStop. With 2, the agents the main
 // agent starts may start agents of their own, which may not. Without it
 // (or with n below 1), Task follows the engine's limit when the program set
-// one with subagent.WithMaxDepth, and DefaultMaxDepth otherwise.
+// one with subagent.Options.MaxDepth, and DefaultMaxDepth otherwise.
 func WithMaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
 
 // WithMCP gives agents the tools of the MCP servers their definitions name
@@ -129,7 +129,7 @@ func Tools(reg *agents.Registry, engine *subagent.Engine, router *model.Router, 
 //	main, err := prompt.New("app", "main",
 //		prompt.Markdown[prompt.NoParams]("Role", "You are a coding assistant."),
 //		vfs.Section(vfs.Options{}),
-//		task.Section(reg, subagent.New(), router),
+//		task.Section(reg, subagent.New(subagent.Options{}), router),
 //	)
 //
 // The section is shown only when reg holds agents. A problem building the

@@ -101,14 +101,14 @@ func (d demo) run(ctx context.Context) error {
 		return err
 	}
 	defer chk.close()
-	engine := subagent.New(subagent.WithIDGenerator(counter("agent-")), subagent.WithChildSetup(func(child *session.Session) error {
+	engine := subagent.New(subagent.Options{NewID: counter("agent-"), ChildSetup: func(child *session.Session) error {
 		if d.tamper != nil {
 			if err := d.tamper(child); err != nil {
 				return err
 			}
 		}
 		return chk.childSetup(child)
-	}))
+	}})
 	reg, err := billing.Prompts(engine)
 	if err != nil {
 		return err

@@ -1,5 +1,5 @@
 // Package transcriptscmd is offshoot's transcripts command: list, read and
-// prune the transcripts subagents leave on disk (subagent.WithTranscripts)
+// prune the transcripts subagents leave on disk (subagent.Options.Transcripts)
 // — by default those of the project, under .offshoot/transcripts.
 package transcriptscmd
 

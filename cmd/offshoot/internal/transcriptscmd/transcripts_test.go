@@ -47,7 +47,7 @@ func agent(t *testing.T, project, answer string) string {
 	defer parent.Close()
 	p, err := prompt.New("agents", "helper", prompt.Markdown[prompt.NoParams]("Role", "You help."))
 	require.NoError(t, err)
-	out, err := subagent.New(subagent.WithTranscripts(dir)).Run(context.Background(), subagent.Spec{Name: "helper", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: p, UserMessage: "Help.", Model: scripted.New(scripted.Text(answer))}})
+	out, err := subagent.New(subagent.Options{Transcripts: dir}).Run(context.Background(), subagent.Spec{Name: "helper", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: p, UserMessage: "Help.", Model: scripted.New(scripted.Text(answer))}})
 	require.NoError(t, err)
 	return out.AgentID
 }
