@@ -17,9 +17,9 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// ReducerFailurePrefix starts the text the model sees when the events of a
+// reducerFailurePrefix starts the text the model sees when the events of a
 // tool call could not be applied.
-const ReducerFailurePrefix = "Reducer errors prevented applying tool result: "
+const reducerFailurePrefix = "Reducer errors prevented applying tool result: "
 
 // maxArgumentBytes bounds the arguments of one tool call: a call with more
 // fails as invalid arguments, which the model can correct, and its
@@ -297,7 +297,7 @@ func (r *run) record(res *callResult) error {
 		}
 		// The model reads the reducer's own words; the types and the
 		// position in the batch are the program's business.
-		msg.Content = ReducerFailurePrefix + re.Err.Error()
+		msg.Content = reducerFailurePrefix + re.Err.Error()
 		if err := r.req.Session.Dispatch(r.ctx, msg); err != nil {
 			return err
 		}

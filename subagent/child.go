@@ -307,7 +307,7 @@ func statusOf(ctx context.Context, err error) TaskStatus {
 }
 
 // evaluate runs the child's evaluation and, for as long as a stop hook
-// blocks its end (MaxStopBlocks times at most), continues it with the
+// blocks its end (maxStopBlocks times at most), continues it with the
 // hook's reason as the next user message.
 func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Response, error) {
 	extra, err := c.e.starting(ctx, c)

@@ -48,7 +48,7 @@ import (
 
 // Defaults of the engine's limits.
 const (
-	DefaultMaxDepth      = 3
+	defaultMaxDepth      = 3
 	defaultMaxConcurrent = 5
 	defaultMaxSpawns     = 100
 	defaultTimeout       = 10 * time.Minute
@@ -164,7 +164,7 @@ func New(opts Options) *Engine {
 	}
 	e.depthSet = e.maxDepth >= 1
 	if !e.depthSet {
-		e.maxDepth = DefaultMaxDepth
+		e.maxDepth = defaultMaxDepth
 	}
 	if e.maxConcurrent < 1 {
 		e.maxConcurrent = defaultMaxConcurrent
@@ -188,7 +188,7 @@ func New(opts Options) *Engine {
 func (e *Engine) MaxDepth() int { return e.maxDepth }
 
 // MaxDepthConfigured reports whether the engine's depth limit was set with
-// Options.MaxDepth rather than left at DefaultMaxDepth — for a front end with
+// Options.MaxDepth rather than left at the default (3) — for a front end with
 // a default of its own (the Task tool's is 1), which follows a limit the
 // program chose and keeps its own otherwise.
 func (e *Engine) MaxDepthConfigured() bool { return e.depthSet }

@@ -12,3 +12,9 @@ func WithChain(ctx context.Context, chain ...string) context.Context {
 	}
 	return withLineage(ctx, l)
 }
+
+// The engine's limits, for the tests.
+const (
+	DefaultMaxDepth = defaultMaxDepth
+	MaxStopBlocks   = maxStopBlocks
+)

@@ -15,9 +15,9 @@ import (
 // a program that only watches subscribes to SubagentStart or
 // SubagentStop instead.
 
-// MaxStopBlocks is how many times in a row stop hooks may keep a child
+// maxStopBlocks is how many times in a row stop hooks may keep a child
 // from finishing; when the child would finish once more, it finishes.
-const MaxStopBlocks = 8
+const maxStopBlocks = 8
 
 // SubagentStart describes a child about to take its first turn: what a
 // StartHook is given, and the event published on the parent's bus.
@@ -54,7 +54,7 @@ type StartHook func(ctx context.Context, e SubagentStart) (extraContext string, 
 
 // StopHook runs when a child would finish. A non-empty reason blocks the
 // stop: the child goes on with the reason as its next user message, and
-// its end is asked about again — MaxStopBlocks blocks in a row at most,
+// its end is asked about again — eight blocks in a row at most,
 // after which it finishes whatever the hook says. An error or a panic
 // fails the run.
 type StopHook func(ctx context.Context, e SubagentStop) (blockReason string, err error)
@@ -101,7 +101,7 @@ func (e *Engine) stopping(ctx context.Context, c *child, last string, blocks int
 			reasons = append(reasons, reason)
 		}
 	}
-	if len(reasons) > 0 && blocks >= MaxStopBlocks {
+	if len(reasons) > 0 && blocks >= maxStopBlocks {
 		e.log().Warn("subagent: a stop hook blocked the end once more than allowed; the agent finishes",
 			"agent_id", c.id, "agent_type", c.spec.Name, "blocks", blocks)
 		return "", nil

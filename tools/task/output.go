@@ -33,14 +33,14 @@ const maxTaskID = 100
 
 // What TaskOutput says of the output it retrieved.
 const (
-	// RetrievalSuccess: the task has ended; Output is its final (or
+	// retrievalSuccess: the task has ended; Output is its final (or
 	// partial) text.
-	RetrievalSuccess = "success"
-	// RetrievalTimeout: the task was still running when the wait ended.
-	RetrievalTimeout = "timeout"
-	// RetrievalNotReady: the call asked not to wait, and the task is
+	retrievalSuccess = "success"
+	// retrievalTimeout: the task was still running when the wait ended.
+	retrievalTimeout = "timeout"
+	// retrievalNotReady: the call asked not to wait, and the task is
 	// still running.
-	RetrievalNotReady = "not_ready"
+	retrievalNotReady = "not_ready"
 )
 
 const outputDescription = `Read the output of a task started in the background with Task (run_in_background). ` +
@@ -48,8 +48,8 @@ const outputDescription = `Read the output of a task started in the background w
 	`set block to false to look without waiting. You get the task's status and its text so far, or its result once it has ended. ` +
 	`You do not need this to learn of a task's end: its result comes to you in a task notification.`
 
-// OutputInput is the input of TaskOutput.
-type OutputInput struct {
+// outputInput is the input of TaskOutput.
+type outputInput struct {
 	// TaskID is the task's id, as Task's result gave it.
 	TaskID string `json:"task_id" jsonschema:"The id of the task, as Task's result gave it" validate:"required"`
 	// Block waits for the task to end (true by default).
@@ -61,7 +61,7 @@ type OutputInput struct {
 
 // Validate checks the task id (one line of at most 100 bytes) and the
 // timeout (0 to 600000 ms).
-func (in *OutputInput) Validate() error {
+func (in *outputInput) Validate() error {
 	if err := checkTaskID(in.TaskID); err != nil {
 		return err
 	}
@@ -87,11 +87,11 @@ func checkTaskID(id string) error {
 	return nil
 }
 
-// OutputResult is the value of a TaskOutput call, recorded with it; the
+// outputResult is the value of a TaskOutput call, recorded with it; the
 // model reads its text.
-type OutputResult struct {
-	// RetrievalStatus is RetrievalSuccess, RetrievalTimeout or
-	// RetrievalNotReady.
+type outputResult struct {
+	// RetrievalStatus is retrievalSuccess, retrievalTimeout or
+	// retrievalNotReady.
 	RetrievalStatus string `json:"retrieval_status"`
 	TaskID          string `json:"task_id"`
 	// Status is the task's: running, completed, failed or stopped.
@@ -104,27 +104,27 @@ type OutputResult struct {
 	Error string `json:"error,omitempty"`
 }
 
-// OutputTool returns the TaskOutput tool: it reads the output of a
+// outputTool returns the TaskOutput tool: it reads the output of a
 // background task of engine started by the calling session, waiting for
 // the task to end unless asked not to, at most 10 minutes. An id no
 // task of the caller's has fails with "No task found with ID: X".
-func OutputTool(engine *subagent.Engine) (tools.Tool, error) {
+func outputTool(engine *subagent.Engine) (tools.Tool, error) {
 	if engine == nil {
-		return nil, errors.New("task: OutputTool needs a subagent engine; create one with subagent.New")
+		return nil, errors.New("task: outputTool needs a subagent engine; create one with subagent.New")
 	}
-	return tools.New(OutputToolName, outputDescription, func(ctx context.Context, inv *tools.Invocation, in OutputInput) (tools.Result[OutputResult], error) {
+	return tools.New(OutputToolName, outputDescription, func(ctx context.Context, inv *tools.Invocation, in outputInput) (tools.Result[outputResult], error) {
 		t, err := callersTask(engine, inv, in.TaskID)
 		if err != nil {
-			return tools.Failed[OutputResult](err.Error()), nil
+			return tools.Failed[outputResult](err.Error()), nil
 		}
-		res := OutputResult{RetrievalStatus: RetrievalNotReady, TaskID: t.ID()}
+		res := outputResult{RetrievalStatus: retrievalNotReady, TaskID: t.ID()}
 		if in.Block {
 			wctx, cancel := context.WithTimeout(ctx, time.Duration(in.Timeout)*time.Millisecond)
 			_, err := t.Wait(wctx)
 			cancel()
-			res.RetrievalStatus = RetrievalTimeout
+			res.RetrievalStatus = retrievalTimeout
 			if err != nil && !errors.Is(err, subagent.ErrTaskTimeout) {
-				return tools.Result[OutputResult]{}, err
+				return tools.Result[outputResult]{}, err
 			}
 		}
 		// What the task has to say is read even when the call's own
@@ -133,16 +133,16 @@ func OutputTool(engine *subagent.Engine) (tools.Tool, error) {
 		defer cancel()
 		res.Status = t.Status()
 		if res.Status != subagent.TaskStatusRunning {
-			res.RetrievalStatus = RetrievalSuccess
+			res.RetrievalStatus = retrievalSuccess
 			if n, err := t.Wait(rctx); err == nil {
 				res.Error = n.Error
 			}
 		}
 		if res.Output, err = t.ReadOutput(rctx); err != nil {
-			return tools.Result[OutputResult]{}, err
+			return tools.Result[outputResult]{}, err
 		}
 		return tools.OK(res.text(in.Timeout), res), nil
-	}, tools.WithDefaults(OutputInput{Block: true, Timeout: defaultOutputTimeout}), tools.ConcurrentSafe(), tools.ExcludeValue())
+	}, tools.WithDefaults(outputInput{Block: true, Timeout: defaultOutputTimeout}), tools.ConcurrentSafe(), tools.ExcludeValue())
 }
 
 // callersTask returns the background task id of the session inv runs
@@ -161,12 +161,12 @@ func callersTask(engine *subagent.Engine, inv *tools.Invocation, id string) (*su
 
 // text is what the model reads of r; waited is how long the call waited,
 // in milliseconds.
-func (r OutputResult) text(waited int) string {
+func (r outputResult) text(waited int) string {
 	var b strings.Builder
 	switch r.RetrievalStatus {
-	case RetrievalNotReady:
+	case retrievalNotReady:
 		fmt.Fprintf(&b, "Task %s is still running.", r.TaskID)
-	case RetrievalTimeout:
+	case retrievalTimeout:
 		fmt.Fprintf(&b, "Task %s is still running after a wait of %s.", r.TaskID, seconds(waited))
 	default:
 		fmt.Fprintf(&b, "Task %s %s", r.TaskID, endedText(r.Status, r.Error))

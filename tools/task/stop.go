@@ -18,18 +18,18 @@ const stopDescription = `Stop a task started in the background with Task (run_in
 // stop: a tool of the agent's that ignores its context delays the end.
 const stopWait = 30 * time.Second
 
-// StopInput is the input of TaskStop.
-type StopInput struct {
+// stopInput is the input of TaskStop.
+type stopInput struct {
 	// TaskID is the task's id, as Task's result gave it.
 	TaskID string `json:"task_id" jsonschema:"The id of the task to stop, as Task's result gave it" validate:"required"`
 }
 
 // Validate checks the task id: one line of at most 100 bytes.
-func (in *StopInput) Validate() error { return checkTaskID(in.TaskID) }
+func (in *stopInput) Validate() error { return checkTaskID(in.TaskID) }
 
-// StopResult is the value of a TaskStop call, recorded with it; the model
+// stopResult is the value of a TaskStop call, recorded with it; the model
 // reads its text.
-type StopResult struct {
+type stopResult struct {
 	TaskID string `json:"task_id"`
 	// Status is the task's after the call: stopped, or how it had ended
 	// already (completed, failed); running if it is still ending.
@@ -41,21 +41,21 @@ type StopResult struct {
 	Output string `json:"output"`
 }
 
-// StopTool returns the TaskStop tool: it stops a background task of engine
+// stopTool returns the TaskStop tool: it stops a background task of engine
 // started by the calling session, keeping the agent's partial text, and
 // answers with it. A task that has ended already is left as it is, and
 // the answer says how it ended. An id no task of the caller's has fails
 // with "No task found with ID: X".
-func StopTool(engine *subagent.Engine) (tools.Tool, error) {
+func stopTool(engine *subagent.Engine) (tools.Tool, error) {
 	if engine == nil {
-		return nil, errors.New("task: StopTool needs a subagent engine; create one with subagent.New")
+		return nil, errors.New("task: stopTool needs a subagent engine; create one with subagent.New")
 	}
-	return tools.New(StopToolName, stopDescription, func(ctx context.Context, inv *tools.Invocation, in StopInput) (tools.Result[StopResult], error) {
+	return tools.New(StopToolName, stopDescription, func(ctx context.Context, inv *tools.Invocation, in stopInput) (tools.Result[stopResult], error) {
 		t, err := callersTask(engine, inv, in.TaskID)
 		if err != nil {
-			return tools.Failed[StopResult](err.Error()), nil
+			return tools.Failed[stopResult](err.Error()), nil
 		}
-		res := StopResult{TaskID: t.ID()}
+		res := stopResult{TaskID: t.ID()}
 		if running := t.Status() == subagent.TaskStatusRunning; running {
 			stopped := make(chan struct{})
 			go func() {
@@ -73,14 +73,14 @@ func StopTool(engine *subagent.Engine) (tools.Tool, error) {
 		}
 		res.Status = t.Status()
 		if res.Output, err = t.ReadOutput(context.WithoutCancel(ctx)); err != nil {
-			return tools.Result[StopResult]{}, err
+			return tools.Result[stopResult]{}, err
 		}
 		return tools.OK(res.text(), res), nil
 	}, tools.ConcurrentSafe(), tools.ExcludeValue())
 }
 
 // text is what the model reads of r.
-func (r StopResult) text() string {
+func (r stopResult) text() string {
 	var b strings.Builder
 	switch {
 	case r.Status == subagent.TaskStatusRunning:

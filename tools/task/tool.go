@@ -102,7 +102,7 @@ func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, o
 }
 
 // Tools returns the three delegation tools, in this order: Task (see
-// Tool), and TaskOutput and TaskStop (see OutputTool and StopTool) over
+// Tool), and TaskOutput and TaskStop (see outputTool and stopTool) over
 // the engine's background tasks — what Section offers, for a program that
 // builds its own section or toolset.
 func Tools(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts ...Option) (tools.Toolset, error) {
@@ -110,11 +110,11 @@ func Tools(reg *agents.Registry, engine *subagent.Engine, router *model.Router, 
 	if err != nil {
 		return tools.Toolset{}, err
 	}
-	output, err := OutputTool(engine)
+	output, err := outputTool(engine)
 	if err != nil {
 		return tools.Toolset{}, err
 	}
-	stop, err := StopTool(engine)
+	stop, err := stopTool(engine)
 	if err != nil {
 		return tools.Toolset{}, err
 	}

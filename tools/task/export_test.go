@@ -1,0 +1,13 @@
+package task
+
+// Names the tests of package task_test use.
+type (
+	OutputResult = outputResult
+	StopResult   = stopResult
+)
+
+const (
+	RetrievalSuccess  = retrievalSuccess
+	RetrievalTimeout  = retrievalTimeout
+	RetrievalNotReady = retrievalNotReady
+)
