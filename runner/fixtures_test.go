@@ -14,8 +14,8 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
-	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -91,14 +91,13 @@ func newPrompt(t testing.TB, ts ...tools.Tool) *prompt.Prompt {
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
+// newSession is a test session whose clock moves a millisecond at each
+// reading, so that durations are not zero.
 func newSession(t testing.TB) *session.Session {
 	t.Helper()
 	var n atomic.Int64
 	clock := func() time.Time { return t0.Add(time.Duration(n.Add(1)) * time.Millisecond) }
-	s, err := session.New(session.WithBus(bus.New(bus.WithClock(clock))), session.WithRegistry(serde.NewRegistry()))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
-	return s
+	return sessiontest.New(t, session.WithBus(bus.New(bus.WithClock(clock))))
 }
 
 func request(p *prompt.Prompt, s *session.Session, m model.Model) runner.Request {

@@ -2,7 +2,8 @@
 // httptest does for handlers: snapshot parity after a fork, "nothing
 // changed" checks that prove isolation, JSON round trips for your own slice
 // types, and Seed, Clear and Reset (the same as session's) for setting up
-// state directly. Every assertion fails with a readable diff and none of
+// state directly, and New for a session that is the same on every run
+// (fixed ids and clock, a registry of its own). Every assertion fails with a readable diff and none of
 // them panics, whatever the values hold.
 //
 // The helpers cannot be fooled by shared memory. Capture records a

@@ -342,3 +342,23 @@ func TestSeedClearReset(t *testing.T) {
 	require.NoError(t, s.Close())
 	assert.ErrorIs(t, sessiontest.Seed(s, Note{"closed"}), session.ErrClosed)
 }
+
+// New gives the same session on every run: ids s1, s2, … for it and its
+// forks, a clock standing at Epoch, its own registry; options of the
+// test's own win, and the session is closed when the test ends.
+func TestNewIsTheSameOnEveryRun(t *testing.T) {
+	var s *session.Session
+	t.Run("inner", func(t *testing.T) {
+		s = sessiontest.New(t)
+		assert.Equal(t, "s1", s.ID())
+		child, err := s.Fork()
+		require.NoError(t, err)
+		assert.Equal(t, "s2", child.ID())
+		assert.Equal(t, sessiontest.Epoch, s.Bus().Now())
+
+		later := sessiontest.Epoch.Add(time.Hour)
+		own := sessiontest.New(t, session.WithBus(bus.New(bus.WithClock(func() time.Time { return later }))))
+		assert.Equal(t, later, own.Bus().Now(), "the test's own bus wins")
+	})
+	assert.ErrorIs(t, s.Dispatch(context.Background(), struct{}{}), session.ErrClosed, "closed when the test ended")
+}

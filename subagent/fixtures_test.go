@@ -2,19 +2,15 @@ package subagent_test
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
-	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
 )
@@ -70,18 +66,11 @@ func childPrompt(t testing.TB, name string) *prompt.Prompt {
 	return p
 }
 
-var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+var t0 = sessiontest.Epoch
 
 func newParent(t testing.TB) *session.Session {
 	t.Helper()
-	var n atomic.Int64
-	s, err := session.New(
-		session.WithBus(bus.New(bus.WithClock(func() time.Time { return t0 }))),
-		session.WithRegistry(serde.NewRegistry()),
-		session.WithIDGenerator(func() string { return fmt.Sprintf("s%d", n.Add(1)) }),
-	)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
+	s := sessiontest.New(t)
 	require.NoError(t, s.Dispatch(ctx, Note{"parent state"}))
 	return s
 }

@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
-	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools/planning"
 	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
@@ -53,14 +51,7 @@ func newWorld(t testing.TB, opts ...promptsubagent.Option) *world {
 	)
 	require.NoError(t, err)
 
-	var ids atomic.Int64
-	s, err := session.New(
-		session.WithBus(bus.New(bus.WithClock(func() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) }))),
-		session.WithRegistry(serde.NewRegistry()),
-		session.WithIDGenerator(func() string { return fmt.Sprintf("s%d", ids.Add(1)) }),
-	)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.Close() })
+	s := sessiontest.New(t)
 	r, err := parent.Render()
 	require.NoError(t, err)
 	require.NoError(t, r.Tools.Install(context.Background(), s))

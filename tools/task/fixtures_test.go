@@ -13,13 +13,12 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/offshoot-dev/offshoot/agents"
-	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
-	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/task"
@@ -116,14 +115,7 @@ func newWorld(t testing.TB, cfg worldConfig) *world {
 	// Background agents end before the test does.
 	t.Cleanup(w.engine.Tasks().StopAll)
 
-	var ids atomic.Int64
-	w.s, err = session.New(
-		session.WithBus(bus.New(bus.WithClock(func() time.Time { return t0 }))),
-		session.WithRegistry(serde.NewRegistry()),
-		session.WithIDGenerator(func() string { return fmt.Sprintf("s%d", ids.Add(1)) }),
-	)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = w.s.Close() })
+	w.s = sessiontest.New(t)
 	r, err := w.parent.Render()
 	require.NoError(t, err)
 	require.NoError(t, r.Tools.Install(context.Background(), w.s))
