@@ -139,7 +139,7 @@ func routerOf(opts Options) (*model.Router, error) {
 	case opts.Router != nil:
 		return opts.Router, nil
 	case opts.Model != nil:
-		r, err := model.NewStaticRouter(map[string]model.Model{model.Main: opts.Model}, model.DefaultAliases())
+		r, err := model.NewStaticRouter(map[string]model.Model{model.Main: opts.Model}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("offshoot: %w", err)
 		}

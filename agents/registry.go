@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/model"
 )
 
@@ -126,7 +127,7 @@ func (r *Registry) readConfig(dir string) configFile {
 	if dir == "" {
 		return configFile{}
 	}
-	p := filepath.Join(dir, model.ConfigPath)
+	p := filepath.Join(dir, modelconfig.Path)
 	data, err := readLimited(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -158,7 +159,7 @@ func (r *Registry) level(dir string, src Source, cfg configFile) {
 		r.warns = append(r.warns, warns...)
 		r.merge(drafts, fromMarkdown)
 	}
-	r.merge(agentDrafts(filepath.Join(dir, model.ConfigPath), cfg.agents, src), fromJSON)
+	r.merge(agentDrafts(filepath.Join(dir, modelconfig.Path), cfg.agents, src), fromJSON)
 }
 
 // program merges the program's definitions: Agents, then AgentsJSON.

@@ -1,19 +1,10 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/offshoot-dev/offshoot/internal/regfile"
 )
 
 // Names a Router always understands.
@@ -27,28 +18,17 @@ const (
 	Inherit = "inherit"
 )
 
-// Environment variables read by ConfigFromEnv.
+// The settings the message of ErrNotConfigured names: the variables and
+// the file the offshoot command reads.
 const (
-	EnvModelID      = "LLM_MODEL_ID"       // main model id
-	envAPIKey       = "LLM_API_KEY"        // main model API key
-	envBaseURL      = "LLM_BASE_URL"       // main model base URL
-	envTimeout      = "LLM_TIMEOUT"        // main model: bound on a whole call, a Go duration ("10m")
-	envStallTimeout = "LLM_STALL_TIMEOUT"  // main model: bound on a silence within an answer ("5m")
-	envStream       = "LLM_STREAM"         // main model: "false" asks for whole answers
-	envLightModelID = "LIGHT_LLM_MODEL_ID" // light model id
-	envLightAPIKey  = "LIGHT_LLM_API_KEY"  // light model API key
-	envLightBaseURL = "LIGHT_LLM_BASE_URL" // light model base URL
-	// The light model's LIGHT_LLM_TIMEOUT, LIGHT_LLM_STALL_TIMEOUT and
-	// LIGHT_LLM_STREAM are the main model's names with the LIGHT_ prefix.
+	envModelID      = "LLM_MODEL_ID"
+	envAPIKey       = "LLM_API_KEY"
+	envBaseURL      = "LLM_BASE_URL"
+	envLightModelID = "LIGHT_LLM_MODEL_ID"
+	envLightAPIKey  = "LIGHT_LLM_API_KEY"
+	envLightBaseURL = "LIGHT_LLM_BASE_URL"
+	configPath      = ".offshoot/config.json"
 )
-
-// ConfigPath is where LoadProjectConfig looks for the configuration file,
-// relative to the project directory.
-const ConfigPath = ".offshoot/config.json"
-
-// maxConfigBytes is the most LoadConfig reads of a configuration file; a
-// larger file is an error.
-const maxConfigBytes = 1 << 20
 
 // ModelConfig says how to reach one model. An empty field is unset: it
 // falls back to the main model's value (for models other than main) or to
@@ -155,9 +135,10 @@ func parseDuration(s string) (time.Duration, error) {
 // GoString is String, so that %#v does not reveal the API key either.
 func (c ModelConfig) GoString() string { return "model.ModelConfig" + c.String() }
 
-// Config is the model configuration: named models and aliases. Build it
-// with ConfigFromEnv, LoadConfig or LoadProjectConfig; combine sources with
-// Merge. The zero value is an empty configuration.
+// Config is the model configuration: named models and aliases, for
+// NewRouter. Build it by hand (the offshoot command reads it from the
+// LLM_* variables and .offshoot/config.json); combine sources with Merge.
+// The zero value is an empty configuration.
 type Config struct {
 	// Models maps a name (main, light, or any other) to its settings.
 	// Names are lower case.
@@ -165,99 +146,6 @@ type Config struct {
 	// Aliases maps an alias (such as "sonnet") to a model name or another
 	// alias.
 	Aliases map[string]string `json:"aliases,omitempty"`
-}
-
-// ConfigFromEnv reads the LLM_* (main) and LIGHT_LLM_* (light) variables
-// through getenv (os.Getenv when nil). Unset or empty variables leave the
-// corresponding fields unset. A timeout that is not a Go duration, or a
-// stream setting that is not a boolean, is an error naming the variable.
-func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	var errs []error
-	read := func(prefix string) ModelConfig {
-		m := ModelConfig{
-			ModelID: strings.TrimSpace(getenv(prefix + "LLM_MODEL_ID")),
-			APIKey:  strings.TrimSpace(getenv(prefix + "LLM_API_KEY")),
-			BaseURL: strings.TrimSpace(getenv(prefix + "LLM_BASE_URL")),
-		}
-		for name, dst := range map[string]*Duration{prefix + "LLM_TIMEOUT": &m.Timeout, prefix + "LLM_STALL_TIMEOUT": &m.StallTimeout} {
-			if v := getenv(name); strings.TrimSpace(v) != "" {
-				d, err := parseDuration(v)
-				if err != nil {
-					errs = append(errs, fmt.Errorf("model: %s: %w", name, err))
-				}
-				*dst = Duration(d)
-			}
-		}
-		if v := strings.TrimSpace(getenv(prefix + "LLM_STREAM")); v != "" {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("model: %sLLM_STREAM=%s: give true or false", prefix, v))
-			}
-			m.Stream = &b
-		}
-		return m
-	}
-	var c Config
-	if m := read(""); !m.IsZero() {
-		c.Models = map[string]ModelConfig{Main: m}
-	}
-	if l := read("LIGHT_"); !l.IsZero() {
-		if c.Models == nil {
-			c.Models = map[string]ModelConfig{}
-		}
-		c.Models[Light] = l
-	}
-	if err := errors.Join(errs...); err != nil {
-		return Config{}, err
-	}
-	return c, nil
-}
-
-// LoadConfig reads the "models" and "aliases" keys of a JSON configuration
-// file such as .offshoot/config.json:
-//
-//	{"models": {"main": {"model_id": "…", "api_key": "…", "base_url": "…"},
-//	            "light": {"model_id": "…"}},
-//	 "aliases": {"sonnet": "main"}}
-//
-// Other top-level keys (such as "agents") are ignored; unknown keys inside
-// a model entry are errors. A missing file is an error matching
-// fs.ErrNotExist. Only a regular file of at most 1 MiB is read: a
-// FIFO, a device or a link to one is an error, never a wait.
-func LoadConfig(path string) (Config, error) {
-	data, err := regfile.Read(path, maxConfigBytes)
-	if err != nil {
-		return Config{}, fmt.Errorf("model: read config: %w", err)
-	}
-	c, err := parseConfig(data)
-	if err != nil {
-		return Config{}, fmt.Errorf("model: config %s: %w", path, err)
-	}
-	return c, nil
-}
-
-// LoadProjectConfig returns the configuration of the project in dir: the
-// file dir/.offshoot/config.json if it exists, marked as a project's (see
-// Config.FromProject), overridden key by key by the configurations in
-// over (the user's own file, say) and then by the environment read through
-// getenv (os.Getenv when nil).
-func LoadProjectConfig(dir string, getenv func(string) string, over ...Config) (Config, error) {
-	file, err := LoadConfig(filepath.Join(dir, ConfigPath))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Config{}, err
-	}
-	env, err := ConfigFromEnv(getenv)
-	if err != nil {
-		return Config{}, err
-	}
-	cfg := file.FromProject()
-	for _, o := range over {
-		cfg = cfg.Merge(o)
-	}
-	return cfg.Merge(env), nil
 }
 
 // FromProject returns c marked as read from a project's file — a file in
@@ -276,48 +164,6 @@ func (c Config) FromProject() Config {
 		out.Models[name] = m
 	}
 	return out
-}
-
-func parseConfig(data []byte) (Config, error) {
-	var raw struct {
-		Models  map[string]json.RawMessage `json:"models"`
-		Aliases map[string]string          `json:"aliases"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return Config{}, err
-	}
-	var c Config
-	names := make([]string, 0, len(raw.Models))
-	for name := range raw.Models {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		dec := json.NewDecoder(bytes.NewReader(raw.Models[name]))
-		dec.DisallowUnknownFields()
-		var m ModelConfig
-		if err := dec.Decode(&m); err != nil {
-			return Config{}, fmt.Errorf("models.%s: %w (known keys: model_id, api_key, base_url, timeout, stall_timeout, stream)", name, err)
-		}
-		n := normName(name)
-		if n == "" || n == Inherit {
-			return Config{}, fmt.Errorf("models: %q cannot name a model", name)
-		}
-		if _, dup := c.Models[n]; dup {
-			return Config{}, fmt.Errorf("models: %q is given twice (names are case-insensitive)", n)
-		}
-		if c.Models == nil {
-			c.Models = map[string]ModelConfig{}
-		}
-		c.Models[n] = m
-	}
-	for alias, target := range raw.Aliases {
-		if c.Aliases == nil {
-			c.Aliases = map[string]string{}
-		}
-		c.Aliases[normName(alias)] = normName(target)
-	}
-	return c, nil
 }
 
 // Merge returns a new Config in which over's settings win key by key: a
@@ -375,7 +221,7 @@ func withhold(name string, m ModelConfig) ModelConfig {
 	m.APIKey = ""
 	m.KeyWithheld = fmt.Sprintf("the project's %s sends the %s model to %s, and your API key is sent only to a server you named yourself: "+
 		"to send it there, set %s=%s (or \"base_url\" in your own ~/%s); to use the project's server with its own key, give \"api_key\" beside its \"base_url\"",
-		ConfigPath, name, m.BaseURL, env, m.BaseURL, ConfigPath)
+		configPath, name, m.BaseURL, env, m.BaseURL, configPath)
 	return m
 }
 

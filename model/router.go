@@ -13,11 +13,11 @@ import (
 // (openai.Factory), and tests can return scripted models.
 type Factory func(name string, cfg ModelConfig) (Model, error)
 
-// DefaultAliases returns the aliases every Router knows unless the
+// defaultAliases returns the aliases every Router knows unless the
 // configuration redefines them: the Claude model names used by agent
 // definitions, mapped to the configured models (sonnet and opus → main,
 // haiku → light).
-func DefaultAliases() map[string]string {
+func defaultAliases() map[string]string {
 	return map[string]string{"sonnet": Main, "opus": Main, "haiku": Light}
 }
 
@@ -33,15 +33,17 @@ type Router struct {
 var notConfigured = fmt.Errorf("%w: set %s (the model id) and, as needed, %s and %s (for a server other than OpenAI) "+
 	"in the environment, or \"models\": {\"main\": {\"model_id\": …, \"api_key\": …, \"base_url\": …}} in %s; "+
 	"%s, %s and %s optionally configure the light model",
-	ErrNotConfigured, EnvModelID, envAPIKey, envBaseURL, ConfigPath, envLightModelID, envLightAPIKey, envLightBaseURL)
+	ErrNotConfigured, envModelID, envAPIKey, envBaseURL, configPath, envLightModelID, envLightAPIKey, envLightBaseURL)
 
 // NewRouter builds a Router from cfg, creating each configured model with
 // factory. Main must be configured (ErrNotConfigured otherwise, with a
 // message naming the variables to set); light is always available and takes
 // every unset setting from main; other names in cfg.Models take unset
 // settings from main too. Models with identical effective settings share
-// one instance. Aliases are DefaultAliases overridden by cfg.Aliases; an
-// alias must lead to a configured name.
+// one instance. Every router knows the aliases sonnet and opus (→ main)
+// and haiku (→ light), the Claude model names agent definitions use,
+// unless a configured model has that name; cfg.Aliases adds to them and
+// overrides them. An alias must lead to a configured name.
 func NewRouter(cfg Config, factory Factory) (*Router, error) {
 	if factory == nil {
 		return nil, errors.New("model: NewRouter needs a Factory (for example openai.Factory)")
@@ -108,7 +110,7 @@ func NewStaticRouter(models map[string]Model, aliases map[string]string) (*Route
 }
 
 func newRouter(models map[string]Model, configured map[string]string) (*Router, error) {
-	raw := DefaultAliases()
+	raw := defaultAliases()
 	for alias := range raw {
 		if _, shadowed := models[alias]; shadowed {
 			delete(raw, alias)

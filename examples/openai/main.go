@@ -9,8 +9,10 @@
 //	LLM_BASE_URL=http://localhost:8000/v1 LLM_MODEL_ID=qwen3 go run ./examples/openai
 //
 // The model comes from the LLM_* variables, or from "models" in
-// .offshoot/config.json of the working directory. With none configured it
-// says what to set and exits with 0.
+// .offshoot/config.json of the working directory, read as the offshoot
+// command reads them (a program outside this module builds its
+// model.Config itself). With none configured it says what to set and
+// exits with 0.
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 	"time"
 
 	"github.com/offshoot-dev/offshoot/examples/billing"
+	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/openai"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -53,7 +56,7 @@ func main() {
 
 func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	// The model: LLM_* variables over .offshoot/config.json.
-	cfg, err := model.LoadProjectConfig(".", getenv)
+	cfg, err := modelconfig.LoadProject(".", getenv)
 	if err != nil {
 		return err
 	}

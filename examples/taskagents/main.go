@@ -74,7 +74,7 @@ func run(w io.Writer, dir string) error {
 	// agents' model names resolve through (sonnet means main, haiku light).
 	release := make(chan struct{})
 	mainModel, lightModel := scripts(release)
-	router, err := model.NewStaticRouter(map[string]model.Model{model.Main: mainModel, model.Light: lightModel}, model.DefaultAliases())
+	router, err := model.NewStaticRouter(map[string]model.Model{model.Main: mainModel, model.Light: lightModel}, nil)
 	if err != nil {
 		return err
 	}

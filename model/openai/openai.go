@@ -39,23 +39,23 @@ import (
 const (
 	// defaultBaseURL is OpenAI's API root.
 	defaultBaseURL = "https://api.openai.com/v1"
-	// DefaultMaxRetries is the number of retries DefaultConfig sets. A
+	// defaultMaxRetries is the number of retries DefaultConfig sets. A
 	// Config's zero MaxRetries means no retries.
-	DefaultMaxRetries = 4
+	defaultMaxRetries = 4
 	// defaultRetryBudget bounds a call's total time, retries included.
 	defaultRetryBudget = 90 * time.Second
 	// defaultBaseDelay is the backoff before the first retry.
 	defaultBaseDelay = time.Second
 	// defaultMaxDelay caps the backoff.
 	defaultMaxDelay = 30 * time.Second
-	// DefaultTimeout bounds a whole call, retries included: long enough for
+	// defaultTimeout bounds a whole call, retries included: long enough for
 	// a reasoning model that thinks for minutes, short enough that a dead
 	// server does not hold a run forever.
-	DefaultTimeout = 10 * time.Minute
-	// DefaultStallTimeout bounds a silence of the server within a call:
+	defaultTimeout = 10 * time.Minute
+	// defaultStallTimeout bounds a silence of the server within a call:
 	// before the first piece of a streamed answer, between two pieces, or
 	// while the body of a whole answer arrives.
-	DefaultStallTimeout = 5 * time.Minute
+	defaultStallTimeout = 5 * time.Minute
 )
 
 // Config configures a Model. The zero value of every field is usable; start
@@ -72,7 +72,7 @@ type Config struct {
 	// HTTPClient sends the requests; a new http.Client when nil.
 	HTTPClient *http.Client
 	// MaxRetries is how many times a failed call is retried after the
-	// first attempt: 0 means none. DefaultConfig sets DefaultMaxRetries.
+	// first attempt: 0 means none. DefaultConfig sets 4.
 	// Negative values are an error.
 	MaxRetries int
 	// RetryBudget bounds the total time of a call including retries and
@@ -86,12 +86,12 @@ type Config struct {
 	// MaxDelay caps the backoff (not Retry-After): 30s when 0.
 	MaxDelay time.Duration
 	// Timeout bounds a whole call (Generate or Stream), retries and their
-	// waits included: DefaultTimeout when 0. The error of a call that
+	// waits included: 10 minutes when 0. The error of a call that
 	// reaches it matches model.ErrTimeout.
 	Timeout time.Duration
 	// StallTimeout bounds a silence of the server: from sending a streamed
 	// request to the first piece of its answer, between two pieces, and
-	// while the body of a whole answer arrives: DefaultStallTimeout when 0.
+	// while the body of a whole answer arrives: 5 minutes when 0.
 	// A stall before the answer began is retried like a dropped
 	// connection; one in the middle of an answer is not. The error matches
 	// model.ErrTimeout.
@@ -118,16 +118,19 @@ type Config struct {
 	Now func() time.Time
 }
 
-// DefaultConfig returns the recommended configuration: OpenAI's base URL and
-// DefaultMaxRetries retries within 90 seconds. Set the model id, the
-// key and, for another server, the base URL on it.
+// DefaultConfig returns the recommended configuration: OpenAI's base URL,
+// 4 retries within 90 seconds, and the timeouts a zero Config has (10
+// minutes for a call, 5 minutes for a silence). Set the model id, the key
+// and, for another server, the base URL on it.
 func DefaultConfig() Config {
 	return Config{
-		BaseURL:     defaultBaseURL,
-		MaxRetries:  DefaultMaxRetries,
-		RetryBudget: defaultRetryBudget,
-		BaseDelay:   defaultBaseDelay,
-		MaxDelay:    defaultMaxDelay,
+		BaseURL:      defaultBaseURL,
+		MaxRetries:   defaultMaxRetries,
+		RetryBudget:  defaultRetryBudget,
+		BaseDelay:    defaultBaseDelay,
+		MaxDelay:     defaultMaxDelay,
+		Timeout:      defaultTimeout,
+		StallTimeout: defaultStallTimeout,
 	}
 }
 
@@ -156,8 +159,8 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("openai: base URL %q must be an absolute http(s) URL such as %q", cfg.BaseURL, defaultBaseURL)
 	}
 	if cfg.MaxRetries < 0 {
-		return nil, fmt.Errorf("openai: MaxRetries is %d; use 0 for no retries, or a positive count such as openai.DefaultMaxRetries (%d)",
-			cfg.MaxRetries, DefaultMaxRetries)
+		return nil, fmt.Errorf("openai: MaxRetries is %d; use 0 for no retries, or a positive count such as DefaultConfig's %d",
+			cfg.MaxRetries, defaultMaxRetries)
 	}
 	if cfg.RetryBudget <= 0 {
 		cfg.RetryBudget = defaultRetryBudget
@@ -181,10 +184,10 @@ func New(cfg Config) (*Model, error) {
 		cfg.HTTPClient = &http.Client{}
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	if cfg.StallTimeout <= 0 {
-		cfg.StallTimeout = DefaultStallTimeout
+		cfg.StallTimeout = defaultStallTimeout
 	}
 	// The endpoint keeps the base URL's query (some gateways take an
 	// api-version or a key there); what errors show of it is redacted.

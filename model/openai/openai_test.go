@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/openai"
 )
@@ -324,7 +325,7 @@ func TestNewRejectsBadBaseURL(t *testing.T) {
 
 func TestFactoryWithRouter(t *testing.T) {
 	ws := newWireServer(t, reply{status: 200, body: finalReply})
-	cfg, err := model.ConfigFromEnv(func(k string) string {
+	cfg, err := modelconfig.FromEnv(func(k string) string {
 		return map[string]string{"LLM_MODEL_ID": "gpt-main", "LLM_BASE_URL": ws.URL + "/v1", "LIGHT_LLM_MODEL_ID": "gpt-light", "LLM_API_KEY": "sk-env"}[k]
 	})
 	require.NoError(t, err)

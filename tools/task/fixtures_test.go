@@ -99,7 +99,7 @@ func newWorld(t testing.TB, cfg worldConfig) *world {
 	}
 	w := &world{reg: agents.Load(opts), main: scripted.New(cfg.main...), light: scripted.New(cfg.light...)}
 	require.Empty(t, w.reg.Errors())
-	w.router, err = model.NewStaticRouter(map[string]model.Model{model.Main: w.main, model.Light: w.light}, model.DefaultAliases())
+	w.router, err = model.NewStaticRouter(map[string]model.Model{model.Main: w.main, model.Light: w.light}, nil)
 	require.NoError(t, err)
 	var n atomic.Int64
 	eo := cfg.engine

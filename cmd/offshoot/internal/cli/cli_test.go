@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/model"
 )
 
@@ -134,14 +135,14 @@ func TestModels(t *testing.T) {
 	assert.Equal(t, ExitUsage, Code(err, true))
 	assert.Nil(t, e.KnownModels())
 
-	vars[model.EnvModelID] = "gpt-test"
+	vars[modelconfig.EnvModelID] = "gpt-test"
 	r, err := e.Models()
 	require.NoError(t, err)
 	assert.NotNil(t, r.Main())
 	assert.NotNil(t, e.KnownModels())
 
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".offshoot"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, model.ConfigPath), []byte(`{"models": {"main": {"modelid": "x"}}}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, modelconfig.Path), []byte(`{"models": {"main": {"modelid": "x"}}}`), 0o644))
 	_, err = e.Models()
 	require.Error(t, err)
 	assert.Equal(t, ExitUsage, Code(err, true))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot"
 	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -143,7 +144,7 @@ func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err er
 	case errors.As(err, &diag):
 		return Usagef("--agent %s did not load: %s; fix it and check with 'offshoot agents validate'", f.Agent, Printable(diag.Error()))
 	case errors.Is(err, model.ErrUnknownModel):
-		return Usagef("--model %s: no model is called so here; use one of %s (configure more in %s)", f.Model, strings.Join(router.Names(), ", "), model.ConfigPath)
+		return Usagef("--model %s: no model is called so here; use one of %s (configure more in %s)", f.Model, strings.Join(router.Names(), ", "), modelconfig.Path)
 	case errors.Is(err, vfs.ErrMountTooLarge):
 		return Usagef("--dir %s: its text files come to more than %d MiB, the most the agents' files take; point --dir at a smaller directory, such as the part of the project the task is about",
 			dir, vfs.DefaultMountMaxBytes>>20)

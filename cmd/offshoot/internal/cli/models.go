@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/openai"
@@ -36,8 +37,8 @@ type ModelFlags struct {
 // Add registers the flags on cmd.
 func (f *ModelFlags) Add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.DurationVar(&f.Timeout, "timeout", 0, fmt.Sprintf("the longest a model call may take, retries included, such as 90s or 20m (default %s, or \"timeout\" in the configuration, or LLM_TIMEOUT)", openai.DefaultTimeout))
-	fl.DurationVar(&f.StallTimeout, "stall-timeout", 0, fmt.Sprintf("the longest the model's server may stay silent within an answer (default %s, or \"stall_timeout\", or LLM_STALL_TIMEOUT)", openai.DefaultStallTimeout))
+	fl.DurationVar(&f.Timeout, "timeout", 0, fmt.Sprintf("the longest a model call may take, retries included, such as 90s or 20m (default %s, or \"timeout\" in the configuration, or LLM_TIMEOUT)", openai.DefaultConfig().Timeout))
+	fl.DurationVar(&f.StallTimeout, "stall-timeout", 0, fmt.Sprintf("the longest the model's server may stay silent within an answer (default %s, or \"stall_timeout\", or LLM_STALL_TIMEOUT)", openai.DefaultConfig().StallTimeout))
 	fl.BoolVar(&f.NoStream, "no-stream", false, "ask the model for whole answers instead of streamed ones, for servers that mishandle streaming (or \"stream\": false, or LLM_STREAM=false)")
 }
 
@@ -79,7 +80,7 @@ func (e *Env) UserConfigFile() string {
 	if e.HomeDir == "" {
 		return ""
 	}
-	return filepath.Join(e.HomeDir, filepath.FromSlash(model.ConfigPath))
+	return filepath.Join(e.HomeDir, filepath.FromSlash(modelconfig.Path))
 }
 
 // ScriptEnv names the environment variable that makes every command that
@@ -94,8 +95,8 @@ const ScriptEnv = "OFFSHOOT_SCRIPTED_MODEL"
 // that cannot be read is a usage error.
 func (e *Env) ModelConfig() (model.Config, error) {
 	var user []model.Config
-	if path := e.UserConfigFile(); path != "" && path != filepath.Join(e.ProjectDir, filepath.FromSlash(model.ConfigPath)) {
-		u, err := model.LoadConfig(path)
+	if path := e.UserConfigFile(); path != "" && path != filepath.Join(e.ProjectDir, filepath.FromSlash(modelconfig.Path)) {
+		u, err := modelconfig.Load(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -104,9 +105,9 @@ func (e *Env) ModelConfig() (model.Config, error) {
 			user = append(user, u)
 		}
 	}
-	cfg, err := model.LoadProjectConfig(e.ProjectDir, e.Getenv, user...)
+	cfg, err := modelconfig.LoadProject(e.ProjectDir, e.Getenv, user...)
 	if err != nil {
-		return model.Config{}, Usagef("%w; fix the \"models\" of %s or the LLM_* variables", err, model.ConfigPath)
+		return model.Config{}, Usagef("%w; fix the \"models\" of %s or the LLM_* variables", err, modelconfig.Path)
 	}
 	return cfg, nil
 }
@@ -148,7 +149,7 @@ func (e *Env) Models(flags ...ModelFlags) (*model.Router, error) {
 		return nil, Usagef("%w", err)
 	}
 	if err != nil {
-		return nil, Usagef("%w; fix the model configuration (%s or the LLM_* variables)", err, model.ConfigPath)
+		return nil, Usagef("%w; fix the model configuration (%s or the LLM_* variables)", err, modelconfig.Path)
 	}
 	return r, nil
 }

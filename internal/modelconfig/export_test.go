@@ -1,0 +1,4 @@
+package modelconfig
+
+// MaxBytes is the bound on a configuration file, for the external tests.
+const MaxBytes = maxBytes

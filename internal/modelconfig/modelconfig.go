@@ -1,0 +1,187 @@
+// Package modelconfig reads the model configuration of the offshoot
+// command and the examples: the LLM_* and LIGHT_LLM_* variables and the
+// "models" and "aliases" of .offshoot/config.json, into a model.Config for
+// model.NewRouter.
+//
+// A project's file is marked as such (model.Config.FromProject), so that a
+// key the user configured is never sent to a base URL that the project's
+// file named.
+package modelconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/offshoot-dev/offshoot/internal/regfile"
+	"github.com/offshoot-dev/offshoot/model"
+)
+
+// EnvModelID is the variable that names the main model's id; the other
+// variables FromEnv reads are LLM_API_KEY, LLM_BASE_URL, LLM_TIMEOUT,
+// LLM_STALL_TIMEOUT and LLM_STREAM, and the same names with the LIGHT_
+// prefix for the light model.
+const EnvModelID = "LLM_MODEL_ID"
+
+// Path is where LoadProject looks for the configuration file, relative to
+// the project directory.
+const Path = ".offshoot/config.json"
+
+// maxBytes is the most Load reads of a configuration file; a larger file
+// is an error.
+const maxBytes = 1 << 20
+
+// FromEnv reads the LLM_* (main) and LIGHT_LLM_* (light) variables
+// through getenv (os.Getenv when nil). Unset or empty variables leave the
+// corresponding fields unset. A timeout that is not a Go duration, or a
+// stream setting that is not a boolean, is an error naming the variable.
+func FromEnv(getenv func(string) string) (model.Config, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var errs []error
+	read := func(prefix string) model.ModelConfig {
+		m := model.ModelConfig{
+			ModelID: strings.TrimSpace(getenv(prefix + "LLM_MODEL_ID")),
+			APIKey:  strings.TrimSpace(getenv(prefix + "LLM_API_KEY")),
+			BaseURL: strings.TrimSpace(getenv(prefix + "LLM_BASE_URL")),
+		}
+		for name, dst := range map[string]*model.Duration{prefix + "LLM_TIMEOUT": &m.Timeout, prefix + "LLM_STALL_TIMEOUT": &m.StallTimeout} {
+			if v := getenv(name); strings.TrimSpace(v) != "" {
+				d, err := parseDuration(v)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("model: %s: %w", name, err))
+				}
+				*dst = model.Duration(d)
+			}
+		}
+		if v := strings.TrimSpace(getenv(prefix + "LLM_STREAM")); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("model: %sLLM_STREAM=%s: give true or false", prefix, v))
+			}
+			m.Stream = &b
+		}
+		return m
+	}
+	var c model.Config
+	if m := read(""); !m.IsZero() {
+		c.Models = map[string]model.ModelConfig{model.Main: m}
+	}
+	if l := read("LIGHT_"); !l.IsZero() {
+		if c.Models == nil {
+			c.Models = map[string]model.ModelConfig{}
+		}
+		c.Models[model.Light] = l
+	}
+	if err := errors.Join(errs...); err != nil {
+		return model.Config{}, err
+	}
+	return c, nil
+}
+
+// Load reads the "models" and "aliases" keys of a JSON configuration
+// file such as .offshoot/config.json:
+//
+//	{"models": {"main": {"model_id": "…", "api_key": "…", "base_url": "…"},
+//	            "light": {"model_id": "…"}},
+//	 "aliases": {"sonnet": "main"}}
+//
+// Other top-level keys (such as "agents") are ignored; unknown keys inside
+// a model entry are errors. A missing file is an error matching
+// fs.ErrNotExist. Only a regular file of at most 1 MiB is read: a
+// FIFO, a device or a link to one is an error, never a wait.
+func Load(path string) (model.Config, error) {
+	data, err := regfile.Read(path, maxBytes)
+	if err != nil {
+		return model.Config{}, fmt.Errorf("model: read config: %w", err)
+	}
+	c, err := parse(data)
+	if err != nil {
+		return model.Config{}, fmt.Errorf("model: config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// LoadProject returns the configuration of the project in dir: the file
+// dir/.offshoot/config.json if it exists, marked as a project's (see
+// model.Config.FromProject), overridden key by key by the configurations
+// in over (the user's own file, say) and then by the environment read
+// through getenv (os.Getenv when nil).
+func LoadProject(dir string, getenv func(string) string, over ...model.Config) (model.Config, error) {
+	file, err := Load(filepath.Join(dir, Path))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return model.Config{}, err
+	}
+	env, err := FromEnv(getenv)
+	if err != nil {
+		return model.Config{}, err
+	}
+	cfg := file.FromProject()
+	for _, o := range over {
+		cfg = cfg.Merge(o)
+	}
+	return cfg.Merge(env), nil
+}
+
+func parse(data []byte) (model.Config, error) {
+	var raw struct {
+		Models  map[string]json.RawMessage `json:"models"`
+		Aliases map[string]string          `json:"aliases"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return model.Config{}, err
+	}
+	var c model.Config
+	names := make([]string, 0, len(raw.Models))
+	for name := range raw.Models {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		dec := json.NewDecoder(bytes.NewReader(raw.Models[name]))
+		dec.DisallowUnknownFields()
+		var m model.ModelConfig
+		if err := dec.Decode(&m); err != nil {
+			return model.Config{}, fmt.Errorf("models.%s: %w (known keys: model_id, api_key, base_url, timeout, stall_timeout, stream)", name, err)
+		}
+		n := normName(name)
+		if n == "" || n == model.Inherit {
+			return model.Config{}, fmt.Errorf("models: %q cannot name a model", name)
+		}
+		if _, dup := c.Models[n]; dup {
+			return model.Config{}, fmt.Errorf("models: %q is given twice (names are case-insensitive)", n)
+		}
+		if c.Models == nil {
+			c.Models = map[string]model.ModelConfig{}
+		}
+		c.Models[n] = m
+	}
+	for alias, target := range raw.Aliases {
+		if c.Aliases == nil {
+			c.Aliases = map[string]string{}
+		}
+		c.Aliases[normName(alias)] = normName(target)
+	}
+	return c, nil
+}
+
+// parseDuration reads a variable's duration as model.Duration reads one
+// in JSON.
+func parseDuration(s string) (time.Duration, error) {
+	v, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("%q is not a positive duration; write it as Go does, such as \"90s\" or \"10m\"", s)
+	}
+	return v, nil
+}
+
+func normName(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

@@ -1,6 +1,0 @@
-package model
-
-// The limits the package keeps to itself, for its external tests.
-const (
-	MaxConfigBytes = maxConfigBytes
-)
