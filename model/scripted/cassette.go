@@ -75,9 +75,9 @@ func hashOf(canonical []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// RequestHash returns the hex SHA-256 of the canonical JSON of req: the key
+// requestHash returns the hex SHA-256 of the canonical JSON of req: the key
 // under which cassettes record and replay it.
-func RequestHash(req *model.Request) (string, error) {
+func requestHash(req *model.Request) (string, error) {
 	c, err := canonicalJSON(req)
 	if err != nil {
 		return "", fmt.Errorf("scripted: hash request: %w", err)

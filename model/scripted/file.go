@@ -13,9 +13,9 @@ const maxScriptBytes = 8 << 20
 // maxScriptNesting bounds how deeply when routes nest in a script.
 const maxScriptNesting = 16
 
-// ScriptError says why LoadScript could not read a script: where (the line
+// scriptError says why LoadScript could not read a script: where (the line
 // and the JSON path of the value) and what to change.
-type ScriptError struct {
+type scriptError struct {
 	// Line is the 1-based line of the value at fault; 0 when the whole
 	// script is.
 	Line int
@@ -27,7 +27,7 @@ type ScriptError struct {
 
 // Error returns "scripted: script line LINE: FIELD: MESSAGE", leaving out
 // the parts that are not known.
-func (e *ScriptError) Error() string {
+func (e *scriptError) Error() string {
 	var b strings.Builder
 	b.WriteString("scripted: script")
 	if e.Line > 0 {
@@ -65,8 +65,8 @@ func (e *ScriptError) Error() string {
 //     exactly as a model would send them (malformed ones included); "id" is
 //     optional;
 //   - "json": any JSON value, the answer of a structured-output turn (JSON);
-//   - "error": {"message", "kind", "retry_after"} (Fail with a
-//     *RecordedError): kind is "rate_limited", "context_length", "auth" or
+//   - "error": {"message", "kind", "retry_after"} (Fail with the error a
+//     cassette replays): kind is "rate_limited", "context_length", "auth" or
 //     left out, and retry_after a duration such as "2s", for rate limits only;
 //   - "when" with "turns": a route (When) for the requests that match every
 //     condition given: "system_contains", "last_user_contains" (substrings)
@@ -77,8 +77,8 @@ func (e *ScriptError) Error() string {
 // route's last turn — in place (Repeat).
 //
 // Decoding is strict: an unknown key, a key given twice, a value of the
-// wrong type or a turn that is none or several of the above is a
-// *ScriptError naming the line, the field and what to write instead.
+// wrong type or a turn that is none or several of the above is an error
+// naming the line, the field and what to write instead.
 // A script is at most 8 MiB, with routes nested at most 16 deep.
 func LoadScript(r io.Reader) (*Model, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxScriptBytes+1))
@@ -86,7 +86,7 @@ func LoadScript(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("scripted: read the script: %w", err)
 	}
 	if len(data) > maxScriptBytes {
-		return nil, &ScriptError{Message: fmt.Sprintf("the script is larger than %d MiB; split it or shorten its texts", maxScriptBytes>>20)}
+		return nil, &scriptError{Message: fmt.Sprintf("the script is larger than %d MiB; split it or shorten its texts", maxScriptBytes>>20)}
 	}
 	p := &scriptParser{src: data}
 	turns, err := p.script()

@@ -7,7 +7,7 @@ import (
 )
 
 // This file reads an error turn: a provider's failure, played back as a
-// *RecordedError.
+// recordedError.
 
 // scriptErrorKinds are the kinds an error turn may name.
 var scriptErrorKinds = []string{"rate_limited", "context_length", "auth"}
@@ -17,7 +17,7 @@ func (p *scriptParser) errorTurn(v scriptSpan, field string) (Turn, error) {
 	if err != nil {
 		return Turn{}, err
 	}
-	e := &RecordedError{}
+	e := &recordedError{}
 	var retry *scriptSpan
 	for _, m := range ms {
 		path := scriptPath(field, m.key)

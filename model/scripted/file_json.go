@@ -32,7 +32,7 @@ type scriptMember struct {
 }
 
 func (p *scriptParser) fail(at scriptSpan, field, format string, args ...any) error {
-	return &ScriptError{Line: p.line(at.off), Field: field, Message: fmt.Sprintf(format, args...)}
+	return &scriptError{Line: p.line(at.off), Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 func (p *scriptParser) line(off int) int {
@@ -65,15 +65,15 @@ func (p *scriptParser) script() ([]Turn, error) {
 // syntaxError locates the first syntax error of the script.
 func (p *scriptParser) syntaxError() error {
 	if len(bytes.TrimSpace(p.src)) == 0 {
-		return &ScriptError{Message: `the script is empty; write {"turns": [{"text": "Hello."}]}`}
+		return &scriptError{Message: `the script is empty; write {"turns": [{"text": "Hello."}]}`}
 	}
 	var v any
 	err := json.Unmarshal(p.src, &v)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &ScriptError{Line: p.line(int(se.Offset)), Message: "not valid JSON: " + se.Error()}
+		return &scriptError{Line: p.line(int(se.Offset)), Message: "not valid JSON: " + se.Error()}
 	}
-	return &ScriptError{Message: "not valid JSON: the script ends in the middle of a value"}
+	return &scriptError{Message: "not valid JSON: the script ends in the middle of a value"}
 }
 
 // object splits an object into its members, refusing duplicates; what

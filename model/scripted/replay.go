@@ -16,7 +16,7 @@ import (
 )
 
 // Replayer is a model.Model that answers from a cassette. Each request is
-// looked up by RequestHash, not by position: parallel callers get the same
+// looked up by the SHA-256 of its canonical JSON, not by position: parallel callers get the same
 // answers in any order. When one request was recorded several times, its
 // responses are served in recorded order, and the last one is repeated
 // once they run out. A Replayer is safe for concurrent use.
@@ -95,7 +95,7 @@ func (p *Replayer) add(line []byte) error {
 		if e.Error == "" {
 			return errors.New(`"error_kind" without "error"`)
 		}
-		if (&RecordedError{Kind: e.ErrorKind}).Unwrap() == nil {
+		if (&recordedError{Kind: e.ErrorKind}).Unwrap() == nil {
 			return fmt.Errorf("unknown error_kind %q", e.ErrorKind)
 		}
 	}
@@ -133,8 +133,8 @@ func decodeStrict(data []byte, v any) error {
 // Len returns the number of entries in the cassette.
 func (p *Replayer) Len() int { return p.count }
 
-// Generate returns the recorded answer to req, or an
-// *UnrecordedRequestError if the cassette has none.
+// Generate returns the recorded answer to req, or an error matching
+// ErrUnrecorded if the cassette has none.
 func (p *Replayer) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
 	if req == nil {
 		return nil, errors.New("scripted: Generate needs a request")
@@ -142,7 +142,7 @@ func (p *Replayer) Generate(ctx context.Context, req *model.Request) (*model.Res
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	hash, err := RequestHash(req)
+	hash, err := requestHash(req)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (p *Replayer) Generate(ctx context.Context, req *model.Request) (*model.Res
 	rec := p.byHash[hash]
 	if rec == nil {
 		p.mu.Unlock()
-		return nil, &UnrecordedRequestError{Source: p.source, Hash: hash, Request: summarize(req)}
+		return nil, &unrecordedRequestError{Source: p.source, Hash: hash, Request: summarize(req)}
 	}
 	e := rec.entries[rec.next]
 	if rec.next < len(rec.entries)-1 {
@@ -158,7 +158,7 @@ func (p *Replayer) Generate(ctx context.Context, req *model.Request) (*model.Res
 	}
 	p.mu.Unlock()
 	if e.Error != "" {
-		return nil, &RecordedError{Message: e.Error, Kind: e.ErrorKind, RetryAfter: e.RetryAfter}
+		return nil, &recordedError{Message: e.Error, Kind: e.ErrorKind, RetryAfter: e.RetryAfter}
 	}
 	return e.Response.Clone(), nil
 }
@@ -173,34 +173,37 @@ func (p *Replayer) Stream(ctx context.Context, req *model.Request, fn func(model
 	return play(ctx, resp, Chunking{}, fn)
 }
 
-// ErrUnrecorded is matched (errors.Is) by every *UnrecordedRequestError.
+// ErrUnrecorded is matched (errors.Is) by the error of a request a
+// cassette has no answer for: the prompt, the tools or the conversation
+// changed since it was recorded. Its message names the cassette and the
+// request's hash and summarizes the request.
 var ErrUnrecorded = errors.New("scripted: request not in cassette")
 
-// UnrecordedRequestError reports a request that the cassette has no answer
+// unrecordedRequestError reports a request that the cassette has no answer
 // for: the prompt, the tools or the conversation changed since it was
 // recorded.
-type UnrecordedRequestError struct {
+type unrecordedRequestError struct {
 	// Source names the cassette.
 	Source string
-	// Hash is the request's RequestHash.
+	// Hash is the request's requestHash.
 	Hash string
 	// Request summarizes the request.
 	Request string
 }
 
 // Error names the hash and summarizes the request.
-func (e *UnrecordedRequestError) Error() string {
+func (e *unrecordedRequestError) Error() string {
 	return fmt.Sprintf("scripted: %s has no response for request sha256:%s (%s); "+
 		"if the prompt, tools or conversation changed on purpose, re-record the cassette", e.Source, e.Hash, e.Request)
 }
 
 // Is reports whether target is ErrUnrecorded.
-func (e *UnrecordedRequestError) Is(target error) bool { return target == ErrUnrecorded }
+func (e *unrecordedRequestError) Is(target error) bool { return target == ErrUnrecorded }
 
-// RecordedError is an error replayed from a cassette. It matches the model
+// recordedError is an error replayed from a cassette. It matches the model
 // package's sentinel of its kind (model.ErrRateLimited, ErrContextLength,
 // ErrAuth) with errors.Is.
-type RecordedError struct {
+type recordedError struct {
 	// Message is the recorded error text.
 	Message string
 	// Kind is "rate_limited", "context_length", "auth" or empty.
@@ -210,11 +213,11 @@ type RecordedError struct {
 }
 
 // Error returns the recorded text.
-func (e *RecordedError) Error() string { return e.Message }
+func (e *recordedError) Error() string { return e.Message }
 
 // Unwrap returns the sentinel of the error's kind — for a rate limit, a
 // *model.RateLimitError with the recorded wait — or nil.
-func (e *RecordedError) Unwrap() error {
+func (e *recordedError) Unwrap() error {
 	if e.Kind == "rate_limited" {
 		return &model.RateLimitError{RetryAfter: e.RetryAfter, Err: model.ErrRateLimited}
 	}

@@ -6,8 +6,8 @@
 // Turns are served in order, and When routes requests by what they contain
 // (SystemContains, LastUserContains, HasToolResult, …) to queues of their
 // own, so subagents running in parallel get their answers whatever order
-// they arrive in. A request the script did not expect is an
-// *UnexpectedRequestError that says what the script had and summarizes the
+// they arrive in. A request the script did not expect is an error matching
+// ErrUnexpectedRequest that says what the script had and summarizes the
 // request. Models, recorders and replayers are model.Streamers: Stream
 // delivers an answer in deterministic pieces (word by word, or as
 // SetChunking says, with an optional pause for demos).
@@ -136,7 +136,7 @@ func (m *Model) addRoute(match Matcher, turns []Turn, repeatLast bool) {
 
 // Generate answers req with the next turn of the first route that matches
 // it and has turns left, or else with the next inline turn. With no turn
-// left for it, it returns an *UnexpectedRequestError.
+// left for it, it returns an error matching ErrUnexpectedRequest.
 func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
 	rec, route, resp, err := m.answer(ctx, req)
 	if rec != nil {
@@ -242,12 +242,13 @@ func (m *Model) Verify() error {
 	return fmt.Errorf("scripted: %s never used: %s", plural(len(left), "script queue"), strings.Join(left, "; "))
 }
 
-// ErrUnexpectedRequest is matched (errors.Is) by every
-// *UnexpectedRequestError.
+// ErrUnexpectedRequest is matched (errors.Is) by the error of a request
+// the script had no turn for; its message says what the script had and
+// summarizes the request.
 var ErrUnexpectedRequest = errors.New("scripted: unexpected request")
 
-// UnexpectedRequestError reports a request the script had no turn for.
-type UnexpectedRequestError struct {
+// unexpectedRequestError reports a request the script had no turn for.
+type unexpectedRequestError struct {
 	// Call is the 1-based number of the call.
 	Call int
 	// Request summarizes the request.
@@ -257,13 +258,13 @@ type UnexpectedRequestError struct {
 }
 
 // Error says what the script expected and what came.
-func (e *UnexpectedRequestError) Error() string {
+func (e *unexpectedRequestError) Error() string {
 	return fmt.Sprintf("scripted: unexpected request (call %d): no scripted turn is left for it\n  request: %s\n  script:\n    %s",
 		e.Call, e.Request, strings.Join(e.Expected, "\n    "))
 }
 
 // Is reports whether target is ErrUnexpectedRequest.
-func (e *UnexpectedRequestError) Is(target error) bool { return target == ErrUnexpectedRequest }
+func (e *unexpectedRequestError) Is(target error) bool { return target == ErrUnexpectedRequest }
 
 func (m *Model) unexpected(req *model.Request) error {
 	var expected []string
@@ -279,5 +280,5 @@ func (m *Model) unexpected(req *model.Request) error {
 	} else {
 		expected = append(expected, "in order: all "+plural(len(m.inline.turns), "turn")+" were used")
 	}
-	return &UnexpectedRequestError{Call: m.seq, Request: summarize(req), Expected: expected}
+	return &unexpectedRequestError{Call: m.seq, Request: summarize(req), Expected: expected}
 }
