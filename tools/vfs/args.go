@@ -8,14 +8,14 @@ import (
 )
 
 // invalidArg turns what is wrong with the argument field of a call — a
-// *PathError or a glob's *patternError — into the call's validation
+// *pathError or a glob's *patternError — into the call's validation
 // failure, which the model reads as "Tool validation failed: TOOL: FIELD:
 // REASON" (the tools package fills in the tool). Any other error is
 // returned as it is. Every tool hands its path and pattern problems here,
 // so they all read alike.
 func invalidArg(field string, err error) error {
 	var (
-		pe     *PathError
+		pe     *pathError
 		pat    *patternError
 		reason string
 	)

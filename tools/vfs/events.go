@@ -33,34 +33,34 @@ type FileDeleted struct {
 	Path string `json:"path"`
 }
 
-// FilesSeeded is the event that gives a session without files its initial
+// filesSeeded is the event that gives a session without files its initial
 // files — the host mounts of the tools installed on it. Its reducer applies
 // it only to a session that has no VFS state yet, and ignores it otherwise.
-type FilesSeeded struct {
+type filesSeeded struct {
 	// Files are the initial files.
 	Files Table `json:"files"`
 }
 
 // Errors the reducers (and so the tools) report, matched with errors.Is.
 var (
-	// ErrNotFound: no file or directory at the path.
-	ErrNotFound = errors.New("vfs: no such file or directory")
-	// ErrExists: write_file on a path that already has a file.
-	ErrExists = errors.New("vfs: file already exists")
-	// ErrIsDirectory: a file operation on a directory.
-	ErrIsDirectory = errors.New("vfs: is a directory")
-	// ErrNotDirectory: a path goes through a file as if it were a
+	// errNotFound: no file or directory at the path.
+	errNotFound = errors.New("vfs: no such file or directory")
+	// errExists: write_file on a path that already has a file.
+	errExists = errors.New("vfs: file already exists")
+	// errIsDirectory: a file operation on a directory.
+	errIsDirectory = errors.New("vfs: is a directory")
+	// errNotDirectory: a path goes through a file as if it were a
 	// directory.
-	ErrNotDirectory = errors.New("vfs: not a directory")
-	// ErrStale: a write's version does not follow the file's.
-	ErrStale = errors.New("vfs: stale write")
-	// ErrContent: content that is not UTF-8 text or is too long.
-	ErrContent = errors.New("vfs: content not accepted")
+	errNotDirectory = errors.New("vfs: not a directory")
+	// errStale: a write's version does not follow the file's.
+	errStale = errors.New("vfs: stale write")
+	// errContent: content that is not UTF-8 text or is too long.
+	errContent = errors.New("vfs: content not accepted")
 )
 
-// OpError is a rejected file operation: which, on which path, and why, in
-// words the model can act on. errors.Is matches its Err (ErrNotFound, …).
-type OpError struct {
+// opError is a rejected file operation: which, on which path, and why, in
+// words the model can act on. errors.Is matches its Err (errNotFound, …).
+type opError struct {
 	// Op is the operation: "write", "edit", "read", "rm", "ls".
 	Op string
 	// Path is the path operated on.
@@ -73,7 +73,7 @@ type OpError struct {
 
 // Error returns "OP PATH: WHAT; HINT", the path clipped to 200
 // characters.
-func (e *OpError) Error() string {
+func (e *opError) Error() string {
 	msg := fmt.Sprintf("%s %s: %s", e.Op, clip(e.Path), trimPrefix(e.Err))
 	if e.Hint != "" {
 		msg += "; " + e.Hint
@@ -82,7 +82,7 @@ func (e *OpError) Error() string {
 }
 
 // Unwrap returns the kind of failure.
-func (e *OpError) Unwrap() error { return e.Err }
+func (e *opError) Unwrap() error { return e.Err }
 
 // trimPrefix words err without its "vfs: " package prefix.
 func trimPrefix(err error) string {
@@ -96,10 +96,10 @@ func trimPrefix(err error) string {
 // checkContent checks that content can be stored.
 func checkContent(op, p, content string) error {
 	if !utf8.ValidString(content) {
-		return &OpError{Op: op, Path: p, Err: ErrContent, Hint: "the content is not valid UTF-8; files hold text only"}
+		return &opError{Op: op, Path: p, Err: errContent, Hint: "the content is not valid UTF-8; files hold text only"}
 	}
 	if n := utf8.RuneCountInString(content); n > maxContentChars {
-		return &OpError{Op: op, Path: p, Err: ErrContent, Hint: fmt.Sprintf("the content is %d characters long; a file holds at most %d, so split it into several files", n, maxContentChars)}
+		return &opError{Op: op, Path: p, Err: errContent, Hint: fmt.Sprintf("the content is %d characters long; a file holds at most %d, so split it into several files", n, maxContentChars)}
 	}
 	return nil
 }
@@ -112,11 +112,11 @@ func (t Table) checkPlace(op, p string) error {
 			continue
 		}
 		if _, ok := t.get(p[:i]); ok {
-			return &OpError{Op: op, Path: p, Err: ErrNotDirectory, Hint: fmt.Sprintf("%s is a file, so nothing can be created below it", p[:i])}
+			return &opError{Op: op, Path: p, Err: errNotDirectory, Hint: fmt.Sprintf("%s is a file, so nothing can be created below it", p[:i])}
 		}
 	}
 	if t.IsDir(p) {
-		return &OpError{Op: op, Path: p, Err: ErrIsDirectory, Hint: "it holds files; choose another name, or rm the directory first"}
+		return &opError{Op: op, Path: p, Err: errIsDirectory, Hint: "it holds files; choose another name, or rm the directory first"}
 	}
 	return nil
 }
@@ -128,7 +128,7 @@ func (t Table) written(ev FileWritten, now time.Time) (Table, error) {
 		if _, err := NormalizePath(ev.Path); err != nil {
 			return t, err
 		}
-		return t, &PathError{Path: ev.Path, Reason: "the event's path is not canonical; normalize it with vfs.NormalizePath"}
+		return t, &pathError{Path: ev.Path, Reason: "the event's path is not canonical; normalize it with vfs.NormalizePath"}
 	}
 	if err := checkContent("write", ev.Path, ev.Content); err != nil {
 		return t, err
@@ -137,19 +137,19 @@ func (t Table) written(ev FileWritten, now time.Time) (Table, error) {
 	old, exists := t.get(ev.Path)
 	switch {
 	case ev.Version < 0:
-		return t, &OpError{Op: "write", Path: ev.Path, Err: ErrStale, Hint: fmt.Sprintf("version %d is negative", ev.Version)}
+		return t, &opError{Op: "write", Path: ev.Path, Err: errStale, Hint: fmt.Sprintf("version %d is negative", ev.Version)}
 	case !exists:
 		if ev.Version > 1 {
-			return t, &OpError{Op: "write", Path: ev.Path, Err: ErrNotFound, Hint: fmt.Sprintf("cannot write version %d of a file that does not exist", ev.Version)}
+			return t, &opError{Op: "write", Path: ev.Path, Err: errNotFound, Hint: fmt.Sprintf("cannot write version %d of a file that does not exist", ev.Version)}
 		}
 		if err := t.checkPlace("write", ev.Path); err != nil {
 			return t, err
 		}
 		return t.set(&File{Path: ev.Path, Content: ev.Content, Version: 1, CreatedAt: now, UpdatedAt: now}), nil
 	case ev.Version == 1:
-		return t, &OpError{Op: "write", Path: ev.Path, Err: ErrExists, Hint: "use edit_file to change it"}
+		return t, &opError{Op: "write", Path: ev.Path, Err: errExists, Hint: "use edit_file to change it"}
 	case ev.Version != 0 && ev.Version != old.Version+1:
-		return t, &OpError{Op: "write", Path: ev.Path, Err: ErrStale, Hint: fmt.Sprintf("the file is at version %d, so the next write is version %d, not %d; read it again", old.Version, old.Version+1, ev.Version)}
+		return t, &opError{Op: "write", Path: ev.Path, Err: errStale, Hint: fmt.Sprintf("the file is at version %d, so the next write is version %d, not %d; read it again", old.Version, old.Version+1, ev.Version)}
 	}
 	return t.set(&File{Path: ev.Path, Content: ev.Content, Version: old.Version + 1, CreatedAt: old.CreatedAt, UpdatedAt: now}), nil
 }
@@ -161,11 +161,11 @@ func (t Table) deleted(ev FileDeleted) (Table, int, error) {
 		if _, err := NormalizePath(ev.Path); err != nil {
 			return t, 0, err
 		}
-		return t, 0, &PathError{Path: ev.Path, Reason: "the event's path is not canonical; normalize it with vfs.NormalizePath"}
+		return t, 0, &pathError{Path: ev.Path, Reason: "the event's path is not canonical; normalize it with vfs.NormalizePath"}
 	}
 	next, n := t.without(ev.Path)
 	if n == 0 {
-		return t, 0, &OpError{Op: "rm", Path: ev.Path, Err: ErrNotFound, Hint: "nothing is there; list the directory with ls"}
+		return t, 0, &opError{Op: "rm", Path: ev.Path, Err: errNotFound, Hint: "nothing is there; list the directory with ls"}
 	}
 	return next, n, nil
 }

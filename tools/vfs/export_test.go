@@ -27,3 +27,28 @@ type (
 	WriteParams  = writeParams
 	WriteResult  = writeResult
 )
+
+// The errors, reasons and functions the package keeps to itself, for the
+// external tests.
+var (
+	ErrNotFound     = errNotFound
+	ErrExists       = errExists
+	ErrIsDirectory  = errIsDirectory
+	ErrNotDirectory = errNotDirectory
+	ErrStale        = errStale
+	ErrContent      = errContent
+	ErrInvalidPath  = errInvalidPath
+	ErrOutsideRoots = errOutsideRoots
+	LoadMounts      = loadMounts
+)
+
+type PathError = pathError
+
+const (
+	KindFile       = kindFile
+	KindDirectory  = kindDirectory
+	LeftSecret     = leftSecret
+	LeftIgnored    = leftIgnored
+	LeftSpecial    = leftSpecial
+	LeftUnreadable = leftUnreadable
+)

@@ -111,7 +111,7 @@ func (v fsView) entries(name string) []fs.DirEntry {
 	list := v.t.List(tableDir(name))
 	out := make([]fs.DirEntry, len(list))
 	for i, e := range list {
-		if e.Kind == KindFile {
+		if e.Kind == kindFile {
 			f, _ := v.t.get(e.Path)
 			out[i] = fs.FileInfoToDirEntry(fileInfo{f: f})
 		} else {

@@ -19,7 +19,7 @@ type pattern []string
 // patternError says why a glob pattern was rejected.
 type patternError struct {
 	Pattern string // as given
-	Reason  string // what it must be, as PathError's Reason
+	Reason  string // what it must be, as pathError's Reason
 }
 
 // Error returns `invalid glob pattern "PATTERN": REASON`, the pattern

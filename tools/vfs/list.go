@@ -5,13 +5,10 @@ import (
 	"time"
 )
 
-// Kind says whether an Entry is a file or a directory.
-type Kind string
-
 // The kinds of Entry.
 const (
-	KindFile      Kind = "file"
-	KindDirectory Kind = "directory"
+	kindFile      = "file"
+	kindDirectory = "directory"
 )
 
 // Entry is one item of a directory listing: a file, or a directory that
@@ -20,7 +17,7 @@ type Entry struct {
 	// Path is the entry's canonical path.
 	Path string `json:"path"`
 	// Kind is "file" or "directory".
-	Kind Kind `json:"kind"`
+	Kind string `json:"kind"`
 	// SizeBytes is a file's size, or the total size of the files below a
 	// directory.
 	SizeBytes int `json:"size_bytes"`
@@ -46,12 +43,12 @@ func (t Table) List(dir string) []Entry {
 		rest := f.Path[len(prefix):]
 		name, _, nested := strings.Cut(rest, "/")
 		if !nested {
-			entries = append(entries, Entry{Path: f.Path, Kind: KindFile, SizeBytes: f.SizeBytes(), Version: f.Version, UpdatedAt: f.UpdatedAt})
+			entries = append(entries, Entry{Path: f.Path, Kind: kindFile, SizeBytes: f.SizeBytes(), Version: f.Version, UpdatedAt: f.UpdatedAt})
 			continue
 		}
 		// The files below one subdirectory are contiguous, so a
 		// subdirectory is always the last entry while its files come.
-		if n := len(entries); n > 0 && entries[n-1].Kind == KindDirectory && entries[n-1].Path[len(prefix):] == name {
+		if n := len(entries); n > 0 && entries[n-1].Kind == kindDirectory && entries[n-1].Path[len(prefix):] == name {
 			e := &entries[n-1]
 			e.SizeBytes += f.SizeBytes()
 			if f.UpdatedAt.After(e.UpdatedAt) {
@@ -59,7 +56,7 @@ func (t Table) List(dir string) []Entry {
 			}
 			continue
 		}
-		entries = append(entries, Entry{Path: prefix + name, Kind: KindDirectory, SizeBytes: f.SizeBytes(), UpdatedAt: f.UpdatedAt})
+		entries = append(entries, Entry{Path: prefix + name, Kind: kindDirectory, SizeBytes: f.SizeBytes(), UpdatedAt: f.UpdatedAt})
 	}
 	return entries
 }

@@ -48,10 +48,10 @@ func ls(_ context.Context, inv *tools.Invocation, p listParams) (tools.Result[li
 		return tools.Result[listResult]{}, invalidArg("path", err)
 	}
 	if _, ok := t.get(dir); ok {
-		return tools.Failed[listResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotDirectory, Hint: "it is a file; read it with read_file"}).Error()), nil
+		return tools.Failed[listResult]((&opError{Op: "ls", Path: dir, Err: errNotDirectory, Hint: "it is a file; read it with read_file"}).Error()), nil
 	}
 	if !t.IsDir(dir) {
-		return tools.Failed[listResult]((&OpError{Op: "ls", Path: dir, Err: ErrNotFound, Hint: "list its parent with ls, or find files with glob"}).Error()), nil
+		return tools.Failed[listResult]((&opError{Op: "ls", Path: dir, Err: errNotFound, Hint: "list its parent with ls, or find files with glob"}).Error()), nil
 	}
 	entries := t.List(dir)
 	name := dir

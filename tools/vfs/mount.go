@@ -19,9 +19,9 @@ import (
 // DefaultMountMaxBytes is the byte cap of a mount whose MaxBytes is 0.
 const DefaultMountMaxBytes = 4 << 20
 
-// ErrOutsideRoots is matched (errors.Is) by the error of a mount whose
+// errOutsideRoots is matched (errors.Is) by the error of a mount whose
 // host path does not resolve inside an allowed root.
-var ErrOutsideRoots = errors.New("vfs: host path outside the allowed roots")
+var errOutsideRoots = errors.New("vfs: host path outside the allowed roots")
 
 // ErrMountTooLarge is matched (errors.Is) by the error of a mount whose
 // files come to more than its byte cap (MaxBytes).
@@ -70,7 +70,7 @@ type Mount struct {
 	Report *MountReport
 }
 
-// LoadMounts reads the mounts, in order, into a new Table (a later mount's
+// loadMounts reads the mounts, in order, into a new Table (a later mount's
 // file replaces an earlier one at the same path). Every host path must
 // resolve, symlinks evaluated, inside one of roots, and everything is read
 // through an os.Root opened on the mounted directory, so nothing outside
@@ -88,7 +88,7 @@ type Mount struct {
 // ErrMountTooLarge. Files are read through a limit, whatever
 // size the host reports, and only the files copied count toward MaxBytes.
 // Files get version 1 and their host modification time.
-func LoadMounts(roots []string, mounts ...Mount) (Table, error) {
+func loadMounts(roots []string, mounts ...Mount) (Table, error) {
 	var t Table
 	if len(mounts) == 0 {
 		return t, nil
@@ -182,7 +182,7 @@ func (m Mount) load(t Table, roots []string) (Table, error) {
 		}
 	}
 	if root == "" {
-		return t, fmt.Errorf("%w: it resolves to %s, which is not inside %s; mount a directory under an allowed root", ErrOutsideRoots, resolvedPath, strings.Join(roots, ", "))
+		return t, fmt.Errorf("%w: it resolves to %s, which is not inside %s; mount a directory under an allowed root", errOutsideRoots, resolvedPath, strings.Join(roots, ", "))
 	}
 	// Everything is opened through the allowed root, so that even a path
 	// changed since it was resolved cannot lead outside it.
@@ -268,7 +268,7 @@ func (l *loader) visit(p string, d fs.DirEntry, err error) error {
 	case err != nil && p == ".":
 		return err
 	case err != nil: // an unreadable directory: the rest is still read
-		l.report.leave(LeftUnreadable, p)
+		l.report.leave(leftUnreadable, p)
 		if d != nil && d.IsDir() {
 			return fs.SkipDir
 		}
@@ -287,10 +287,10 @@ func (l *loader) visit(p string, d fs.DirEntry, err error) error {
 		if target, ok := l.linkTarget(p); ok {
 			return l.add(target, p)
 		}
-		l.report.leave(LeftUnreadable, p)
+		l.report.leave(leftUnreadable, p)
 		return nil
 	}
-	l.report.leave(LeftSpecial, p) // a FIFO, socket, device or other special file
+	l.report.leave(leftSpecial, p) // a FIFO, socket, device or other special file
 	return nil
 }
 
@@ -298,11 +298,11 @@ func (l *loader) visit(p string, d fs.DirEntry, err error) error {
 func (l *loader) leaveOut(rel string, dir bool) string {
 	switch {
 	case matchAny(l.secrets, rel):
-		return LeftSecret
+		return leftSecret
 	case matchAny(l.exclude, rel) || !dir && len(l.include) > 0 && !matchAny(l.include, rel):
-		return LeftExcluded
+		return leftExcluded
 	case l.ignore != nil && l.ignore.Match(strings.Split(rel, "/"), dir):
-		return LeftIgnored
+		return leftIgnored
 	}
 	return ""
 }
@@ -357,19 +357,19 @@ func (l *loader) add(p, rel string) error {
 	}
 	name, err := NormalizePath(name)
 	if err != nil {
-		l.report.leave(LeftExcluded, rel) // not representable in the VFS
+		l.report.leave(leftExcluded, rel) // not representable in the VFS
 		return nil
 	}
 	data, modTime, ok := l.read(p)
 	switch {
 	case !ok && data == nil:
-		l.report.leave(LeftUnreadable, rel)
+		l.report.leave(leftUnreadable, rel)
 		return nil
 	case !ok || utf8.RuneCount(data) > maxContentChars:
-		l.report.leave(LeftTooLong, rel)
+		l.report.leave(leftTooLong, rel)
 		return nil
 	case !utf8.Valid(data) || isBinary(data):
-		l.report.leave(LeftNotText, rel)
+		l.report.leave(leftNotText, rel)
 		return nil
 	}
 	if l.bytesRead+int64(len(data)) > l.budget {

@@ -11,5 +11,5 @@ var names = map[reflect.Type]string{
 	reflect.TypeFor[Table]():       "offshoot.vfs.Table",
 	reflect.TypeFor[FileWritten](): "offshoot.vfs.FileWritten",
 	reflect.TypeFor[FileDeleted](): "offshoot.vfs.FileDeleted",
-	reflect.TypeFor[FilesSeeded](): "offshoot.vfs.FilesSeeded",
+	reflect.TypeFor[filesSeeded](): "offshoot.vfs.FilesSeeded",
 }

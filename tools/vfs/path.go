@@ -21,14 +21,14 @@ const (
 // reasonNotASCII is the reason for any text that must be ASCII and is not.
 const reasonNotASCII = "must be ASCII"
 
-// ErrInvalidPath is matched (with errors.Is) by every *PathError.
-var ErrInvalidPath = errors.New("vfs: invalid path")
+// errInvalidPath is matched (with errors.Is) by every *pathError.
+var errInvalidPath = errors.New("vfs: invalid path")
 
-// PathError says why a path was rejected. Its message names the path,
+// pathError says why a path was rejected. Its message names the path,
 // what is wrong and what to give instead. A tool that gets such a path
 // fails the call as invalid arguments instead: "Tool validation failed:
 // ls: path: must be ASCII" (the tool, its field, the Reason).
-type PathError struct {
+type pathError struct {
 	// Path is the path as given.
 	Path string
 	// Reason says what the path must be, such as "must be ASCII" or
@@ -38,7 +38,7 @@ type PathError struct {
 
 // Error returns `invalid path "PATH": REASON`, the path clipped to 200
 // characters.
-func (e *PathError) Error() string {
+func (e *pathError) Error() string {
 	return fmt.Sprintf("invalid path %q: %s", clip(e.Path), e.Reason)
 }
 
@@ -63,10 +63,10 @@ func clip(s string) string {
 	return s
 }
 
-// Is reports whether target is ErrInvalidPath.
-func (e *PathError) Is(target error) bool { return target == ErrInvalidPath }
+// Is reports whether target is errInvalidPath.
+func (e *pathError) Is(target error) bool { return target == errInvalidPath }
 
-// NormalizePath returns the canonical form of a VFS path, or a *PathError
+// NormalizePath returns the canonical form of a VFS path, or an error
 // saying why p is not acceptable.
 //
 // A leading "/" is allowed and stripped, and repeated and trailing slashes
@@ -79,16 +79,16 @@ func (e *PathError) Is(target error) bool { return target == ErrInvalidPath }
 // or a ".." segment, and normalizing it again returns it unchanged.
 func NormalizePath(p string) (string, error) {
 	if p == "" {
-		return "", &PathError{Path: p, Reason: "must not be empty; give a path from the root such as docs/notes.md"}
+		return "", &pathError{Path: p, Reason: "must not be empty; give a path from the root such as docs/notes.md"}
 	}
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
 		case c == 0:
-			return "", &PathError{Path: p, Reason: "must not contain a NUL byte; paths are plain ASCII text"}
+			return "", &pathError{Path: p, Reason: "must not contain a NUL byte; paths are plain ASCII text"}
 		case c >= 0x80:
-			return "", &PathError{Path: p, Reason: reasonNotASCII}
+			return "", &pathError{Path: p, Reason: reasonNotASCII}
 		case c < 0x20 || c == 0x7f:
-			return "", &PathError{Path: p, Reason: fmt.Sprintf("must be printable ASCII; it contains the control character %#02x", c)}
+			return "", &pathError{Path: p, Reason: fmt.Sprintf("must be printable ASCII; it contains the control character %#02x", c)}
 		}
 	}
 	var b strings.Builder
@@ -98,15 +98,15 @@ func NormalizePath(p string) (string, error) {
 		case seg == "":
 			continue
 		case seg == ".":
-			return "", &PathError{Path: p, Reason: `must not have "." segments; give the path from the root such as docs/notes.md`}
+			return "", &pathError{Path: p, Reason: `must not have "." segments; give the path from the root such as docs/notes.md`}
 		case seg == "..":
-			return "", &PathError{Path: p, Reason: `must not have ".." segments; give the path from the root such as docs/notes.md`}
+			return "", &pathError{Path: p, Reason: `must not have ".." segments; give the path from the root such as docs/notes.md`}
 		case len(seg) > maxSegmentLength:
-			return "", &PathError{Path: p, Reason: fmt.Sprintf("must have segments of at most %d characters; the segment %.20q… has %d", maxSegmentLength, seg, len(seg))}
+			return "", &pathError{Path: p, Reason: fmt.Sprintf("must have segments of at most %d characters; the segment %.20q… has %d", maxSegmentLength, seg, len(seg))}
 		}
 		segments++
 		if segments > maxPathSegments {
-			return "", &PathError{Path: p, Reason: fmt.Sprintf("must have at most %d segments; use a shallower path", maxPathSegments)}
+			return "", &pathError{Path: p, Reason: fmt.Sprintf("must have at most %d segments; use a shallower path", maxPathSegments)}
 		}
 		if b.Len() > 0 {
 			b.WriteByte('/')
@@ -114,7 +114,7 @@ func NormalizePath(p string) (string, error) {
 		b.WriteString(seg)
 	}
 	if segments == 0 {
-		return "", &PathError{Path: p, Reason: "must name a file, not the root; give a path such as docs/notes.md"}
+		return "", &pathError{Path: p, Reason: "must name a file, not the root; give a path such as docs/notes.md"}
 	}
 	if b.Len() == len(p) {
 		return p, nil // already canonical: no allocation kept

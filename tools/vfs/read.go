@@ -62,9 +62,9 @@ func readFile(_ context.Context, inv *tools.Invocation, p readParams) (tools.Res
 	}
 	f, ok := t.get(name)
 	if !ok {
-		e := &OpError{Op: "read", Path: name, Err: ErrNotFound, Hint: "list the directory with ls or search with glob"}
+		e := &opError{Op: "read", Path: name, Err: errNotFound, Hint: "list the directory with ls or search with glob"}
 		if t.IsDir(name) {
-			e = &OpError{Op: "read", Path: name, Err: ErrIsDirectory, Hint: "list it with ls"}
+			e = &opError{Op: "read", Path: name, Err: errIsDirectory, Hint: "list it with ls"}
 		}
 		return tools.Failed[readResult](e.Error()), nil
 	}

@@ -35,21 +35,21 @@ var DefaultSecrets = []string{
 // Reasons a mount leaves a file or directory out, as MountReport counts
 // them.
 const (
-	// LeftSecret: a name in the mount's Secrets (DefaultSecrets).
-	LeftSecret = "may hold a secret"
-	// LeftIgnored: ignored by the mounted directory's .gitignore.
-	LeftIgnored = "ignored by .gitignore"
-	// LeftExcluded: matched by the mount's Exclude, or not by its Include.
-	LeftExcluded = "excluded"
-	// LeftNotText: not UTF-8 text, or binary.
-	LeftNotText = "not text"
-	// LeftTooLong: longer than a file the VFS holds.
-	LeftTooLong = "too long"
-	// LeftUnreadable: could not be read (permissions, say), or a link
+	// leftSecret: a name in the mount's Secrets (DefaultSecrets).
+	leftSecret = "may hold a secret"
+	// leftIgnored: ignored by the mounted directory's .gitignore.
+	leftIgnored = "ignored by .gitignore"
+	// leftExcluded: matched by the mount's Exclude, or not by its Include.
+	leftExcluded = "excluded"
+	// leftNotText: not UTF-8 text, or binary.
+	leftNotText = "not text"
+	// leftTooLong: longer than a file the VFS holds.
+	leftTooLong = "too long"
+	// leftUnreadable: could not be read (permissions, say), or a link
 	// that leads outside the mount or to nothing.
-	LeftUnreadable = "unreadable"
-	// LeftSpecial: a FIFO, socket or device.
-	LeftSpecial = "not a regular file"
+	leftUnreadable = "unreadable"
+	// leftSpecial: a FIFO, socket or device.
+	leftSpecial = "not a regular file"
 )
 
 // MountReport says what a mount copied and what it left out, and why.
@@ -57,8 +57,12 @@ const (
 type MountReport struct {
 	// Copied is the number of files copied.
 	Copied int
-	// LeftOut counts the files and directories left out, by reason (one
-	// of the Left* constants). A directory left out counts once.
+	// LeftOut counts the files and directories left out, by reason: "may
+	// hold a secret" (a name in the mount's Secrets), "ignored by
+	// .gitignore", "excluded" (by Exclude, or not matched by Include),
+	// "not text", "too long", "unreadable" (or a link that leads outside
+	// the mount or to nothing) and "not a regular file" (a FIFO, socket or
+	// device). A directory left out counts once.
 	LeftOut map[string]int
 	// Examples holds, by reason, the first few paths left out (relative
 	// to the mounted directory).

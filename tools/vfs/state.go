@@ -24,7 +24,7 @@ func FilesOf(snap session.Snapshot) Table {
 }
 
 // Reducers returns what the VFS events need on a session: the reducers
-// that fold FileWritten, FileDeleted and FilesSeeded into the session's
+// that fold FileWritten, FileDeleted and the seeding of files into the session's
 // Table slice (whose latest value is the current file table), under
 // installKey, and the names of the types. With files, a session that has no
 // VFS state yet is seeded with them when the set is installed. The VFS
@@ -39,7 +39,7 @@ func Reducers(files Table) session.Reducers {
 		Names: names,
 	}
 	if files.Len() > 0 {
-		set.Seed = []any{FilesSeeded{Files: files}}
+		set.Seed = []any{filesSeeded{Files: files}}
 	}
 	return set
 }
@@ -62,7 +62,7 @@ func reduceDeleted(rc session.ReducerContext, sl session.Slice[Table], ev FileDe
 	return session.ReplaceLatest(rc, sl, next)
 }
 
-func reduceSeeded(rc session.ReducerContext, sl session.Slice[Table], ev FilesSeeded) (session.Slice[Table], error) {
+func reduceSeeded(rc session.ReducerContext, sl session.Slice[Table], ev filesSeeded) (session.Slice[Table], error) {
 	if sl.Len() > 0 {
 		return sl, nil
 	}

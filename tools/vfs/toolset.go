@@ -35,7 +35,7 @@ type Options struct {
 // session it evaluates against. Mounts are loaded here; a mount that cannot be loaded
 // is an error.
 func Tools(opts Options) (tools.Toolset, error) {
-	mounted, err := LoadMounts(opts.AllowedRoots, opts.Mounts...)
+	mounted, err := loadMounts(opts.AllowedRoots, opts.Mounts...)
 	if err != nil {
 		return tools.Toolset{}, err
 	}

@@ -70,7 +70,7 @@ func writeFile(_ context.Context, inv *tools.Invocation, p writeParams) (tools.R
 		return tools.Result[writeResult]{}, invalidArg("file_path", err)
 	}
 	if _, ok := t.get(name); ok {
-		return tools.Failed[writeResult]((&OpError{Op: "write", Path: name, Err: ErrExists, Hint: "use edit_file to change it, or rm it first to start over"}).Error()), nil
+		return tools.Failed[writeResult]((&opError{Op: "write", Path: name, Err: errExists, Hint: "use edit_file to change it, or rm it first to start over"}).Error()), nil
 	}
 	ev := FileWritten{Path: name, Content: p.Content, Version: 1}
 	if _, err := t.written(ev, time.Time{}); err != nil {
@@ -91,9 +91,9 @@ func editFile(_ context.Context, inv *tools.Invocation, p editParams) (tools.Res
 	}
 	f, ok := t.get(name)
 	if !ok {
-		e := &OpError{Op: "edit", Path: name, Err: ErrNotFound, Hint: "create it with write_file"}
+		e := &opError{Op: "edit", Path: name, Err: errNotFound, Hint: "create it with write_file"}
 		if t.IsDir(name) {
-			e = &OpError{Op: "edit", Path: name, Err: ErrIsDirectory, Hint: "edit a file inside it"}
+			e = &opError{Op: "edit", Path: name, Err: errIsDirectory, Hint: "edit a file inside it"}
 		}
 		return tools.Failed[writeResult](e.Error()), nil
 	}
@@ -137,5 +137,5 @@ func checkEditSize(name, content string, p editParams, matches int) error {
 	if size <= maxContentChars {
 		return nil
 	}
-	return &OpError{Op: "edit", Path: name, Err: ErrContent, Hint: fmt.Sprintf("the result would be %d characters long; a file holds at most %d, so %s", size, maxContentChars, hint)}
+	return &opError{Op: "edit", Path: name, Err: errContent, Hint: fmt.Sprintf("the result would be %d characters long; a file holds at most %d, so %s", size, maxContentChars, hint)}
 }
