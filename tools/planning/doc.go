@@ -4,13 +4,12 @@
 //
 // A session holds at most one plan, the latest value of its Plan slice. The
 // tools never change the session themselves: a handler checks the change
-// with Apply against the current plan and returns one of the package's
-// events (PlanSetUp, StepsAdded, StepUpdated, StepMarked, PlanCleared),
-// which the session's reducers apply with the same Apply. Other code may
-// dispatch those events too — the subagent engine marks the step a
-// plan-step subagent worked on with MarkStepEvent. A fork carries the
-// plan, a rollback restores it, and a child's changes never reach its
-// parent.
+// against the current plan and returns one of the package's events, which
+// the session's reducers apply with the same check. Other code may dispatch
+// PlanSetUp (to start a session with a plan) and StepMarked — the subagent
+// engine marks the step a plan-step subagent worked on with MarkStepEvent.
+// A fork carries the plan, a rollback restores it, and a child's changes
+// never reach its parent.
 //
 // Text is trimmed ASCII: an objective has 1 to 240 characters, a title 1
 // to 160, details and notes at most 512; a tool given other text fails the

@@ -16,16 +16,16 @@ type PlanSetUp struct {
 	Steps []StepDraft `json:"steps"`
 }
 
-// StepsAdded adds steps to the active plan. Each gets the next id: one
+// stepsAdded adds steps to the active plan. Each gets the next id: one
 // more than the highest id of the plan, so ids are never reused.
-type StepsAdded struct {
+type stepsAdded struct {
 	// Steps are the steps to add; at least one.
 	Steps []StepDraft `json:"steps"`
 }
 
-// StepUpdated changes a step's title, details or both; nil leaves a field
+// stepUpdated changes a step's title, details or both; nil leaves a field
 // as it is.
-type StepUpdated struct {
+type stepUpdated struct {
 	// StepID is the step's id, such as "S002".
 	StepID string `json:"step_id"`
 	// Title is the new title, or nil.
@@ -48,44 +48,45 @@ type StepMarked struct {
 	Note string `json:"note,omitempty"`
 }
 
-// PlanCleared abandons the plan: its status becomes abandoned and its steps
+// planCleared abandons the plan: its status becomes abandoned and its steps
 // are dropped. Clearing an abandoned plan, or no plan, is an error.
-type PlanCleared struct{}
+type planCleared struct{}
 
-// Errors of Apply (and so of the tools), matched with errors.Is. Invalid
-// text is reported as *serde.ValidationError instead.
+// Errors of apply (and so of the tools and of MarkStepEvent). Their texts
+// are what the model reads. Invalid text is reported as
+// *serde.ValidationError instead.
 var (
-	// ErrNoPlan: the session has no plan.
-	ErrNoPlan = errors.New("there is no plan; set one up with planning_setup_plan")
-	// ErrNotActive: the plan is completed or abandoned, and the change
+	// errNoPlan: the session has no plan.
+	errNoPlan = errors.New("there is no plan; set one up with planning_setup_plan")
+	// errNotActive: the plan is completed or abandoned, and the change
 	// needs an active plan.
-	ErrNotActive = errors.New("the plan is not active")
-	// ErrUnknownStep: no step has the id.
-	ErrUnknownStep = errors.New("no such step")
-	// ErrTooManySteps: the plan would have more than 999 steps.
-	ErrTooManySteps = errors.New("too many steps")
-	// ErrNothingToDo: the change would change nothing it names.
-	ErrNothingToDo = errors.New("nothing to change")
+	errNotActive = errors.New("the plan is not active")
+	// errUnknownStep: no step has the id.
+	errUnknownStep = errors.New("no such step")
+	// errTooManySteps: the plan would have more than 999 steps.
+	errTooManySteps = errors.New("too many steps")
+	// errNothingToDo: the change would change nothing it names.
+	errNothingToDo = errors.New("nothing to change")
 )
 
-// Apply returns the plan after event — a PlanSetUp, StepsAdded,
-// StepUpdated, StepMarked or PlanCleared — or why event cannot apply to p.
-// The zero Plan is "no plan". Apply is what the session's reducers run,
+// apply returns the plan after event — a PlanSetUp, stepsAdded,
+// stepUpdated, StepMarked or planCleared — or why event cannot apply to p.
+// The zero Plan is "no plan". apply is what the session's reducers run,
 // so code that wants to know whether an event would be accepted before
-// returning it from a tool calls Apply with the current plan. p is not
+// returning it from a tool calls apply with the current plan. p is not
 // changed. Text is trimmed and checked (see the Max constants); step ids
-// are read as NormalizeStepID reads them.
-func Apply(p Plan, event any) (Plan, error) {
+// are read as normalizeStepID reads them.
+func apply(p Plan, event any) (Plan, error) {
 	switch e := event.(type) {
 	case PlanSetUp:
 		return setUp(e)
-	case StepsAdded:
+	case stepsAdded:
 		return p.add(e)
-	case StepUpdated:
+	case stepUpdated:
 		return p.update(e)
 	case StepMarked:
 		return p.mark(e)
-	case PlanCleared:
+	case planCleared:
 		return p.clear()
 	}
 	return p, fmt.Errorf("planning: Apply got a %T; want PlanSetUp, StepsAdded, StepUpdated, StepMarked or PlanCleared", event)
@@ -98,25 +99,25 @@ func setUp(e PlanSetUp) (Plan, error) {
 		return Plan{}, err
 	}
 	if len(drafts) > maxSteps {
-		return Plan{}, fmt.Errorf("%w: a plan has at most %d steps", ErrTooManySteps, maxSteps)
+		return Plan{}, fmt.Errorf("%w: a plan has at most %d steps", errTooManySteps, maxSteps)
 	}
 	p := Plan{Objective: objective, Status: PlanActive}
 	return p.withSteps(drafts), nil
 }
 
-func (p Plan) add(e StepsAdded) (Plan, error) {
+func (p Plan) add(e stepsAdded) (Plan, error) {
 	if err := p.needActive("add steps to"); err != nil {
 		return p, err
 	}
 	if len(e.Steps) == 0 {
-		return p, fmt.Errorf("%w: give at least one step to add", ErrNothingToDo)
+		return p, fmt.Errorf("%w: give at least one step to add", errNothingToDo)
 	}
 	drafts, err := cleanDrafts("steps", e.Steps)
 	if err != nil {
 		return p, err
 	}
 	if p.highest()+len(drafts) > maxSteps {
-		return p, fmt.Errorf("%w: the plan would reach %d steps; a plan has at most %d (ids S001 to S999)", ErrTooManySteps, p.highest()+len(drafts), maxSteps)
+		return p, fmt.Errorf("%w: the plan would reach %d steps; a plan has at most %d (ids S001 to S999)", errTooManySteps, p.highest()+len(drafts), maxSteps)
 	}
 	return p.withSteps(drafts), nil
 }
@@ -145,13 +146,13 @@ func (p Plan) highest() int {
 	return h
 }
 
-func (p Plan) update(e StepUpdated) (Plan, error) {
+func (p Plan) update(e stepUpdated) (Plan, error) {
 	i, err := p.find("update", e.StepID)
 	if err != nil {
 		return p, err
 	}
 	if e.Title == nil && e.Details == nil {
-		return p, fmt.Errorf("%w: give a new title, new details or both", ErrNothingToDo)
+		return p, fmt.Errorf("%w: give a new title, new details or both", errNothingToDo)
 	}
 	s := p.Steps[i]
 	var errs []error
@@ -173,7 +174,7 @@ func (p Plan) update(e StepUpdated) (Plan, error) {
 
 func (p Plan) mark(e StepMarked) (Plan, error) {
 	if p.Exists() && p.Status == PlanAbandoned {
-		return p, fmt.Errorf("%w: it was abandoned, so its steps cannot be marked; set up a new plan", ErrNotActive)
+		return p, fmt.Errorf("%w: it was abandoned, so its steps cannot be marked; set up a new plan", errNotActive)
 	}
 	i, err := p.find("mark", e.StepID)
 	if err != nil {
@@ -203,9 +204,9 @@ func (p Plan) mark(e StepMarked) (Plan, error) {
 func (p Plan) clear() (Plan, error) {
 	switch {
 	case !p.Exists():
-		return p, ErrNoPlan
+		return p, errNoPlan
 	case p.Status == PlanAbandoned:
-		return p, fmt.Errorf("%w: it is already abandoned", ErrNotActive)
+		return p, fmt.Errorf("%w: it is already abandoned", errNotActive)
 	}
 	return Plan{Objective: p.Objective, Status: PlanAbandoned, Steps: []PlanStep{}}, nil
 }
@@ -214,9 +215,9 @@ func (p Plan) clear() (Plan, error) {
 func (p Plan) needActive(doing string) error {
 	switch {
 	case !p.Exists():
-		return ErrNoPlan
+		return errNoPlan
 	case p.Status != PlanActive:
-		return fmt.Errorf("%w: it is %s, so you cannot %s it; set up a new plan", ErrNotActive, p.Status, doing)
+		return fmt.Errorf("%w: it is %s, so you cannot %s it; set up a new plan", errNotActive, p.Status, doing)
 	}
 	return nil
 }
@@ -225,11 +226,11 @@ func (p Plan) needActive(doing string) error {
 // action doing.
 func (p Plan) find(doing, id string) (int, error) {
 	if !p.Exists() {
-		return -1, ErrNoPlan
+		return -1, errNoPlan
 	}
 	i := p.index(id)
 	if i < 0 {
-		return -1, fmt.Errorf("%w: cannot %s %q; %s", ErrUnknownStep, doing, id, p.knownIDs())
+		return -1, fmt.Errorf("%w: cannot %s %q; %s", errUnknownStep, doing, id, p.knownIDs())
 	}
 	return i, nil
 }
@@ -262,10 +263,10 @@ func (p Plan) withStep(i int, s PlanStep) Plan {
 // engine, that returns such an event from its own tool.
 func MarkStepEvent(plan Plan, id string, status StepStatus, note string) (StepMarked, error) {
 	ev := StepMarked{StepID: id, Status: status, Note: note}
-	if _, err := Apply(plan, ev); err != nil {
+	if _, err := apply(plan, ev); err != nil {
 		return StepMarked{}, err
 	}
-	ev.StepID, _ = NormalizeStepID(id)
+	ev.StepID, _ = normalizeStepID(id)
 	ev.Note = strings.TrimSpace(note)
 	return ev, nil
 }

@@ -10,8 +10,8 @@ import (
 var names = map[reflect.Type]string{
 	reflect.TypeFor[Plan]():        "offshoot.planning.Plan",
 	reflect.TypeFor[PlanSetUp]():   "offshoot.planning.PlanSetUp",
-	reflect.TypeFor[StepsAdded]():  "offshoot.planning.StepsAdded",
-	reflect.TypeFor[StepUpdated](): "offshoot.planning.StepUpdated",
+	reflect.TypeFor[stepsAdded]():  "offshoot.planning.StepsAdded",
+	reflect.TypeFor[stepUpdated](): "offshoot.planning.StepUpdated",
 	reflect.TypeFor[StepMarked]():  "offshoot.planning.StepMarked",
-	reflect.TypeFor[PlanCleared](): "offshoot.planning.PlanCleared",
+	reflect.TypeFor[planCleared](): "offshoot.planning.PlanCleared",
 }

@@ -159,9 +159,9 @@ func parseStepID(id string) (int, bool) {
 	return n, true
 }
 
-// NormalizeStepID returns the canonical form of a step id ("s2" and "2"
+// normalizeStepID returns the canonical form of a step id ("s2" and "2"
 // are "S002"), or false when id is not a step id.
-func NormalizeStepID(id string) (string, bool) {
+func normalizeStepID(id string) (string, bool) {
 	n, ok := parseStepID(id)
 	if !ok {
 		return "", false

@@ -23,7 +23,7 @@ func PlanOf(snap session.Snapshot) (Plan, bool) {
 
 // Reducers returns what the planning events need on a session: a reducer
 // per event type, each folding its event into the session's Plan slice
-// with Apply (the slice holds the current plan as its only value), under
+// (the slice holds the current plan as its only value), under
 // the package's key, and the names of the types. The planning tools declare it;
 // install it yourself to dispatch planning events to a session that has no
 // planning tools:
@@ -33,8 +33,8 @@ func Reducers() session.Reducers {
 	return session.Reducers{
 		Key: installKey,
 		Rules: []session.Rule{
-			session.On(reducer[PlanSetUp]), session.On(reducer[StepsAdded]), session.On(reducer[StepUpdated]),
-			session.On(reducer[StepMarked]), session.On(reducer[PlanCleared]),
+			session.On(reducer[PlanSetUp]), session.On(reducer[stepsAdded]), session.On(reducer[stepUpdated]),
+			session.On(reducer[StepMarked]), session.On(reducer[planCleared]),
 		},
 		Names: names,
 	}
@@ -43,7 +43,7 @@ func Reducers() session.Reducers {
 // reducer applies a planning event to the current plan, replacing it.
 func reducer[E any](rc session.ReducerContext, sl session.Slice[Plan], event E) (session.Slice[Plan], error) {
 	cur, _ := sl.Latest()
-	next, err := Apply(cur, event)
+	next, err := apply(cur, event)
 	if err != nil {
 		return sl, err
 	}

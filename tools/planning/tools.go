@@ -53,7 +53,7 @@ type readPlanParams struct{}
 // Tools returns the six planning tools — planning_setup_plan,
 // planning_add_step, planning_update_step, planning_mark_step,
 // planning_clear_plan, planning_read_plan — in that order. Each call reads
-// the plan of its invocation's session, checks the change with Apply, and
+// the plan of its invocation's session, checks the change with apply, and
 // returns the new plan with the event for the session's reducers to apply;
 // each tool declares those reducers (Reducers), which the runner installs.
 func Tools() (tools.Toolset, error) {
@@ -64,16 +64,16 @@ func Tools() (tools.Toolset, error) {
 		change(func(p setupParams) any { return PlanSetUp{Objective: p.Objective, Steps: p.InitialSteps} }), install, state))
 	b.add(tools.New("planning_add_step",
 		"Append steps to the active plan; they get the next ids.",
-		change(func(p addStepsParams) any { return StepsAdded(p) }), install, state))
+		change(func(p addStepsParams) any { return stepsAdded(p) }), install, state))
 	b.add(tools.New("planning_update_step",
 		"Change the title or details of a step of the plan.",
-		change(func(p updateStepParams) any { return StepUpdated(p) }), install, state))
+		change(func(p updateStepParams) any { return stepUpdated(p) }), install, state))
 	b.add(tools.New("planning_mark_step",
 		"Set a step's status (pending, in_progress, blocked or done), with an optional note. When every step is done the plan is completed.",
 		change(func(p markStepParams) any { return StepMarked(p) }), install, state))
 	b.add(tools.New("planning_clear_plan",
 		"Abandon the plan and drop its steps.",
-		change(func(clearPlanParams) any { return PlanCleared{} }), install, state))
+		change(func(clearPlanParams) any { return planCleared{} }), install, state))
 	b.add(tools.New("planning_read_plan",
 		"Read the plan: objective, status and every step with its status and notes.",
 		readPlan, tools.ConcurrentSafe(), install, state))
@@ -110,7 +110,7 @@ func change[P any](event func(P) any) tools.Handler[P, Plan] {
 		}
 		cur, _ := CurrentPlan(inv.Session)
 		ev := event(p)
-		next, err := Apply(cur, ev)
+		next, err := apply(cur, ev)
 		if err != nil {
 			if isTextError(err) {
 				// Text the plan cannot hold is the arguments' fault:
@@ -130,11 +130,11 @@ func canonical(ev any, cur, next Plan) any {
 	switch e := ev.(type) {
 	case PlanSetUp:
 		return PlanSetUp{Objective: next.Objective, Steps: drafts(next.Steps)}
-	case StepsAdded:
-		return StepsAdded{Steps: drafts(next.Steps[len(cur.Steps):])}
-	case StepUpdated:
+	case stepsAdded:
+		return stepsAdded{Steps: drafts(next.Steps[len(cur.Steps):])}
+	case stepUpdated:
 		s := next.Steps[next.index(e.StepID)]
-		out := StepUpdated{StepID: s.StepID}
+		out := stepUpdated{StepID: s.StepID}
 		if e.Title != nil {
 			out.Title = &s.Title
 		}
@@ -143,7 +143,7 @@ func canonical(ev any, cur, next Plan) any {
 		}
 		return out
 	case StepMarked:
-		e.StepID, _ = NormalizeStepID(e.StepID)
+		e.StepID, _ = normalizeStepID(e.StepID)
 		e.Note = strings.TrimSpace(e.Note)
 		return e
 	}
@@ -164,13 +164,13 @@ func summary(ev any, cur, next Plan) string {
 	switch e := ev.(type) {
 	case PlanSetUp:
 		return fmt.Sprintf("plan set up with %d %s; add more with planning_add_step and mark progress with planning_mark_step", len(next.Steps), plural(len(next.Steps), "step", "steps"))
-	case StepsAdded:
+	case stepsAdded:
 		ids := make([]string, 0, len(e.Steps))
 		for _, s := range next.Steps[len(cur.Steps):] {
 			ids = append(ids, s.StepID)
 		}
 		return "added " + strings.Join(ids, ", ") + "; " + progress
-	case StepUpdated:
+	case stepUpdated:
 		return "updated " + e.StepID
 	case StepMarked:
 		msg := fmt.Sprintf("marked %s %s; %s", e.StepID, e.Status, progress)
@@ -178,7 +178,7 @@ func summary(ev any, cur, next Plan) string {
 			msg += "; the plan is completed"
 		}
 		return msg
-	case PlanCleared:
+	case planCleared:
 		return "plan abandoned and its steps dropped"
 	}
 	return "plan changed"
@@ -190,14 +190,14 @@ func readPlan(_ context.Context, inv *tools.Invocation, _ readPlanParams) (tools
 	}
 	p, ok := CurrentPlan(inv.Session)
 	if !ok {
-		return tools.Failed[Plan](ErrNoPlan.Error()), nil
+		return tools.Failed[Plan](errNoPlan.Error()), nil
 	}
 	return tools.OK(fmt.Sprintf("plan (%s): %d of %d %s done", p.Status, p.Done(), len(p.Steps), plural(len(p.Steps), "step", "steps")), p), nil
 }
 
 var errNoSession = errors.New("the call has no session; the planning tools read and change the plan of the session in their invocation")
 
-// isTextError reports whether err is Apply's refusal of the event's text:
+// isTextError reports whether err is apply's refusal of the event's text:
 // *serde.ValidationError values only, alone or joined, whose paths are
 // those of the tools' fields.
 func isTextError(err error) bool {
