@@ -70,15 +70,15 @@ type rawServer struct {
 // ${VAR} and ${VAR:-default} in command, args, env values, cwd, url and
 // header values are replaced by environment variables; a ${VAR} that is not
 // set and has no default is an error. Keys the format does not know (such
-// as "description" or "timeout") are ignored. Errors are *ConfigError
-// values naming the server and the field.
+// as "description" or "timeout") are ignored. Errors name the
+// server and the field.
 //
 // The agents package uses it for a server given inline in an agent
 // definition; LoadFile and LoadProject use it for every entry.
 func ParseServer(name string, data []byte) (ServerConfig, error) {
 	cfg, err := parseServer(name, data)
 	if err != nil {
-		return ServerConfig{}, &ConfigError{Server: name, Err: err}
+		return ServerConfig{}, &configError{Server: name, Err: err}
 	}
 	return cfg, nil
 }

@@ -21,7 +21,8 @@
 // A call sends the model's arguments to the server and shows the model the
 // text of the result; an image, audio or binary file gets a sentence in its
 // place; a result the server marks as an error is a failed call. Calls
-// honour their context and a per-call timeout (WithCallTimeout).
+// honour their context and a per-call timeout of 5 minutes; starting a
+// server and listing its tools may take 30 seconds.
 //
 // Servers are shared by every agent of the run and stopped by Close: a
 // command server's whole process group is killed, so nothing it started is

@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// ConfigError says that the configuration of a server, or a file of them,
+// configError says that the configuration of a server, or a file of them,
 // cannot be used. Its message names the file and the server and says what
 // to change.
-type ConfigError struct {
+type configError struct {
 	// File is the file the configuration was read from; empty when it was
 	// given in Go or inline.
 	File string
@@ -20,7 +20,7 @@ type ConfigError struct {
 }
 
 // Error returns "mcp: FILE: server \"NAME\": PROBLEM".
-func (e *ConfigError) Error() string {
+func (e *configError) Error() string {
 	var b strings.Builder
 	b.WriteString("mcp: ")
 	if e.File != "" {
@@ -39,7 +39,7 @@ func (e *ConfigError) Error() string {
 }
 
 // Unwrap returns the cause.
-func (e *ConfigError) Unwrap() error { return e.Err }
+func (e *configError) Unwrap() error { return e.Err }
 
 // ServerError says that a server could not be started, or stopped while a
 // run used it. A Manager reports each one as a warning (see WithWarnings);
@@ -68,6 +68,6 @@ func (e *ServerError) Error() string {
 // Unwrap returns the cause.
 func (e *ServerError) Unwrap() error { return e.Err }
 
-// ErrClosed is returned by a Manager's methods, and by calls of its tools,
-// once the Manager is closed.
-var ErrClosed = errors.New("the MCP servers of this run were shut down when the run ended; start a new run to use them again")
+// errClosed is returned by a Manager's methods, and by calls of its tools,
+// once the Manager is closed. Its text is what the model reads.
+var errClosed = errors.New("the MCP servers of this run were shut down when the run ended; start a new run to use them again")

@@ -22,16 +22,16 @@ const (
 	ConfigFile = ".offshoot/config.json"
 )
 
-// MaxConfigBytes is the most LoadFile reads of a configuration file; a
+// maxConfigBytes is the most LoadFile reads of a configuration file; a
 // larger one is an error, as is a FIFO, a device or a link to one.
-const MaxConfigBytes = 1 << 20
+const maxConfigBytes = 1 << 20
 
 // LoadFile reads the "mcpServers" object of a JSON file: a .mcp.json, or
 // an offshoot config.json (whose other keys are ignored). A file without
 // "mcpServers" has no servers. Each server's Source is path.
 //
 // It returns every server that could be read, keyed by name, and an error
-// joining a *ConfigError for each entry that could not (naming the file and
+// joining one for each entry that could not be read (naming the file and
 // the server), so one mistake does not hide the other servers. A file that
 // does not exist is an error that matches fs.ErrNotExist.
 func LoadFile(path string) (map[string]ServerConfig, error) {
@@ -42,15 +42,15 @@ func LoadFile(path string) (map[string]ServerConfig, error) {
 // loadFile is LoadFile that also returns the names of the entries it could
 // not read.
 func loadFile(path string) (map[string]ServerConfig, []string, error) {
-	data, err := regfile.Read(path, MaxConfigBytes)
+	data, err := regfile.Read(path, maxConfigBytes)
 	if err != nil {
-		return nil, nil, &ConfigError{File: path, Err: err}
+		return nil, nil, &configError{File: path, Err: err}
 	}
 	var file struct {
 		MCPServers json.RawMessage `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, nil, &ConfigError{File: path, Err: fmt.Errorf("not a valid JSON object: %v", err)}
+		return nil, nil, &configError{File: path, Err: fmt.Errorf("not a valid JSON object: %v", err)}
 	}
 	servers := map[string]ServerConfig{}
 	raw := bytes.TrimSpace(file.MCPServers)
@@ -59,14 +59,14 @@ func loadFile(path string) (map[string]ServerConfig, []string, error) {
 	}
 	var entries map[string]json.RawMessage
 	if raw[0] != '{' || json.Unmarshal(raw, &entries) != nil {
-		return nil, nil, &ConfigError{File: path, Err: errors.New(`"mcpServers" must be an object of named servers, such as {"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}`)}
+		return nil, nil, &configError{File: path, Err: errors.New(`"mcpServers" must be an object of named servers, such as {"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}`)}
 	}
 	var errs []error
 	var broken []string
 	for _, name := range slices.Sorted(maps.Keys(entries)) {
 		cfg, err := parseServer(name, entries[name])
 		if err != nil {
-			errs = append(errs, &ConfigError{File: path, Server: name, Err: err})
+			errs = append(errs, &configError{File: path, Server: name, Err: err})
 			broken = append(broken, name)
 			continue
 		}

@@ -62,14 +62,6 @@ type options struct {
 	onWarning                 func(*ServerError)
 }
 
-// WithStartTimeout bounds how long starting a server and listing its
-// tools may take (30 seconds by default).
-func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.startTimeout = d } }
-
-// WithCallTimeout bounds one tool call (5 minutes by default); the call's
-// own context may end it sooner.
-func WithCallTimeout(d time.Duration) Option { return func(o *options) { o.callTimeout = d } }
-
 // WithWarnings calls f with every server problem as it happens: a server
 // that could not be started, stopped during the run, or offered a tool that
 // cannot be used. f runs on the Manager's goroutines and must not block.
@@ -118,28 +110,28 @@ func (m *Manager) Add(name string, cfg ServerConfig) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return ErrClosed
+		return errClosed
 	}
 	return m.add(name, cfg)
 }
 
 func (m *Manager) add(name string, cfg ServerConfig) error {
 	if strings.TrimSpace(name) == "" {
-		return &ConfigError{File: cfg.Source, Err: errors.New("a server needs a name")}
+		return &configError{File: cfg.Source, Err: errors.New("a server needs a name")}
 	}
 	cfg, err := cfg.check()
 	if err != nil {
-		return &ConfigError{File: cfg.Source, Server: name, Err: err}
+		return &configError{File: cfg.Source, Server: name, Err: err}
 	}
 	if prev, ok := m.servers[name]; ok {
 		if sameConfig(prev.cfg, cfg) {
 			return nil
 		}
-		return &ConfigError{File: cfg.Source, Server: name, Err: fmt.Errorf("another server of this name is already configured%s; rename one of them", where(prev.cfg.Source))}
+		return &configError{File: cfg.Source, Server: name, Err: fmt.Errorf("another server of this name is already configured%s; rename one of them", where(prev.cfg.Source))}
 	}
 	prefix := ToolName(name, "")
 	if other, ok := m.prefixes[prefix]; ok {
-		return &ConfigError{File: cfg.Source, Server: name, Err: fmt.Errorf("its tools would be named like those of server %q (%s__…); rename one of them", other, prefix)}
+		return &configError{File: cfg.Source, Server: name, Err: fmt.Errorf("its tools would be named like those of server %q (%s__…); rename one of them", other, prefix)}
 	}
 	m.prefixes[prefix] = name
 	m.servers[name] = &server{m: m, name: name, cfg: cfg}
@@ -193,7 +185,7 @@ func (m *Manager) Tools(ctx context.Context, names ...string) (tools.Toolset, er
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		return tools.Toolset{}, ErrClosed
+		return tools.Toolset{}, errClosed
 	}
 	var list []*server
 	for _, name := range names {
@@ -226,7 +218,7 @@ func (m *Manager) Tools(ctx context.Context, names ...string) (tools.Toolset, er
 		return tools.Toolset{}, fmt.Errorf("mcp: waiting for MCP servers to start: %w", err)
 	}
 	if m.ctx.Err() != nil {
-		return tools.Toolset{}, ErrClosed
+		return tools.Toolset{}, errClosed
 	}
 	var set tools.Toolset
 	for _, ts := range found {
@@ -264,7 +256,7 @@ func (m *Manager) warn(err *ServerError) {
 
 // Close stops every server the Manager started — a command server's whole
 // process group, so no process it started is left behind — and waits until
-// they are gone. Calls still running fail with ErrClosed. Close is
+// they are gone. Calls still running fail, saying the run ended. Close is
 // idempotent; the Manager cannot be used afterwards.
 func (m *Manager) Close() error {
 	m.mu.Lock()

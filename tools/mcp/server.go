@@ -63,7 +63,7 @@ func (s *server) get(ctx context.Context) (*conn, error) {
 		switch {
 		case s.m.ctx.Err() != nil:
 			s.mu.Unlock()
-			return nil, ErrClosed
+			return nil, errClosed
 		case s.conn != nil:
 			c := s.conn
 			s.mu.Unlock()
@@ -161,7 +161,7 @@ func (s *server) connect() (*conn, []*sdk.Tool, *ServerError) {
 	}
 	switch {
 	case s.m.ctx.Err() != nil:
-		err = ErrClosed
+		err = errClosed
 	case timedOut:
 		err = fmt.Errorf("did not start within %v; check that its command runs by hand, or allow it more time", s.m.opts.startTimeout)
 	default:

@@ -130,7 +130,7 @@ func (t *tool) Call(ctx context.Context, _ *tools.Invocation, args json.RawMessa
 	case err == nil:
 		return tools.Outcome{Text: resultText(res), Success: !res.IsError, Params: args}
 	case t.srv.m.ctx.Err() != nil:
-		return t.failed(ErrClosed)
+		return t.failed(errClosed)
 	case ctx.Err() != nil:
 		return t.failed(ctx.Err())
 	case callCtx.Err() != nil:
