@@ -8,14 +8,14 @@ import (
 	"sync/atomic"
 )
 
-// Handler observes envelopes published on a bus.
-type Handler func(ctx context.Context, env Envelope) error
+// handler observes envelopes published on a bus.
+type handler func(ctx context.Context, env Envelope) error
 
 type subscription struct {
 	id     uint64
 	name   string
 	typ    reflect.Type // nil for catch-all
-	fn     Handler
+	fn     handler
 	active atomic.Bool
 }
 
@@ -49,11 +49,11 @@ func Subscribe[E any](b *Bus, name string, fn func(ctx context.Context, env Enve
 }
 
 // SubscribeAll registers a catch-all handler that observes every envelope.
-func (b *Bus) SubscribeAll(name string, fn Handler) (unsubscribe func()) {
+func (b *Bus) SubscribeAll(name string, fn func(ctx context.Context, env Envelope) error) (unsubscribe func()) {
 	return b.subscribe(name, nil, fn)
 }
 
-func (b *Bus) subscribe(name string, typ reflect.Type, fn Handler) func() {
+func (b *Bus) subscribe(name string, typ reflect.Type, fn handler) func() {
 	b.subsMu.Lock()
 	b.nextSub++
 	s := &subscription{id: b.nextSub, name: name, typ: typ, fn: fn}
@@ -134,7 +134,7 @@ func (s *subscriptions) deliver(ctx context.Context, env Envelope, res *Result) 
 	}
 }
 
-func callSafely(ctx context.Context, fn Handler, env Envelope) (err error) {
+func callSafely(ctx context.Context, fn handler, env Envelope) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = &PanicError{Value: p}
