@@ -91,12 +91,12 @@ func WithSnapshot(snap Snapshot) Option { return func(c *config) { c.snapshot = 
 // of its state.
 func Fresh() Option { return WithSnapshot(Snapshot{}) }
 
-// WithParent makes the new session a child of parent, as Fork does.
-func WithParent(parent *Session) Option { return func(c *config) { c.parent = parent } }
+// withParent makes the new session a child of parent: Fork's option.
+func withParent(parent *Session) Option { return func(c *config) { c.parent = parent } }
 
-// New creates a root session (or, with WithParent, a child). It fails when
-// the session would be its own parent. Observers tell sessions apart by
-// id, so give sessions that share a bus distinct ids (generated ids are).
+// New creates a root session (Fork creates children). Observers tell
+// sessions apart by id, so give sessions that share a bus distinct ids
+// (generated ids are).
 func New(opts ...Option) (*Session, error) {
 	var c config
 	for _, o := range opts {
@@ -176,9 +176,10 @@ func New(opts ...Option) (*Session, error) {
 // same bus, registry and tags unless options say otherwise, this session's
 // reducer table, rolled back to a snapshot of this session (now, or
 // WithSnapshot's). It is O(1) in the number of items. From then on the two
-// never see each other's dispatches.
+// never see each other's dispatches. It fails when the child would have
+// its parent's id.
 func (s *Session) Fork(opts ...Option) (*Session, error) {
-	return New(append([]Option{WithParent(s)}, opts...)...)
+	return New(append([]Option{withParent(s)}, opts...)...)
 }
 
 // ID returns the session's id.

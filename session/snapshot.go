@@ -109,18 +109,6 @@ func SliceOfSnapshot[S any](snap Snapshot) Slice[S] {
 	return Slice[S]{v: snap.state().get(reflect.TypeFor[S]())}
 }
 
-// ReplaceSlice returns snap with its slice of type S replaced by values (a
-// slice of that type is added when snap has none): for building the state
-// a test or a migration starts from, then Rollback or New(WithSnapshot).
-// snap itself is unchanged.
-func ReplaceSlice[S any](snap Snapshot, values Slice[S]) Snapshot {
-	st := snap.state()
-	d := draft{layout: st.layout, vecs: st.vecs}
-	d.set(reflect.TypeFor[S](), values.v)
-	snap.st = &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision, seq: st.seq}
-	return snap
-}
-
 // Rollback makes the session's state snap's: each slice in the snapshot is
 // adopted and each slice of the session's reducers that the snapshot lacks
 // is emptied. Reducers, subscriptions, children and identity are unchanged,

@@ -69,7 +69,7 @@ func (before Captured) Changes(now session.Snapshot, opts ...Option) string {
 					a = show(was[i])
 				}
 				if i < len(is) {
-					eq = bytes.Equal(captured[i], cur) || (intact && equalTo && Equal(was[i], is[i]))
+					eq = bytes.Equal(captured[i], cur) || (intact && equalTo && equal(was[i], is[i]))
 				}
 			}
 			return a, b, eq
@@ -84,9 +84,9 @@ func equalMethodOf(t reflect.Type) bool {
 }
 
 // RoundTrip encodes a snapshot of s with reg, decodes it again and checks
-// that nothing was lost: identity fields and every item equal (see Equal:
-// an unexported field JSON does not carry is lost), and a second encoding
-// byte-for-byte the first. Use it to check that your own slice types survive
+// that nothing was lost: identity fields and every item equal (see the
+// package doc: an unexported field JSON does not carry is lost), and a
+// second encoding byte-for-byte the first. Use it to check that your own slice types survive
 // snapshot JSON. It returns the decoded snapshot (the zero Snapshot after a
 // failure).
 func RoundTrip(t testing.TB, s *session.Session, reg *serde.Registry) session.Snapshot {

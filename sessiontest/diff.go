@@ -35,7 +35,7 @@ func ignoring(opts []Option) map[reflect.Type]bool {
 // equal, otherwise one paragraph per differing slice type. Identity fields —
 // ids, children, tags, times — are not compared. Two slices are equal when
 // they are the same version (O(1), as after a fork: they are then the very
-// same items), else item by item (see Equal). A missing slice equals an
+// same items), else item by item (see the package doc). A missing slice equals an
 // empty one.
 func Diff(a, b session.Snapshot, opts ...Option) string {
 	ignored := ignoring(opts)
@@ -46,7 +46,7 @@ func Diff(a, b session.Snapshot, opts ...Option) string {
 		}
 		xs, ys := collect(a, t), collect(b, t)
 		out.WriteString(diffItems(t, a.Has(t), b.Has(t), len(xs), len(ys), func(i int) (string, string, bool) {
-			return show(at(xs, i)), show(at(ys, i)), i < len(xs) && i < len(ys) && Equal(xs[i], ys[i])
+			return show(at(xs, i)), show(at(ys, i)), i < len(xs) && i < len(ys) && equal(xs[i], ys[i])
 		}))
 	}
 	return out.String()

@@ -58,7 +58,7 @@ func numberEqual(x, y reflect.Value) bool {
 	return false
 }
 
-// Equal reports whether two slice items are equal, as the assertions
+// equal reports whether two slice items are equal, as the assertions
 // compare them: the type's Equal method (func (T) Equal(T) bool) when it
 // has one, else field by field, unexported fields included, with nested
 // values' Equal methods honoured and a nil slice or map equal to an empty
@@ -68,7 +68,7 @@ func numberEqual(x, y reflect.Value) bool {
 // value equals the json.Number a snapshot restores it as when the text
 // reads back as that very number (float64(0.1) and "0.1", int64(7) and
 // "7", never 7 and "7.5"). It never panics.
-func Equal(x, y any) bool {
+func equal(x, y any) bool {
 	return deepEqual(reflect.ValueOf(x), reflect.ValueOf(y), map[visit]bool{})
 }
 

@@ -108,12 +108,12 @@ func TestAssertUnchanged(t *testing.T) {
 	before := sessiontest.Capture(s)
 
 	ok := &fakeTB{TB: t}
-	require.NoError(t, sessiontest.Clear[Version](s, nil))
-	require.NoError(t, sessiontest.Seed(s, Version{1, "relabelled"}))
+	require.NoError(t, session.Clear[Version](s, nil))
+	require.NoError(t, session.Seed(s, Version{1, "relabelled"}))
 	assert.True(t, sessiontest.AssertUnchanged(ok, before, s), "equal by the type's Equal method, not identity")
 	assert.Empty(t, ok.errors)
 
-	require.NoError(t, sessiontest.Clear(s, func(n Note) bool { return true }))
+	require.NoError(t, session.Clear(s, func(n Note) bool { return true }))
 	require.NoError(t, s.Dispatch(ctx, Note{"z"}, 7))
 	bad := &fakeTB{TB: t}
 	assert.False(t, sessiontest.AssertUnchanged(bad, before, s))
@@ -124,7 +124,7 @@ func TestAssertUnchanged(t *testing.T) {
 	assert.Contains(t, msg, "slice int: missing vs 1 items")
 
 	ignoring := &fakeTB{TB: t}
-	require.NoError(t, sessiontest.Clear[Note](s, nil))
+	require.NoError(t, session.Clear[Note](s, nil))
 	require.NoError(t, s.Dispatch(ctx, Note{"a"}))
 	assert.True(t, sessiontest.AssertUnchanged(ignoring, before, s, sessiontest.Ignore[int]()), "ignored types are left out")
 	assert.Empty(t, ignoring.errors)
@@ -196,7 +196,7 @@ func TestHelpersFailWhenTheyShould(t *testing.T) {
 		require.NoError(t, s.Dispatch(ctx, Loose{V: map[string]any{"k": []int{1}}}))
 		before := sessiontest.Capture(s)
 		snap := s.Snapshot()
-		require.NoError(t, sessiontest.Clear[Loose](s, nil))
+		require.NoError(t, session.Clear[Loose](s, nil))
 		require.NoError(t, s.Dispatch(ctx, Loose{V: map[string]any{"k": []int{2}}}))
 		tb := &fakeTB{TB: t}
 		require.NotPanics(t, func() {
@@ -320,27 +320,27 @@ func TestRoundTrip(t *testing.T) {
 func TestSeedClearReset(t *testing.T) {
 	s := newSession(t, serde.NewRegistry())
 	require.NoError(t, session.Register(s, sumTally))
-	require.NoError(t, sessiontest.Seed(s, Note{"a"}, Note{"b"}, Note{"c"}))
+	require.NoError(t, session.Seed(s, Note{"a"}, Note{"b"}, Note{"c"}))
 	require.NoError(t, s.Dispatch(ctx, Added{5}))
 
-	require.NoError(t, sessiontest.Clear(s, func(n Note) bool { return n.Text == "b" }))
+	require.NoError(t, session.Clear(s, func(n Note) bool { return n.Text == "b" }))
 	assert.Equal(t, []Note{{"a"}, {"c"}}, session.Get[Note](s).Values())
 	require.NoError(t, s.Dispatch(ctx, Note{"d"}), "a type without reducer is recorded in its own slice")
 	assert.Equal(t, 3, session.Len[Note](s))
-	require.NoError(t, sessiontest.Clear[Note](s, nil))
+	require.NoError(t, session.Clear[Note](s, nil))
 	assert.Zero(t, session.Len[Note](s))
 
 	sub := 0
 	s.Bus().SubscribeAll("kept", func(_ context.Context, _ bus.Envelope) error { sub++; return nil })
-	require.NoError(t, sessiontest.Reset(s))
+	require.NoError(t, s.Reset())
 	assert.Zero(t, session.Len[Tally](s))
 	require.NoError(t, s.Dispatch(ctx, Added{2}))
 	tally, _ := session.Latest[Tally](s)
 	assert.Equal(t, Tally{2}, tally, "reducers survive Reset")
 	assert.Equal(t, 1, sub, "subscriptions survive Reset")
-	assert.ErrorIs(t, sessiontest.Seed(s, Note{"late"}), nil)
+	assert.ErrorIs(t, session.Seed(s, Note{"late"}), nil)
 	require.NoError(t, s.Close())
-	assert.ErrorIs(t, sessiontest.Seed(s, Note{"closed"}), session.ErrClosed)
+	assert.ErrorIs(t, session.Seed(s, Note{"closed"}), session.ErrClosed)
 }
 
 // New gives the same session on every run: ids s1, s2, … for it and its

@@ -12,7 +12,6 @@ import (
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
@@ -55,7 +54,7 @@ func benchParent(b *testing.B, n, concurrent int) (*promptsubagent.Dispatcher, *
 	for i := range obs {
 		obs[i] = Observation{ID: i, Body: "a line of tool output that is about eighty characters long, give or take a few"}
 	}
-	if err := sessiontest.Seed(s, obs...); err != nil {
+	if err := session.Seed(s, obs...); err != nil {
 		b.Fatal(err)
 	}
 	answer := &model.Response{Message: model.AssistantMessage("done"), Usage: model.Usage{InputTokens: 20, OutputTokens: 1, TotalTokens: 21}}

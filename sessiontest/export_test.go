@@ -1,0 +1,5 @@
+package sessiontest
+
+// Equal is how the assertions compare two slice items, for the external
+// tests.
+var Equal = equal
