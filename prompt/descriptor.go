@@ -16,22 +16,22 @@ import (
 type Descriptor struct {
 	// NS and Key identify the prompt.
 	NS, Key string
-	// Sections lists every section, depth first, enabled or not.
-	Sections []SectionHash
-	// Tools lists every tool, in section order.
-	Tools []ToolHash
+	// sections lists every section, depth first, enabled or not.
+	sections []hashedSection
+	// tools lists every tool, in section order.
+	tools []hashedTool
 }
 
-// SectionHash is the hash of one section's template.
-type SectionHash struct {
+// hashedSection is the hash of one section's template.
+type hashedSection struct {
 	// Path is the section's path of keys, such as "tools/files".
 	Path string `json:"path"`
 	// Hash is the hex SHA-256 of the dedented template source.
 	Hash string `json:"hash"`
 }
 
-// ToolHash is the hash of one tool's contract.
-type ToolHash struct {
+// hashedTool is the hash of one tool's contract.
+type hashedTool struct {
 	// Name is the tool's name.
 	Name string `json:"name"`
 	// Hash is the hex SHA-256 of its name, description and schemas.
@@ -40,7 +40,7 @@ type ToolHash struct {
 
 // SectionHash returns the hash of the section at path.
 func (d Descriptor) SectionHash(path string) (string, bool) {
-	for _, s := range d.Sections {
+	for _, s := range d.sections {
 		if s.Path == path {
 			return s.Hash, true
 		}
@@ -50,7 +50,7 @@ func (d Descriptor) SectionHash(path string) (string, bool) {
 
 // ToolHash returns the contract hash of the tool named name.
 func (d Descriptor) ToolHash(name string) (string, bool) {
-	for _, t := range d.Tools {
+	for _, t := range d.tools {
 		if t.Name == name {
 			return t.Hash, true
 		}
@@ -59,15 +59,15 @@ func (d Descriptor) ToolHash(name string) (string, bool) {
 }
 
 func (d Descriptor) clone() Descriptor {
-	d.Sections = slices.Clone(d.Sections)
-	d.Tools = slices.Clone(d.Tools)
+	d.sections = slices.Clone(d.sections)
+	d.tools = slices.Clone(d.tools)
 	return d
 }
 
 func (w *treeWalk) descriptor(ns, key string) Descriptor {
-	d := Descriptor{NS: ns, Key: key, Sections: w.hashes}
+	d := Descriptor{NS: ns, Key: key, sections: w.hashes}
 	for _, t := range w.toolList {
-		d.Tools = append(d.Tools, ToolHash{Name: t.Spec().Name, Hash: toolHash(t)})
+		d.tools = append(d.tools, hashedTool{Name: t.Spec().Name, Hash: toolHash(t)})
 	}
 	return d
 }

@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// SectionError is a construction error of a section: a bad title or key,
+// sectionError is a construction error of a section: a bad title or key,
 // an option of the wrong type, a template that does not parse, refers to a
 // field its params type lacks, or fails on the zero params. prompt.New
 // returns these joined.
-type SectionError struct {
+type sectionError struct {
 	// Section is the section's key (or its title when the key is bad).
 	Section string
 	// Err is what is wrong.
@@ -17,12 +17,12 @@ type SectionError struct {
 }
 
 // Error returns `prompt: section "KEY": PROBLEM`.
-func (e *SectionError) Error() string {
+func (e *sectionError) Error() string {
 	return `prompt: section "` + e.Section + `": ` + e.Err.Error()
 }
 
 // Unwrap returns the problem.
-func (e *SectionError) Unwrap() error { return e.Err }
+func (e *sectionError) Unwrap() error { return e.Err }
 
 // ValidationError says that the params given to Render are not acceptable:
 // a value no section takes, two values of one type, a value that is not a
@@ -117,9 +117,9 @@ var (
 	ErrDisabled = errors.New("prompt disabled")
 )
 
-// LookupError says that a registry lookup failed, and lists what the
+// lookupError says that a registry lookup failed, and lists what the
 // namespace holds.
-type LookupError struct {
+type lookupError struct {
 	// NS and Key are what was looked up.
 	NS, Key string
 	// Registered are the keys registered in NS, sorted.
@@ -129,7 +129,7 @@ type LookupError struct {
 }
 
 // Error says what was not found and what is registered instead.
-func (e *LookupError) Error() string {
+func (e *lookupError) Error() string {
 	if e.Disabled {
 		return `prompt: prompt "` + e.NS + "/" + e.Key + `" is disabled; enable it with Registry.Enable or pick another`
 	}
@@ -141,7 +141,7 @@ func (e *LookupError) Error() string {
 }
 
 // Unwrap returns ErrDisabled or ErrNotFound.
-func (e *LookupError) Unwrap() error {
+func (e *lookupError) Unwrap() error {
 	if e.Disabled {
 		return ErrDisabled
 	}

@@ -55,9 +55,9 @@ func AllowExtraKeys() OutputOption {
 	return outputOptionFunc(func(o *OutputSpec) { o.allowExtra = true })
 }
 
-// ResponseFormatTitle is the title of the section that rendering appends
+// responseFormatTitle is the title of the section that rendering appends
 // to a prompt with structured output.
-const ResponseFormatTitle = "Response Format"
+const responseFormatTitle = "Response Format"
 
 // WithOutput declares that the model's final answer is one JSON value of
 // type O: a struct (a JSON object) or a slice (a JSON array, asked for as

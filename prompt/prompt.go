@@ -101,7 +101,7 @@ func New(ns, key string, parts ...Part) (*Prompt, error) {
 type treeWalk struct {
 	p         *Prompt
 	toolOwner map[string]string // tool name -> section path
-	hashes    []SectionHash
+	hashes    []hashedSection
 	toolList  []tools.Tool
 	errs      []error
 }
@@ -127,7 +127,7 @@ func (w *treeWalk) sections(list []*Section, parent string, depth int) []*node {
 		if !slices.Contains(w.p.paramTypes, s.params) {
 			w.p.paramTypes = append(w.p.paramTypes, s.params)
 		}
-		w.hashes = append(w.hashes, SectionHash{Path: path, Hash: hashText(s.body)})
+		w.hashes = append(w.hashes, hashedSection{Path: path, Hash: hashText(s.body)})
 		for _, t := range s.tools {
 			if owner, dup := w.toolOwner[t.Spec().Name]; dup {
 				if owner == path {

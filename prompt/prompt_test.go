@@ -72,8 +72,8 @@ func TestPromptAccessors(t *testing.T) {
 	assert.Nil(t, p.Output())
 	assert.Equal(t, []reflect.Type{reflect.TypeFor[Task](), reflect.TypeFor[Files](), reflect.TypeFor[prompt.NoParams]()}, p.ParamTypes())
 	d := p.Descriptor()
-	require.Len(t, d.Sections, 4)
-	assert.Equal(t, []string{"task", "task/files", "again", "plain"}, []string{d.Sections[0].Path, d.Sections[1].Path, d.Sections[2].Path, d.Sections[3].Path})
+	require.Len(t, d.SectionList(), 4)
+	assert.Equal(t, []string{"task", "task/files", "again", "plain"}, []string{d.SectionList()[0].Path, d.SectionList()[1].Path, d.SectionList()[2].Path, d.SectionList()[3].Path})
 }
 
 func TestExtendAppendsSectionsAndKeepsTheRest(t *testing.T) {

@@ -49,7 +49,8 @@ func (r *Registry) Register(p *Prompt) error {
 }
 
 // Lookup returns the prompt registered under (ns, key), enabled or not. An
-// unknown prompt is a *LookupError listing what the namespace holds.
+// unknown prompt is an error matching ErrNotFound that lists what the
+// namespace holds.
 func (r *Registry) Lookup(ns, key string) (*Prompt, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -61,7 +62,7 @@ func (r *Registry) Lookup(ns, key string) (*Prompt, error) {
 }
 
 // LookupEnabled is Lookup for prompts that are enabled: a disabled prompt
-// is a *LookupError matching ErrDisabled.
+// is an error matching ErrDisabled.
 func (r *Registry) LookupEnabled(ns, key string) (*Prompt, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -70,7 +71,7 @@ func (r *Registry) LookupEnabled(ns, key string) (*Prompt, error) {
 	case !ok:
 		return nil, r.notFound(ns, key)
 	case e.disabled:
-		return nil, &LookupError{NS: ns, Key: key, Disabled: true}
+		return nil, &lookupError{NS: ns, Key: key, Disabled: true}
 	}
 	return e.p, nil
 }
@@ -124,8 +125,8 @@ func (r *Registry) All() iter.Seq[*Prompt] {
 }
 
 // notFound builds the error for an unknown (ns, key); r.mu must be held.
-func (r *Registry) notFound(ns, key string) *LookupError {
-	e := &LookupError{NS: ns, Key: key}
+func (r *Registry) notFound(ns, key string) *lookupError {
+	e := &lookupError{NS: ns, Key: key}
 	for k := range r.entries {
 		if k.ns == ns {
 			e.Registered = append(e.Registered, k.key)

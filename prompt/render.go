@@ -54,7 +54,7 @@ func (p *Prompt) Render(params ...any) (*Rendered, error) {
 	}
 	if p.output != nil {
 		r.count++
-		r.section(1, strconv.Itoa(r.count), ResponseFormatTitle, p.output.text)
+		r.section(1, strconv.Itoa(r.count), responseFormatTitle, p.output.text)
 	}
 	ts, err := tools.NewToolset(r.tools...)
 	if err != nil {

@@ -221,7 +221,7 @@ func TestDescriptorHashesTemplatesAndToolContracts(t *testing.T) {
 	assert.Equal(t, "docs", d.NS)
 	assert.Equal(t, "nested", d.Key)
 	var paths []string
-	for _, s := range d.Sections {
+	for _, s := range d.SectionList() {
 		paths = append(paths, s.Path)
 		assert.Len(t, s.Hash, 64)
 	}
@@ -235,7 +235,7 @@ func TestDescriptorHashesTemplatesAndToolContracts(t *testing.T) {
 	assert.Equal(t, hex.EncodeToString(sum[:]), h, "the hash is of the dedented body")
 
 	var names []string
-	for _, th := range d.Tools {
+	for _, th := range d.ToolList() {
 		names = append(names, th.Name)
 	}
 	assert.Equal(t, []string{"role_tool", "debug_tool", "debug_child_tool", "hidden_tool", "ls", "deep_tool"}, names)
@@ -255,9 +255,9 @@ func TestDescriptorHashesTemplatesAndToolContracts(t *testing.T) {
 	h2, _ := other.Descriptor().SectionHash("goal")
 	assert.NotEqual(t, h, h2)
 
-	r.Descriptor.Sections[0].Hash = "changed"
+	r.Descriptor.SectionList()[0].Hash = "changed"
 	again, _ := p.Render(Task{Goal: "g"})
-	assert.NotEqual(t, "changed", again.Descriptor.Sections[0].Hash, "each Rendered has its own copy")
+	assert.NotEqual(t, "changed", again.Descriptor.SectionList()[0].Hash, "each Rendered has its own copy")
 }
 
 func TestConcurrentRenders(t *testing.T) {

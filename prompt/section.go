@@ -238,11 +238,11 @@ func Markdown[P any](title, body string, opts ...SectionOption) *Section {
 		for _, err := range errs {
 			if j, ok := err.(interface{ Unwrap() []error }); ok {
 				for _, e := range j.Unwrap() {
-					wrapped = append(wrapped, &SectionError{Section: name, Err: e})
+					wrapped = append(wrapped, &sectionError{Section: name, Err: e})
 				}
 				continue
 			}
-			wrapped = append(wrapped, &SectionError{Section: name, Err: err})
+			wrapped = append(wrapped, &sectionError{Section: name, Err: err})
 		}
 		s.err = errors.Join(wrapped...)
 	}
