@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime/debug"
 
+	"github.com/offshoot-dev/offshoot/internal/deepcopy"
 	"github.com/offshoot-dev/offshoot/serde"
 )
 
@@ -153,7 +154,7 @@ func (t *typed[P, R]) buildExamples(examples []any) error {
 func (t *typed[P, R]) Call(ctx context.Context, inv *Invocation, args json.RawMessage) Outcome {
 	p := new(P)
 	if t.copyDefaults {
-		*p = serde.Clone(t.defaults)
+		*p = deepcopy.Of(t.defaults)
 	} else {
 		*p = t.defaults
 	}

@@ -1,11 +1,11 @@
-package serde_test
+package deepcopy_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/internal/deepcopy"
 )
 
 func TestCloneSharesNothing(t *testing.T) {
@@ -18,7 +18,7 @@ func TestCloneSharesNothing(t *testing.T) {
 		Any    any
 	}
 	orig := value{Names: []string{"a"}, Counts: map[string]int{"a": 1}, Ptr: &inner{Tags: []string{"t"}}, Arr: [2][]int{{1}, {2}}, Any: []int{3}}
-	c := serde.Clone(orig)
+	c := deepcopy.Of(orig)
 	assert.Equal(t, orig, c)
 	c.Names[0], c.Counts["a"], c.Ptr.Tags[0], c.Arr[0][0] = "changed", 9, "changed", 9
 	c.Any.([]int)[0] = 9
@@ -28,6 +28,6 @@ func TestCloneSharesNothing(t *testing.T) {
 	assert.Equal(t, 1, orig.Arr[0][0])
 	assert.Equal(t, 3, orig.Any.([]int)[0])
 
-	assert.Nil(t, serde.Clone[any](nil))
-	assert.Nil(t, serde.Clone[*inner](nil))
+	assert.Nil(t, deepcopy.Of[any](nil))
+	assert.Nil(t, deepcopy.Of[*inner](nil))
 }
