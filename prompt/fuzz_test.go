@@ -25,8 +25,8 @@ func FuzzParseOutput(f *testing.F) {
 	}
 	obj := renderWith(f, prompt.WithOutput[Verdict]())
 	arr := renderWith(f, prompt.WithOutput[[]Issue]())
-	lenient := renderWith(f, prompt.WithOutput[Verdict](prompt.AllowExtraKeys()))
-	lenientArr := renderWith(f, prompt.WithOutput[[]Issue](prompt.AllowExtraKeys()))
+	lenient := renderWith(f, prompt.WithOutput[Verdict](), prompt.AllowExtraKeys())
+	lenientArr := renderWith(f, prompt.WithOutput[[]Issue](), prompt.AllowExtraKeys())
 	f.Fuzz(func(t *testing.T, text string) {
 		check := func(err error) {
 			var oe *prompt.OutputError

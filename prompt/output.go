@@ -39,20 +39,12 @@ func (o *OutputSpec) AllowsExtraKeys() bool { return o.allowExtra }
 // output accepts only an object at the root).
 func (o *OutputSpec) Schema() json.RawMessage { return bytes.Clone(o.schema) }
 
-// OutputOption configures WithOutput.
-type OutputOption interface {
-	applyOutput(*OutputSpec)
-}
-
-type outputOptionFunc func(*OutputSpec)
-
-func (f outputOptionFunc) applyOutput(o *OutputSpec) { f(o) }
-
 // AllowExtraKeys lets the model's output objects carry keys the schema does
 // not list: ParseOutput ignores them, and the prompt does not tell the
-// model "Do not add extra keys".
-func AllowExtraKeys() OutputOption {
-	return outputOptionFunc(func(o *OutputSpec) { o.allowExtra = true })
+// model "Do not add extra keys". Give it to New beside WithOutput; without
+// WithOutput it is an error.
+func AllowExtraKeys() Part {
+	return partFunc(func(b *builder) { b.allowExtra = true })
 }
 
 // responseFormatTitle is the title of the section that rendering appends
@@ -64,24 +56,12 @@ const responseFormatTitle = "Response Format"
 // {"items": [...]}). Rendering then appends a "Response Format" section
 // telling the model to return only that value, showing its schema; parse
 // the answer with ParseOutput.
-func WithOutput[O any](opts ...OutputOption) Part {
-	return partFunc(func(b *builder) {
-		spec, err := newOutputSpec(reflect.TypeFor[O](), opts)
-		if err != nil {
-			b.errs = append(b.errs, err)
-			return
-		}
-		b.output = spec
-	})
+func WithOutput[O any]() Part {
+	return partFunc(func(b *builder) { b.outputType = reflect.TypeFor[O]() })
 }
 
-func newOutputSpec(t reflect.Type, opts []OutputOption) (*OutputSpec, error) {
-	o := &OutputSpec{typ: t}
-	for _, opt := range opts {
-		if opt != nil {
-			opt.applyOutput(o)
-		}
-	}
+func newOutputSpec(t reflect.Type, allowExtraKeys bool) (*OutputSpec, error) {
+	o := &OutputSpec{typ: t, allowExtra: allowExtraKeys}
 	switch t.Kind() {
 	case reflect.Struct:
 	case reflect.Slice:

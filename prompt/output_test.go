@@ -67,7 +67,7 @@ func TestResponseFormatSection(t *testing.T) {
 	assert.False(t, r.Output.AllowsExtraKeys())
 	assert.JSONEq(t, `{"type":"object","properties":{"line":{"type":"integer","minimum":1},"title":{"type":"string","minLength":1}},"required":["line","title"],"additionalProperties":false}`, string(r.Output.Schema()))
 
-	arr := renderWith(t, prompt.WithOutput[[]Issue](prompt.AllowExtraKeys()))
+	arr := renderWith(t, prompt.WithOutput[[]Issue](), prompt.AllowExtraKeys())
 	assert.Contains(t, arr.Text, "## 2. Response Format\n\nReturn only one JSON object that matches this JSON Schema, "+
 		"with no other text before or after it; its \"items\" array holds your answer:\n\n```json\n{\n  \"type\": \"object\",")
 	assert.NotContains(t, arr.Text, "Do not add extra keys")
@@ -112,6 +112,15 @@ func TestResponseFormatIsNumberedAfterEnabledSections(t *testing.T) {
 		prompt.WithOutput[Verdict](),
 	)
 	assert.Contains(t, r.Text, "Review the change.\n\n## 2. Response Format\n\n")
+}
+
+func TestAllowExtraKeysNeedsWithOutput(t *testing.T) {
+	_, err := prompt.New("ns", "k", prompt.AllowExtraKeys())
+	assert.EqualError(t, err, "prompt: AllowExtraKeys needs WithOutput, which declares the output it applies to")
+	before := renderWith(t, prompt.AllowExtraKeys(), prompt.WithOutput[Verdict]())
+	after := renderWith(t, prompt.WithOutput[Verdict](), prompt.AllowExtraKeys())
+	assert.Equal(t, after.Text, before.Text, "the order of the two does not matter")
+	assert.True(t, before.Output.AllowsExtraKeys())
 }
 
 func TestWithOutputRejectsOtherKinds(t *testing.T) {
@@ -253,7 +262,7 @@ func TestParseOutputFailures(t *testing.T) {
 }
 
 func TestParseOutputWithExtraKeysAllowed(t *testing.T) {
-	obj := renderWith(t, prompt.WithOutput[Verdict](prompt.AllowExtraKeys()))
+	obj := renderWith(t, prompt.WithOutput[Verdict](), prompt.AllowExtraKeys())
 	got, err := prompt.ParseOutput[Verdict](`{"approve":true,"score":9,"reasons":[{"line":2,"title":"x","severity":"low"}]}`, obj)
 	require.NoError(t, err)
 	assert.Equal(t, Verdict{Approve: true, Reasons: []Issue{{2, "x"}}}, got)
@@ -268,7 +277,7 @@ func TestParseOutputWithExtraKeysAllowed(t *testing.T) {
 	assert.Equal(t, "approve", oe.Path)
 	assert.Equal(t, "must be a boolean, got a number", oe.Reason)
 
-	arr := renderWith(t, prompt.WithOutput[[]Issue](prompt.AllowExtraKeys()))
+	arr := renderWith(t, prompt.WithOutput[[]Issue](), prompt.AllowExtraKeys())
 	items, err := prompt.ParseOutput[[]Issue](`{"items":[{"line":1,"title":"a"}],"total":1}`, arr)
 	require.NoError(t, err)
 	assert.Equal(t, []Issue{{1, "a"}}, items)

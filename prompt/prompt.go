@@ -43,11 +43,13 @@ type Part interface {
 
 // builder collects a prompt's parts.
 type builder struct {
-	sections  []*Section
-	output    *OutputSpec
-	overrides OverrideStore
-	tag       string
-	errs      []error
+	sections   []*Section
+	output     *OutputSpec
+	outputType reflect.Type // WithOutput's
+	allowExtra bool         // AllowExtraKeys
+	overrides  OverrideStore
+	tag        string
+	errs       []error
 }
 
 func (s *Section) addTo(b *builder) { b.sections = append(b.sections, s) }
@@ -70,6 +72,16 @@ func New(ns, key string, parts ...Part) (*Prompt, error) {
 			continue
 		}
 		p.addTo(&b)
+	}
+	switch {
+	case b.outputType != nil:
+		spec, err := newOutputSpec(b.outputType, b.allowExtra)
+		if err != nil {
+			b.errs = append(b.errs, err)
+		}
+		b.output = spec
+	case b.allowExtra && b.output == nil:
+		b.errs = append(b.errs, errors.New("prompt: AllowExtraKeys needs WithOutput, which declares the output it applies to"))
 	}
 	errs := b.errs
 	if err := checkKey("namespace", ns); err != nil {
