@@ -70,3 +70,100 @@ func ExampleMarshalSnapshot() {
 	// <nil> [{hello}]
 	// 1
 }
+
+// A deposit, and the balance that deposits fold into.
+type (
+	Deposit struct{ Amount int }
+	Balance struct{ Total int }
+)
+
+// A reducer of your own folds an event into the slice of another type. It
+// is pure: it returns the new slice (SliceOf makes one) and never writes
+// to the session.
+func ExampleReducer() {
+	ctx := context.Background()
+	s, _ := session.New()
+	defer s.Close()
+
+	var deposit session.Reducer[Deposit, Balance] = func(_ session.ReducerContext, sl session.Slice[Balance], d Deposit) (session.Slice[Balance], error) {
+		if d.Amount <= 0 {
+			return sl, fmt.Errorf("a deposit must be positive, not %d", d.Amount)
+		}
+		cur, _ := sl.Latest()
+		return session.SliceOf(Balance{cur.Total + d.Amount}), nil
+	}
+	_ = session.Register(s, deposit)
+	_ = s.Dispatch(ctx, Deposit{30}, Deposit{12})
+	err := s.Dispatch(ctx, Deposit{-5})
+
+	b, _ := session.Latest[Balance](s)
+	fmt.Println(b.Total)
+	fmt.Println(err != nil, session.Len[Deposit](s))
+	// Output:
+	// 42
+	// true 0
+}
+
+// A tag, a chat message, and a user's presence.
+type (
+	Tag      string
+	Said     struct{ Who, Text string }
+	Presence struct{ User, Where string }
+)
+
+// The built-in reducers fold an event into the slice of its own type.
+func ExampleAppend() {
+	ctx := context.Background()
+	s, _ := session.New()
+	defer s.Close()
+
+	// Append keeps one of each comparable value; AppendFunc does the same
+	// with an equality of your own.
+	_ = session.Register(s, session.Append[Tag])
+	_ = session.Register(s, session.AppendFunc(func(a, b Said) bool { return a.Text == b.Text }))
+	// ReplaceLatestBy keeps one value per key, the latest last.
+	_ = session.Register(s, session.ReplaceLatestBy(func(p Presence) string { return p.User }))
+
+	_ = s.Dispatch(ctx, Tag("go"), Tag("docs"), Tag("go"))
+	_ = s.Dispatch(ctx, Said{"ann", "hi"}, Said{"bob", "hi"}, Said{"bob", "bye"})
+	_ = s.Dispatch(ctx, Presence{"ann", "home"}, Presence{"bob", "office"}, Presence{"ann", "away"})
+
+	fmt.Println(session.Get[Tag](s).Values())
+	fmt.Println(session.Get[Said](s).Values())
+	fmt.Println(session.Get[Presence](s).Values())
+	for p := range session.Where(s, func(p Presence) bool { return p.Where != "away" }) {
+		fmt.Println("here:", p.User)
+	}
+	// Output:
+	// [go docs]
+	// [{ann hi} {bob bye}]
+	// [{bob office} {ann away}]
+	// here: bob
+}
+
+// Reducers are data too: a package declares its rules under a key and a
+// session installs them in one write. Keep (and Record, for a single type)
+// also keeps every event of a type that has reducers, as a record.
+func ExampleSession_Install() {
+	ctx := context.Background()
+	s, _ := session.New()
+	defer s.Close()
+
+	bank := session.Reducers{
+		Key: "example.com/bank",
+		Rules: []session.Rule{
+			session.On(func(_ session.ReducerContext, sl session.Slice[Balance], d Deposit) (session.Slice[Balance], error) {
+				cur, _ := sl.Latest()
+				return session.SliceOf(Balance{cur.Total + d.Amount}), nil
+			}),
+			session.Keep[Deposit](), // the deposits themselves, besides the balance
+		},
+	}
+	_ = s.Install(ctx, bank)
+	_ = s.Dispatch(ctx, Deposit{30}, Deposit{12})
+
+	b, _ := session.Latest[Balance](s)
+	fmt.Println(b.Total, session.Get[Deposit](s).Values())
+	// Output:
+	// 42 [{30} {12}]
+}
