@@ -169,7 +169,7 @@ func (p *Prompt) loadOverlay() *overlay {
 		case to.Hash != want:
 			ov.ignore("tool", name, "stale: the tool's contract changed since the override was written")
 		default:
-			re, err := tools.Redescribe(p.tool(name), to.Description)
+			re, err := redescribe(p.tool(name), to.Description)
 			if err != nil {
 				ov.ignore("tool", name, "invalid: "+err.Error())
 				continue

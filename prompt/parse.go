@@ -15,9 +15,9 @@ import (
 // prompt rendered as r, which must declare output type O (WithOutput[O]).
 //
 // It takes the first ```json fenced block, else the whole text, else the
-// first balanced {…} or […] in the text (see serde.ExtractJSON); for an
+// first balanced {…} or […] in the text (see extractJSON); for an
 // object output, the first balanced {…} even after a bracketed fragment of
-// prose (serde.ExtractJSONObject). An array output is accepted as the
+// prose (extractJSONObject). An array output is accepted as the
 // object {"items": […]} it is asked for, or as a bare array. The value is decoded
 // strictly: keys the schema does not list are rejected unless the output
 // allows extra keys, and wrong types and failed `validate` tags are
@@ -47,9 +47,9 @@ func (o *OutputSpec) Parse(text string) (any, error) {
 	if o.array {
 		expected = "a JSON array"
 	}
-	extract := serde.ExtractJSONObject
+	extract := extractJSONObject
 	if o.array {
-		extract = serde.ExtractJSON
+		extract = extractJSON
 	}
 	raw, err := extract(text)
 	if err != nil {

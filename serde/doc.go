@@ -34,10 +34,6 @@
 // form, and "additionalProperties": false on every object, so that what a
 // model is shown and what Decode accepts agree.
 //
-// ExtractJSON finds the JSON value in free-form model output: a ```json
-// block, the whole reply, or the first balanced object or array;
-// ExtractJSONObject prefers an object to an earlier bracketed fragment.
-//
 // Registry maps Go types to stable names for serialized data such as
 // session snapshots.
 //

@@ -77,10 +77,3 @@ func ExampleSchema() {
 	//   "additionalProperties": false
 	// }
 }
-
-func ExampleExtractJSON() {
-	reply := "Here is the result:\n```json\n{\"path\": \"/src\"}\n```\nAnything else?"
-	raw, err := serde.ExtractJSON(reply)
-	fmt.Println(string(raw), err)
-	// Output: {"path": "/src"} <nil>
-}

@@ -18,7 +18,15 @@ import (
 //
 // A Tool is immutable and safe for concurrent use. A wrapper changes a
 // tool the way net/http middleware wraps a Handler: it embeds the tool and
-// returns another Spec (see Redescribe), keeping what it does not change.
+// returns another Spec, keeping what it does not change:
+//
+//	type described struct{ tools.Tool }
+//
+//	func (d described) Spec() tools.Spec {
+//		s := d.Tool.Spec()
+//		s.Description = "List a directory, newest first."
+//		return s
+//	}
 type Tool interface {
 	// Spec describes the tool. Callers must not change what the returned
 	// value's slices and maps hold: they are the tool's.

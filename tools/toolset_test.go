@@ -1,7 +1,6 @@
 package tools_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -142,43 +141,8 @@ func TestToolsetFilterMCPServers(t *testing.T) {
 	}
 }
 
-func TestRedescribeKeepsEverythingElse(t *testing.T) {
-	set := session.Reducers{Key: "k", Rules: []session.Rule{session.Keep[lsParams]()}}
-	orig := newLs(t, listPath, tools.ConcurrentSafe(), tools.WithReducers(set))
-
-	re, err := tools.Redescribe(orig, "  List a directory, newest first. ")
-	require.NoError(t, err)
-	assert.Equal(t, "List a directory, newest first.", re.Spec().Description)
-	assert.Equal(t, "List the entries of a directory.", orig.Spec().Description)
-	assert.Equal(t, orig.Spec().Name, re.Spec().Name)
-	assert.Equal(t, orig.Spec().Params, re.Spec().Params)
-	assert.True(t, re.Spec().ConcurrentSafe)
-	assert.Equal(t, "k", re.Spec().Reducers.Key, "Redescribe keeps the reducers")
-	out := re.Call(context.Background(), nil, []byte(`{"path":"x"}`))
-	assert.True(t, out.Success)
-
-	s, err := session.New()
-	require.NoError(t, err)
-	defer s.Close()
-	ts, err := tools.NewToolset(re)
-	require.NoError(t, err)
-	require.NoError(t, ts.Install(context.Background(), s))
-	assert.True(t, s.Installed("k"))
-
-	again, err := tools.Redescribe(re, "Third.")
-	require.NoError(t, err)
-	assert.Equal(t, "Third.", again.Spec().Description)
-	assert.Equal(t, "k", again.Spec().Reducers.Key)
-
-	_, err = tools.Redescribe(orig, " ")
-	assert.EqualError(t, err, `tools: tool "ls" needs a description telling the model what it does`)
-	_, err = tools.Redescribe(nil, "x")
-	assert.Error(t, err)
-}
-
 // A wrapper changes only what it overrides: one that embeds a tool keeps
-// its Spec — its State and its reducers — through any number of wrappers,
-// and Redescribe keeps them too.
+// its Spec — its State and its reducers — through any number of wrappers.
 func TestAWrapperDoesNotChangeWhatAToolIs(t *testing.T) {
 	type state struct{ tools.State }
 	st := state{}
@@ -190,10 +154,6 @@ func TestAWrapperDoesNotChangeWhatAToolIs(t *testing.T) {
 	assert.Equal(t, []tools.State{st}, set.States())
 	require.Len(t, set.Reducers(), 1)
 	assert.Equal(t, "k", set.Reducers()[0].Key)
-
-	re, err := tools.Redescribe(wrapped, "Another description.")
-	require.NoError(t, err)
-	assert.Equal(t, tools.State(st), re.Spec().State)
 }
 
 // wrapper is a tool wrapped the way net/http middleware wraps a handler.

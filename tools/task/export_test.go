@@ -11,3 +11,6 @@ const (
 	RetrievalTimeout  = retrievalTimeout
 	RetrievalNotReady = retrievalNotReady
 )
+
+// Input is the Task tool's input.
+type Input = input

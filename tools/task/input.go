@@ -24,10 +24,10 @@ const (
 	maxLabel = 200
 )
 
-// Input is the Task tool's input, the schema of Claude Code's Task tool
+// input is the Task tool's input, the schema of Claude Code's Task tool
 // (description, prompt, subagent_type) with the options of the Claude
 // Agent SDK. Unknown fields are rejected.
-type Input struct {
+type input struct {
 	// Description is a short (3-5 word) summary of the task; the child's
 	// system prompt ends with it under "# Task".
 	Description string `json:"description" jsonschema:"A short (3-5 word) description of the task" validate:"required"`
@@ -63,7 +63,7 @@ type Input struct {
 // accepted), a prompt of at most 100,000 characters, max_turns up to 10,000,
 // and one-line labels of at most 200 characters. Its error names the
 // field, as the model is shown it.
-func (in *Input) Validate() error {
+func (in *input) Validate() error {
 	bad := func(field, reason string) error { return &serde.ValidationError{Path: field, Reason: reason} }
 	desc := strings.TrimSpace(in.Description)
 	switch {

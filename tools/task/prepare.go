@@ -34,7 +34,7 @@ type childRun struct {
 // For a resumed agent (resumed is its record), the model is the one it
 // ran on, the conversation its own (the engine loads it), and the state
 // its caller's as it is now.
-func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in Input, def agents.Definition, resumed *subagent.TranscriptMeta) (*childRun, error) {
+func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in input, def agents.Definition, resumed *subagent.TranscriptMeta) (*childRun, error) {
 	var m model.Model
 	var modelName string
 	var err error

@@ -146,7 +146,7 @@ type CallContext struct {
 	Cwd string `json:"cwd"`
 	// ParamsInput is the call's input as decoded, team_name and mode
 	// included.
-	ParamsInput Input `json:"params_input"`
+	ParamsInput input `json:"params_input"`
 }
 
 // completed fills r for a child that finished. When the agent can be

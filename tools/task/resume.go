@@ -29,7 +29,7 @@ import (
 
 // resumed finds the record of the agent a call resumes and the definition
 // it runs by. Its errors are the texts the model reads (*failure).
-func (d *delegator) resumed(ctx context.Context, inv *tools.Invocation, in Input) (*subagent.TranscriptMeta, agents.Definition, error) {
+func (d *delegator) resumed(ctx context.Context, inv *tools.Invocation, in input) (*subagent.TranscriptMeta, agents.Definition, error) {
 	meta, err := d.engine.Agent(ctx, inv.Session, in.Resume)
 	if err != nil {
 		return nil, agents.Definition{}, fail("%v", err)

@@ -158,7 +158,7 @@ func (f *failure) Error() string { return f.msg }
 
 func fail(format string, args ...any) *failure { return &failure{msg: fmt.Sprintf(format, args...)} }
 
-func (d *delegator) handle(ctx context.Context, inv *tools.Invocation, in Input) (tools.Result[Result], error) {
+func (d *delegator) handle(ctx context.Context, inv *tools.Invocation, in input) (tools.Result[Result], error) {
 	if inv.Session == nil {
 		return tools.Result[Result]{}, errors.New("the Task tool needs the session of the calling evaluation; call it through the runner")
 	}
@@ -189,7 +189,7 @@ func (d *delegator) handle(ctx context.Context, inv *tools.Invocation, in Input)
 // and fills res. It returns the events for the caller's session (the
 // agent's usage record, the artifacts copied back), and a *failure, or a
 // *tools.ValidationError for an argument only the handler can check.
-func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in Input, res *Result) ([]any, error) {
+func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in input, res *Result) ([]any, error) {
 	if d.reg == nil {
 		return nil, fail("%v", agents.ErrNoAgents)
 	}

@@ -13,7 +13,7 @@
 // session.
 //
 // Paths are ASCII, relative to the root, at most 16 segments of at most 80
-// characters; see NormalizePath. A tool given a path (or a glob pattern)
+// characters; see normalizePath. A tool given a path (or a glob pattern)
 // it cannot accept fails the call as invalid arguments, naming the field:
 // "Tool validation failed: ls: path: must be ASCII". Contents are UTF-8
 // text of at most 48,000

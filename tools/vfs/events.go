@@ -13,7 +13,7 @@ import (
 // observers read written files from it — a subagent's artifacts are the
 // FileWritten events its child session dispatched.
 type FileWritten struct {
-	// Path is the file's canonical path (see NormalizePath).
+	// Path is the file's canonical path (see normalizePath).
 	Path string `json:"path"`
 	// Content is the file's whole new content: valid UTF-8, at most
 	// maxContentChars characters.
@@ -125,10 +125,10 @@ func (t Table) checkPlace(op, p string) error {
 // cannot be.
 func (t Table) written(ev FileWritten, now time.Time) (Table, error) {
 	if !isCanonical(ev.Path) {
-		if _, err := NormalizePath(ev.Path); err != nil {
+		if _, err := normalizePath(ev.Path); err != nil {
 			return t, err
 		}
-		return t, &pathError{Path: ev.Path, Reason: "the event's path is not canonical; normalize it with vfs.NormalizePath"}
+		return t, &pathError{Path: ev.Path, Reason: "the event's path is not canonical; normalize it with vfs.normalizePath"}
 	}
 	if err := checkContent("write", ev.Path, ev.Content); err != nil {
 		return t, err
@@ -158,10 +158,10 @@ func (t Table) written(ev FileWritten, now time.Time) (Table, error) {
 // files that removes, or why it cannot be done.
 func (t Table) deleted(ev FileDeleted) (Table, int, error) {
 	if !isCanonical(ev.Path) {
-		if _, err := NormalizePath(ev.Path); err != nil {
+		if _, err := normalizePath(ev.Path); err != nil {
 			return t, 0, err
 		}
-		return t, 0, &pathError{Path: ev.Path, Reason: "the event's path is not canonical; normalize it with vfs.NormalizePath"}
+		return t, 0, &pathError{Path: ev.Path, Reason: "the event's path is not canonical; normalize it with vfs.normalizePath"}
 	}
 	next, n := t.without(ev.Path)
 	if n == 0 {

@@ -52,3 +52,6 @@ const (
 	LeftSpecial    = leftSpecial
 	LeftUnreadable = leftUnreadable
 )
+
+// NormalizePath is the normalization every path of the VFS goes through.
+var NormalizePath = normalizePath

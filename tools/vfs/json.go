@@ -37,7 +37,7 @@ func (t *Table) UnmarshalJSON(data []byte) error {
 	var out Table
 	for i, f := range in.Files {
 		if !isCanonical(f.Path) {
-			if _, err := NormalizePath(f.Path); err != nil {
+			if _, err := normalizePath(f.Path); err != nil {
 				return fmt.Errorf("vfs: files[%d]: %w", i, err)
 			}
 			return fmt.Errorf("vfs: files[%d]: path %q is not canonical (it normalizes differently)", i, clip(f.Path))

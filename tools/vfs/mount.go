@@ -355,7 +355,7 @@ func (l *loader) add(p, rel string) error {
 	if l.mountDir != "" {
 		name = l.mountDir + "/" + rel
 	}
-	name, err := NormalizePath(name)
+	name, err := normalizePath(name)
 	if err != nil {
 		l.report.leave(leftExcluded, rel) // not representable in the VFS
 		return nil

@@ -66,7 +66,7 @@ func clip(s string) string {
 // Is reports whether target is errInvalidPath.
 func (e *pathError) Is(target error) bool { return target == errInvalidPath }
 
-// NormalizePath returns the canonical form of a VFS path, or an error
+// normalizePath returns the canonical form of a VFS path, or an error
 // saying why p is not acceptable.
 //
 // A leading "/" is allowed and stripped, and repeated and trailing slashes
@@ -77,7 +77,7 @@ func (e *pathError) Is(target error) bool { return target == errInvalidPath }
 // text. Dots inside a name ("notes..md", "...") make an ordinary name. A
 // canonical path never starts or ends with "/", never contains "//", a "."
 // or a ".." segment, and normalizing it again returns it unchanged.
-func NormalizePath(p string) (string, error) {
+func normalizePath(p string) (string, error) {
 	if p == "" {
 		return "", &pathError{Path: p, Reason: "must not be empty; give a path from the root such as docs/notes.md"}
 	}
@@ -122,17 +122,17 @@ func NormalizePath(p string) (string, error) {
 	return b.String(), nil
 }
 
-// normalizeDir is NormalizePath for a directory argument: "" and "/" (or
+// normalizeDir is normalizePath for a directory argument: "" and "/" (or
 // only slashes) name the root, returned as "".
 func normalizeDir(p string) (string, error) {
 	if strings.Trim(p, "/") == "" {
 		return "", nil
 	}
-	return NormalizePath(p)
+	return normalizePath(p)
 }
 
 // isCanonical reports whether p is a canonical path.
 func isCanonical(p string) bool {
-	n, err := NormalizePath(p)
+	n, err := normalizePath(p)
 	return err == nil && n == p
 }

@@ -56,7 +56,7 @@ func readFile(_ context.Context, inv *tools.Invocation, p readParams) (tools.Res
 	if err != nil {
 		return tools.Result[readResult]{}, err
 	}
-	name, err := NormalizePath(p.FilePath)
+	name, err := normalizePath(p.FilePath)
 	if err != nil {
 		return tools.Result[readResult]{}, invalidArg("file_path", err)
 	}

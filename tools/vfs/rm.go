@@ -36,7 +36,7 @@ func rm(_ context.Context, inv *tools.Invocation, p removeParams) (tools.Result[
 	if err != nil {
 		return tools.Result[removeResult]{}, err
 	}
-	name, err := NormalizePath(p.Path)
+	name, err := normalizePath(p.Path)
 	if err != nil {
 		return tools.Result[removeResult]{}, invalidArg("path", err)
 	}

@@ -11,7 +11,7 @@ import (
 // File is one file of the virtual filesystem, as readers get it. Values are
 // copies: changing one changes nothing in any session.
 type File struct {
-	// Path is the file's canonical path (see NormalizePath).
+	// Path is the file's canonical path (see normalizePath).
 	Path string `json:"path"`
 	// Content is the file's text (valid UTF-8).
 	Content string `json:"content"`

@@ -65,7 +65,7 @@ func writeFile(_ context.Context, inv *tools.Invocation, p writeParams) (tools.R
 	if err != nil {
 		return tools.Result[writeResult]{}, err
 	}
-	name, err := NormalizePath(p.FilePath)
+	name, err := normalizePath(p.FilePath)
 	if err != nil {
 		return tools.Result[writeResult]{}, invalidArg("file_path", err)
 	}
@@ -85,7 +85,7 @@ func editFile(_ context.Context, inv *tools.Invocation, p editParams) (tools.Res
 	if err != nil {
 		return tools.Result[writeResult]{}, err
 	}
-	name, err := NormalizePath(p.FilePath)
+	name, err := normalizePath(p.FilePath)
 	if err != nil {
 		return tools.Result[writeResult]{}, invalidArg("file_path", err)
 	}

@@ -1,4 +1,4 @@
-package serde
+package prompt
 
 import (
 	"encoding/json"
@@ -41,7 +41,7 @@ func TestExtractJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ExtractJSON(tt.in)
+			got, err := extractJSON(tt.in)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, string(got))
 			assert.True(t, json.Valid(got))
@@ -65,12 +65,12 @@ func TestExtractJSONObject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ExtractJSONObject(tt.in)
+			got, err := extractJSONObject(tt.in)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, string(got))
 		})
 	}
-	_, err := ExtractJSONObject("nothing here [")
+	_, err := extractJSONObject("nothing here [")
 	require.ErrorContains(t, err, "serde: no JSON value found in the model output; ")
 }
 
@@ -89,7 +89,7 @@ func TestExtractJSONErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ExtractJSON(tt.in)
+			got, err := extractJSON(tt.in)
 			require.Error(t, err)
 			assert.Nil(t, got)
 			assert.Contains(t, err.Error(), tt.msg)
@@ -107,7 +107,7 @@ func TestExtractJSONIsBounded(t *testing.T) {
 	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			_, err := ExtractJSON(in)
+			_, err := extractJSON(in)
 			require.Error(t, err)
 			assert.Less(t, time.Since(start), 5*time.Second)
 		})
@@ -116,7 +116,7 @@ func TestExtractJSONIsBounded(t *testing.T) {
 
 func TestExtractJSONCopies(t *testing.T) {
 	text := `{"a":1}`
-	got, err := ExtractJSON(text)
+	got, err := extractJSON(text)
 	require.NoError(t, err)
 	got[2] = 'b'
 	assert.Equal(t, `{"a":1}`, text)
@@ -130,8 +130,8 @@ func FuzzExtractJSON(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		check(t, text, ExtractJSON)
-		check(t, text, ExtractJSONObject)
+		check(t, text, extractJSON)
+		check(t, text, extractJSONObject)
 	})
 }
 
@@ -148,10 +148,10 @@ func check(t *testing.T, text string, extract func(string) (json.RawMessage, err
 			return
 		}
 		if !json.Valid(got) {
-			t.Fatalf("ExtractJSON(%q) = %q: not valid JSON", text, got)
+			t.Fatalf("extractJSON(%q) = %q: not valid JSON", text, got)
 		}
 		if utf8.ValidString(text) && !strings.Contains(text, string(got)) {
-			t.Fatalf("ExtractJSON(%q) = %q: not taken from the text", text, got)
+			t.Fatalf("extractJSON(%q) = %q: not taken from the text", text, got)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package serde
+package prompt
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// ExtractJSON finds the JSON value in a model's reply, leniently, for
+// extractJSON finds the JSON value in a model's reply, leniently, for
 // structured output. It tries, in order:
 //
 //  1. a fenced code block marked ```json whose content is valid JSON, then
@@ -20,16 +20,16 @@ import (
 //
 // What it returns is always valid JSON (a copy, not sharing memory with
 // text). It does not check the value's shape: decode it with Decode.
-func ExtractJSON(text string) (json.RawMessage, error) {
+func extractJSON(text string) (json.RawMessage, error) {
 	return extract(text, false)
 }
 
-// ExtractJSONObject is ExtractJSON for an answer that should be a JSON
+// extractJSONObject is extractJSON for an answer that should be a JSON
 // object. In the third step it takes the first balanced {…} that is valid
 // JSON even when a bracketed fragment comes before it ("Step [1]: …
 // {"a": 1}" gives the object, not [1]); only when the text holds no such
 // object does it take the first […].
-func ExtractJSONObject(text string) (json.RawMessage, error) {
+func extractJSONObject(text string) (json.RawMessage, error) {
 	return extract(text, true)
 }
 
