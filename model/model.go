@@ -74,6 +74,12 @@ type Request struct {
 	Stop []string `json:"stop,omitempty"`
 	// Seed asks for deterministic sampling where the provider supports it.
 	Seed *int `json:"seed,omitempty"`
+	// CacheKey, when set, asks the provider to route requests with the
+	// same key to the same prompt cache, where it takes one (OpenAI's
+	// prompt_cache_key): requests that begin alike — a conversation's
+	// turns, the forks that carry it on — then read their common opening
+	// from the cache, at a fraction of the price.
+	CacheKey string `json:"cache_key,omitempty"`
 }
 
 // ToolSpec describes a function the model may call.
@@ -137,6 +143,11 @@ type Response struct {
 type Usage struct {
 	// InputTokens is the number of prompt tokens.
 	InputTokens int `json:"input_tokens"`
+	// CachedInputTokens is how many of InputTokens the provider read from
+	// its prompt cache (a repeated prefix, billed at a fraction of the
+	// price), where it says so: OpenAI's
+	// usage.prompt_tokens_details.cached_tokens.
+	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
 	// OutputTokens is the number of generated tokens.
 	OutputTokens int `json:"output_tokens"`
 	// TotalTokens is the total the provider bills, normally input + output.
@@ -151,10 +162,11 @@ type Usage struct {
 // total = total.Add(resp.Usage).
 func (u Usage) Add(o Usage) Usage {
 	return Usage{
-		InputTokens:  u.InputTokens + o.InputTokens,
-		OutputTokens: u.OutputTokens + o.OutputTokens,
-		TotalTokens:  u.TotalTokens + o.TotalTokens,
-		Unreported:   u.Unreported || o.Unreported,
+		InputTokens:       u.InputTokens + o.InputTokens,
+		CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
+		OutputTokens:      u.OutputTokens + o.OutputTokens,
+		TotalTokens:       u.TotalTokens + o.TotalTokens,
+		Unreported:        u.Unreported || o.Unreported,
 	}
 }
 

@@ -142,7 +142,7 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 	inv := &tools.Invocation{
 		Session: r.req.Session, Bus: r.req.Session.Bus(), CallID: c.ID,
 		PromptNS: r.rendered.NS, PromptKey: r.rendered.Key, Tools: r.toolset,
-		Model: r.req.Model, ModelName: r.req.ModelName, Logger: r.req.Logger,
+		Model: r.req.Model, ModelName: r.req.ModelName, CacheKey: r.cacheKey, Logger: r.req.Logger,
 	}
 	started := r.clock()
 	returned := false

@@ -15,7 +15,7 @@ import (
 // arrived (cancelled mid-stream, say) returns and records that part's text
 // with the error; its unfinished tool calls are dropped.
 func (r *run) callModel() (model.Message, error) {
-	req := &model.Request{Messages: r.resp.Messages, Tools: r.specs}
+	req := &model.Request{Messages: r.resp.Messages, Tools: r.specs, CacheKey: r.cacheKey}
 	if out := r.rendered.Output; out != nil {
 		req.Output = &model.OutputSpec{Name: outputName(r.rendered), Schema: out.Schema(), Strict: true}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 
@@ -221,4 +222,44 @@ func TestAPanicIsReportedInThePhaseItHappenedIn(t *testing.T) {
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, runner.PhaseRender, ee.Phase)
 	assert.Contains(t, err.Error(), "install bug")
+}
+
+// Every model call carries the evaluation's cache key — its id unless the
+// request names one — and tool calls see it, so that a fork carrying the
+// conversation on can send the same.
+func TestTheCacheKeyReachesTheModelAndTheTools(t *testing.T) {
+	var seen string
+	probe, err := tools.New("probe", "Reports the cache key.", func(_ context.Context, inv *tools.Invocation, _ struct{}) (tools.Result[string], error) {
+		seen = inv.CacheKey
+		return tools.OK("seen", ""), nil
+	})
+	require.NoError(t, err)
+	m := scripted.New(scripted.ToolCall("probe", `{}`), scripted.Text("done"))
+	resp, err := runner.Evaluate(ctx, request(newPrompt(t, probe), newSession(t), m))
+	require.NoError(t, err)
+	for _, c := range m.Calls() {
+		assert.Equal(t, resp.Evaluation, c.Request.CacheKey)
+	}
+	assert.Equal(t, resp.Evaluation, seen)
+
+	m = scripted.New(scripted.Text("done"))
+	req := request(newPrompt(t), newSession(t), m)
+	req.CacheKey = "the parent's"
+	_, err = runner.Evaluate(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, "the parent's", m.Calls()[0].Request.CacheKey)
+}
+
+// Messages that begin with a system message are the whole conversation so
+// far: the model receives them as given, the prompt's text not added.
+func TestMessagesWithASystemMessageAreTheWholeConversation(t *testing.T) {
+	m := scripted.New(scripted.Text("carried on"))
+	req := request(newPrompt(t, echoTool(t)), newSession(t), m)
+	earlier := []model.Message{model.SystemMessage("The parent's system message."), model.UserMessage("earlier question"), model.AssistantMessage("earlier answer")}
+	req.Messages = earlier
+	resp, err := runner.Evaluate(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, append(slices.Clone(earlier), model.UserMessage("go")), m.Calls()[0].Request.Messages)
+	assert.Equal(t, []string{"echo"}, offered(m), "the prompt still gives the tools")
+	assert.Equal(t, model.SystemMessage("The parent's system message."), runner.Conversation(req.Session.Snapshot(), resp.Evaluation)[0], "recorded as sent")
 }

@@ -37,10 +37,11 @@ func (r *run) render(earlier []model.Message) error {
 		r.specs = append(r.specs, model.ToolSpec{Name: spec.Name, Description: spec.Description, Parameters: spec.Params})
 	}
 	msgs := make([]model.Message, 0, 8+len(earlier)+len(r.req.Messages))
-	if len(earlier) == 0 {
-		msgs = append(msgs, model.SystemMessage(rendered.Text))
-	} else {
+	switch {
+	case len(earlier) > 0:
 		msgs = append(msgs, earlier...)
+	case len(r.req.Messages) == 0 || r.req.Messages[0].Role != model.RoleSystem:
+		msgs = append(msgs, model.SystemMessage(rendered.Text))
 	}
 	msgs = append(msgs, r.req.Messages...)
 	if r.req.UserMessage != "" {

@@ -48,7 +48,12 @@ type Request struct {
 	// UserMessage, when not empty, follows the system message.
 	UserMessage string
 	// Messages, when given, continue an earlier conversation: they follow
-	// the system message (and come before UserMessage).
+	// the system message (and come before UserMessage). When the first is
+	// a system message, they are the whole conversation so far and the
+	// prompt's rendered text is not added: a fork that carries on its
+	// parent's conversation sends it as the parent did, byte for byte, so
+	// that the provider's prompt cache serves it (the prompt is still
+	// rendered, for its tools and output).
 	Messages []model.Message
 	// Continue, when set, is the id of an evaluation recorded in Session
 	// (Response.Evaluation) to carry on: its conversation, system message
@@ -102,6 +107,12 @@ type Request struct {
 	CancelGrace time.Duration
 	// Clock times model and tool calls (the session bus's clock when nil).
 	Clock func() time.Time
+	// CacheKey is sent with each model call (model.Request.CacheKey), for
+	// providers that route requests with the same key to the same prompt
+	// cache; the evaluation's id when empty. Tool calls see it
+	// (tools.Invocation.CacheKey), so that a fork that carries on the
+	// conversation sends the same key.
+	CacheKey string
 }
 
 // Response is the result of an evaluation, complete or partial.
@@ -180,6 +191,7 @@ type run struct {
 	start   time.Time
 
 	eval     string // the evaluation's id
+	cacheKey string // Request.CacheKey, or eval
 	scope    *scope
 	onDelta  func(model.Delta) error
 	rendered *prompt.Rendered
@@ -234,6 +246,9 @@ func (r *run) evaluate() (*Response, error) {
 		}
 	} else {
 		r.eval = s.NewID()
+	}
+	if r.cacheKey = r.req.CacheKey; r.cacheKey == "" {
+		r.cacheKey = r.eval
 	}
 	if err := r.render(earlier); err != nil {
 		return nil, r.fail(PhaseRender, err)
@@ -357,7 +372,10 @@ func (r *run) overBudget() bool {
 // childUsage is what the scope spent beyond the evaluation's own calls.
 func (r *run) childUsage() model.Usage {
 	all, own := r.scope.spent(), r.resp.Usage
-	return model.Usage{InputTokens: all.InputTokens - own.InputTokens, OutputTokens: all.OutputTokens - own.OutputTokens, TotalTokens: all.TotalTokens - own.TotalTokens}
+	return model.Usage{
+		InputTokens: all.InputTokens - own.InputTokens, CachedInputTokens: all.CachedInputTokens - own.CachedInputTokens,
+		OutputTokens: all.OutputTokens - own.OutputTokens, TotalTokens: all.TotalTokens - own.TotalTokens,
+	}
 }
 
 func (r *run) partial(phase Phase, err error) (*Response, error) {

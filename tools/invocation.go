@@ -29,6 +29,10 @@ type Invocation struct {
 	// same model (a subagent that inherits its parent's) uses them.
 	Model     model.Model
 	ModelName string
+	// CacheKey is the calling evaluation's prompt cache key (see
+	// runner.Request.CacheKey): an evaluation a tool starts that carries on
+	// the caller's conversation sends the same one.
+	CacheKey string
 	// Logger logs on behalf of the call. Call sets it to a logger that
 	// discards when it is nil, so handlers may always use it.
 	Logger *slog.Logger

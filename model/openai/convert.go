@@ -30,6 +30,9 @@ type chatBody struct {
 	Messages    []wireMessage `json:"messages"`
 	Temperature *float64      `json:"temperature,omitempty"`
 	TopP        *float64      `json:"top_p,omitempty"`
+	// PromptCacheKey is OpenAI's field for Request.CacheKey, which
+	// go-openai's request does not have.
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
 }
 
 // wireMessage is a message as sent. Unlike go-openai's message type, which
@@ -97,7 +100,11 @@ func (m *Model) chatRequest(req *model.Request, stream bool) ([]byte, *outputMap
 		}
 		creq.ResponseFormat, out = format, mapping
 	}
-	body, err := json.Marshal(chatBody{ChatCompletionRequest: creq, Messages: messages, Temperature: req.Temperature, TopP: req.TopP})
+	cb := chatBody{ChatCompletionRequest: creq, Messages: messages, Temperature: req.Temperature, TopP: req.TopP}
+	if m.sendCacheKey {
+		cb.PromptCacheKey = req.CacheKey
+	}
+	body, err := json.Marshal(cb)
 	if err != nil {
 		return nil, nil, fmt.Errorf("openai: encode the request: %w", err)
 	}
@@ -172,6 +179,9 @@ func convertResponse(req *model.Request, resp gopenai.ChatCompletionResponse, ou
 		TotalTokens:  resp.Usage.TotalTokens,
 		// No server bills nothing for an answer: zeros mean none was sent.
 		Unreported: resp.Usage.PromptTokens == 0 && resp.Usage.CompletionTokens == 0 && resp.Usage.TotalTokens == 0,
+	}
+	if d := resp.Usage.PromptTokensDetails; d != nil {
+		usage.CachedInputTokens = d.CachedTokens
 	}
 	return finish(req, msg, choice.Message.Refusal, finishReason(choice.FinishReason), usage, resp.Model, out), nil
 }

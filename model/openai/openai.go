@@ -100,6 +100,11 @@ type Config struct {
 	// deliver it in one piece, for servers that mishandle streamed
 	// requests.
 	NoStream bool
+	// SendCacheKey sends Request.CacheKey as prompt_cache_key, for servers
+	// that take OpenAI's field. It is always sent to OpenAI's API
+	// (api.openai.com); other servers may refuse a field they do not
+	// know, so it is not sent to them unless this is set.
+	SendCacheKey bool
 	// LegacyMaxTokens sends Request.MaxTokens as max_tokens, for servers
 	// that do not know max_completion_tokens (the current OpenAI field,
 	// used by default).
@@ -141,6 +146,7 @@ type Model struct {
 	endpoint      string
 	shownEndpoint string   // endpoint with its query's values redacted
 	secrets       []string // what no error may show: the key, the query's values
+	sendCacheKey  bool     // send Request.CacheKey (see Config.SendCacheKey)
 }
 
 var (
@@ -193,7 +199,7 @@ func New(cfg Config) (*Model, error) {
 	// api-version or a key there); what errors show of it is redacted.
 	u.Path = strings.TrimRight(u.Path, "/") + "/chat/completions"
 	u.RawPath = ""
-	m := &Model{cfg: cfg, endpoint: u.String()}
+	m := &Model{cfg: cfg, endpoint: u.String(), sendCacheKey: cfg.SendCacheKey || u.Host == "api.openai.com"}
 	m.secrets = secretsOf(cfg.APIKey, u)
 	shown := *u
 	shown.RawQuery = m.redact(u.RawQuery)

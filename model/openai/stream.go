@@ -198,6 +198,8 @@ func (s *streamState) event(data []byte) error {
 					InputTokens:  int(v.Get("prompt_tokens").Int()),
 					OutputTokens: int(v.Get("completion_tokens").Int()),
 					TotalTokens:  int(v.Get("total_tokens").Int()),
+					// What the provider read from its prompt cache.
+					CachedInputTokens: int(v.Get("prompt_tokens_details.cached_tokens").Int()),
 				}
 			}
 		case "model":

@@ -45,8 +45,15 @@ var errorKinds = []struct {
 
 // canonicalJSON encodes req as canonical JSON: object keys sorted, no
 // insignificant space, numbers as written, no HTML escaping; embedded
-// schemas are canonicalized too.
+// schemas are canonicalized too. The cache key is left out: it routes a
+// request, differs from run to run (it is an evaluation's id) and is no
+// part of what the request asks.
 func canonicalJSON(req *model.Request) ([]byte, error) {
+	if req.CacheKey != "" {
+		r := *req
+		r.CacheKey = ""
+		req = &r
+	}
 	raw, err := json.Marshal(req)
 	if err != nil {
 		return nil, err

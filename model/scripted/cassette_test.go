@@ -237,3 +237,22 @@ func TestLoadCassetteErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "yo", resp.Message.Content)
 }
+
+// A request's cache key routes it and changes from run to run: a replay
+// finds the answer recorded under another key.
+func TestTheCacheKeyIsNotPartOfARecordedRequest(t *testing.T) {
+	var buf bytes.Buffer
+	rec := scripted.Record(scripted.New(scripted.Text("recorded")), &buf)
+	req := conv(model.UserMessage("hi"))
+	req.CacheKey = "evaluation-of-the-first-run"
+	_, err := rec.Generate(ctx, req)
+	require.NoError(t, err)
+
+	player, err := scripted.Replay(&buf)
+	require.NoError(t, err)
+	replayed := conv(model.UserMessage("hi"))
+	replayed.CacheKey = "evaluation-of-the-second-run"
+	resp, err := player.Generate(ctx, replayed)
+	require.NoError(t, err)
+	assert.Equal(t, "recorded", resp.Message.Content)
+}

@@ -387,14 +387,21 @@ func duration(d time.Duration) string {
 	}
 }
 
-// tokens says what a usage counts; when the provider reported none, it
+// tokens says what a usage counts, and how many of its input tokens the
+// provider read from its prompt cache; when the provider reported none, it
 // says so instead of "0 tokens".
 func tokens(u model.Usage) string {
+	var s string
 	switch {
 	case u.Unreported && u.TotalTokens == 0:
 		return "usage not reported"
 	case u.Unreported:
-		return "at least " + count(u.TotalTokens, "token")
+		s = "at least " + count(u.TotalTokens, "token")
+	default:
+		s = count(u.TotalTokens, "token")
 	}
-	return count(u.TotalTokens, "token")
+	if u.CachedInputTokens > 0 {
+		s += fmt.Sprintf(" (%d cached)", u.CachedInputTokens)
+	}
+	return s
 }
