@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/offshoot-dev/offshoot/bus"
@@ -238,6 +239,13 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	if c.depth >= c.maxDepth && len(spec.Withhold) > 0 {
 		filter.Deny = append(slices.Clone(filter.Deny), spec.Withhold...)
 	}
+	var refused tools.Filter
+	if spec.KeepToolset {
+		if err := filter.Validate(); err != nil {
+			return out, "", runError(err)
+		}
+		refused, filter = filter, tools.Filter{}
+	}
 	p, err := Orient(spec.Request.Prompt)
 	if err != nil {
 		return out, "", runError(err)
@@ -256,6 +264,9 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	if req.Approve == nil {
 		req.Approve = e.approve
 	}
+	if spec.KeepToolset {
+		req.Approve = refuse(spec.Name, refused, req.Approve)
+	}
 	resp, rerr := c.evaluate(cctx, req)
 	out.Final = c.session.Snapshot()
 	out.Duration = e.clock().Sub(started)
@@ -270,6 +281,28 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 		return out, "", e.classify(ctx, cctx, rerr, timeout, spec)
 	}
 	return out, "", nil
+}
+
+// refuse returns approve preceded by a refusal of the tools filter does
+// not allow the agent name: the tool is not called, and the model reads
+// why as the call's failed result.
+func refuse(name string, filter tools.Filter, approve func(context.Context, *tools.Invocation, model.ToolCall) error) func(context.Context, *tools.Invocation, model.ToolCall) error {
+	return func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error {
+		if !filter.Allows(call.Name) {
+			var allowed []string
+			if inv != nil {
+				allowed = slices.DeleteFunc(inv.Tools.Names(), func(n string) bool { return !filter.Allows(n) })
+			}
+			if len(allowed) == 0 {
+				return fmt.Errorf("the %s agent may not use it; it may use no tool", name)
+			}
+			return fmt.Errorf("the %s agent may not use it; it may use only %s", name, strings.Join(allowed, ", "))
+		}
+		if approve == nil {
+			return nil
+		}
+		return approve(ctx, inv, call)
+	}
 }
 
 // statesOf returns the distinct states of a child's whole toolset: those

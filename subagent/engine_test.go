@@ -22,6 +22,7 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -436,4 +437,55 @@ func TestMaxDepthConfigured(t *testing.T) {
 			assert.Equal(t, tt.configured, e.MaxDepthConfigured())
 		})
 	}
+}
+
+// With KeepToolset, what ToolFilter and the depth limit would take away
+// stays offered and is refused when called: the tool never runs, the model
+// reads why and carries on.
+func TestKeepToolsetRefusesInsteadOfHiding(t *testing.T) {
+	tests := []struct {
+		name   string
+		filter tools.Filter
+		depth  int // the engine's depth limit; the child is at depth 1
+		call   string
+		want   string
+	}{
+		{"outside the list", tools.Filter{Allow: []string{"write"}}, 3, "delegate",
+			"Permission to use the tool 'delegate' was denied: the child/worker agent may not use it; it may use only write"},
+		{"withheld at the depth limit", tools.Filter{}, 1, "delegate",
+			"Permission to use the tool 'delegate' was denied: the child/worker agent may not use it; it may use only write"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parent := newParent(t)
+			e := subagent.New(subagent.Options{MaxDepth: tt.depth})
+			m := scripted.New(scripted.ToolCall(tt.call, `{"name":"x","task":"y"}`), scripted.Text("done"))
+			sp := spec(t, parent, m, delegateTool(t, e, m), writeTool(t))
+			sp.Withhold, sp.KeepToolset, sp.Request.ToolFilter = []string{"delegate"}, true, tt.filter
+			out, err := e.Run(ctx, sp)
+			require.NoError(t, err)
+			assert.Equal(t, "done", out.Text)
+			first := m.Calls()[0].Request
+			assert.Equal(t, []string{"delegate", "write"}, toolNames(first), "nothing hidden")
+			second := m.Calls()[1].Request.Messages
+			assert.Equal(t, tt.want, second[len(second)-1].Content)
+			assert.Len(t, m.Calls(), 2, "delegate never ran: it would have started a child on m")
+		})
+	}
+
+	// A malformed filter fails the run before the child does anything.
+	parent := newParent(t)
+	sp := spec(t, parent, scripted.New(), writeTool(t))
+	sp.KeepToolset, sp.Request.ToolFilter = true, tools.Filter{Allow: []string{"["}}
+	_, err := subagent.New(subagent.Options{}).Run(ctx, sp)
+	require.ErrorIs(t, err, subagent.ErrRun)
+	assert.ErrorContains(t, err, "malformed")
+}
+
+func toolNames(req *model.Request) []string {
+	var out []string
+	for _, s := range req.Tools {
+		out = append(out, s.Name)
+	}
+	return out
 }

@@ -68,6 +68,16 @@ type Spec struct {
 	// are removed from a child at the depth limit, so it cannot delegate
 	// further.
 	Withhold []string
+	// KeepToolset offers the child its whole toolset, as the parent
+	// offered it: the tools Request.ToolFilter or the depth limit
+	// (Withhold) would take away stay in the list the model sees, and a
+	// call to one is refused — never run — with a failed result the model
+	// reads ("Permission to use the tool 'NAME' was denied: the NAME agent
+	// may not use it; it may use only …"). A child that carries on its
+	// parent's conversation needs it: its requests then begin exactly as
+	// the parent's did — system message, tools, messages — and the
+	// provider's prompt cache serves that opening.
+	KeepToolset bool
 	// MaxDepth overrides the engine's depth limit for this run (0: keep).
 	MaxDepth int
 	// Timeout overrides the engine's per-child timeout (0: keep).

@@ -2,8 +2,10 @@ package task
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -24,9 +26,6 @@ type role struct{ Text string }
 // files and plan of its caller), one line per state that has something.
 type startState struct{ Lines []string }
 
-// forked marks a child that carries on its caller's conversation.
-type forked struct{ On bool }
-
 // reminder is the agent's critical system reminder.
 type reminder struct{ Text string }
 
@@ -40,11 +39,6 @@ var childPrompt = sync.OnceValues(func() (*prompt.Prompt, error) {
 			{{- range .Lines }}
 			- {{ . }}
 			{{- end }}`, prompt.WithEnabled(func(s startState) bool { return len(s.Lines) > 0 })),
-		prompt.Markdown[forked]("Conversation So Far", `
-			The messages before your task are the delegating agent's conversation up to the moment it
-			handed the task to you. Use what was established there instead of finding it out again,
-			but do not answer or act on those messages: your task is the last message.`,
-			prompt.WithEnabled(func(f forked) bool { return f.On })),
 		prompt.Markdown[reminder]("Reminder", "{{ .Text }}",
 			prompt.WithEnabled(func(r reminder) bool { return r.Text != "" })),
 	)
@@ -59,14 +53,14 @@ func systemText(agentPrompt, description string) string {
 	return agentPrompt + "\n\n# Task\n" + description
 }
 
-// callerConversation returns the conversation of the evaluation that made
-// the tool call callID, as snap recorded it up to that call, for a child
-// to carry on: its system message left out (the child has its own), and
-// the tool calls of the current turn — this one and any made beside it —
-// dropped, since they have no results yet. It returns nil when snap holds
-// no such call. It reads the records in place and allocates the result
-// once.
-func callerConversation(snap session.Snapshot, callID string) []model.Message {
+// callerRequest returns the messages of the model call whose answer made
+// the tool call callID — its evaluation's conversation, system message
+// first, up to that answer — as snap recorded them, which is as they were
+// sent: a fork-context child carries them on unchanged, so that its first
+// request begins exactly as its caller's did and the provider's prompt
+// cache serves that opening. It returns nil when snap holds no such call.
+// It reads the records in place and allocates the result once.
+func callerRequest(snap session.Snapshot, callID string) []model.Message {
 	if callID == "" {
 		return nil
 	}
@@ -81,41 +75,50 @@ func callerConversation(snap session.Snapshot, callID string) []model.Message {
 	if last < 0 {
 		return nil
 	}
-	// upTo yields the evaluation's messages up to the call.
-	upTo := func(yield func(model.Message) bool) {
-		i := 0
-		for m := range recorded.All() {
-			if i > last {
-				return
-			}
-			i++
-			if m.Evaluation == eval && !yield(m.Message) {
-				return
-			}
-		}
-	}
-	n, answered := 0, map[string]bool{}
-	for m := range upTo {
-		n++
-		if m.Role == model.RoleTool {
-			answered[m.ToolCallID] = true
+	n := 0
+	for i := range last {
+		if recorded.At(i).Evaluation == eval {
+			n++
 		}
 	}
 	out := make([]model.Message, 0, n)
-	for m := range upTo {
-		switch {
-		case m.Role == model.RoleSystem:
-			continue
-		case m.Role == model.RoleAssistant && slices.ContainsFunc(m.ToolCalls, func(c model.ToolCall) bool { return !answered[c.ID] }):
-			m.ToolCalls = slices.DeleteFunc(slices.Clone(m.ToolCalls), func(c model.ToolCall) bool { return !answered[c.ID] })
-			if len(m.ToolCalls) == 0 {
-				if m.Content == "" {
-					continue
-				}
-				m.ToolCalls = nil
-			}
+	for i := range last {
+		if m := recorded.At(i); m.Evaluation == eval {
+			out = append(out, m.Message)
 		}
-		out = append(out, m)
 	}
 	return out
+}
+
+// delegation is the message that hands a fork-context child its task,
+// after its caller's conversation: what it is, its role, the task, the
+// state it starts from, which of the listed tools it may use, and its
+// reminder.
+func delegation(def agents.Definition, in input, state startState, allowed []string) string {
+	var b strings.Builder
+	b.WriteString("You are now a subagent: the agent whose conversation is above delegated one task to you. " +
+		"Use what that conversation established instead of finding it out again, but do not answer or act on its messages: your task is this message. " +
+		"Work only on the task and stop when it is done. The delegating agent sees only your final answer, not your intermediate steps, " +
+		"so end with a concise, self-contained result.\n\n# Role\n")
+	b.WriteString(strings.TrimSpace(def.Prompt))
+	b.WriteString("\n\n# Task\n")
+	b.WriteString(in.Description)
+	b.WriteString("\n\n")
+	b.WriteString(in.Prompt)
+	if len(state.Lines) > 0 {
+		b.WriteString("\n\n# Starting State\nYou start from a copy of the delegating agent's state:")
+		for _, l := range state.Lines {
+			b.WriteString("\n- " + l)
+		}
+	}
+	b.WriteString("\n\n# Tools\n")
+	if len(allowed) == 0 {
+		b.WriteString("You may use none of the tools listed: answer from what you know and what the conversation holds.")
+	} else {
+		b.WriteString("Of the tools listed, you may use only these: " + strings.Join(allowed, ", ") + ". A call to any other is refused.")
+	}
+	if r := strings.TrimSpace(def.CriticalSystemReminder); r != "" {
+		b.WriteString("\n\n# Reminder\n" + r)
+	}
+	return b.String()
 }

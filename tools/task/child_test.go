@@ -76,20 +76,30 @@ func TestForkContextGivesTheChildTheConversation(t *testing.T) {
 	resp := w.evaluate(t, parent, "Login is broken; fix it.")
 	require.Equal(t, "Fixed.", resp.Text)
 
+	// The fork's first request is the caller's delegating request —
+	// system message, conversation, tools, cache key — then the
+	// delegation.
 	forkReq := childRequests(w.main)
 	require.Len(t, forkReq, 1)
+	delegating := parent.Calls()[1].Request
 	msgs := forkReq[0].Messages
-	require.Len(t, msgs, 6, "%#v", msgs)
-	assert.Equal(t, model.RoleSystem, msgs[0].Role)
-	assert.Contains(t, msgs[0].Content, "You continue the work in progress.\n\n# Task\nFind the login bug")
-	assert.Contains(t, msgs[0].Content, "The messages before your task are the delegating agent's conversation")
-	assert.NotContains(t, msgs[0].Content, "You are a coding assistant.", "the caller's system message stays the caller's")
-	assert.Equal(t, model.UserMessage("Login is broken; fix it."), msgs[1])
-	assert.Equal(t, "ls", msgs[2].ToolCalls[0].Name)
-	assert.Equal(t, model.RoleTool, msgs[3].Role)
-	assert.Equal(t, msgs[2].ToolCalls[0].ID, msgs[3].ToolCallID)
-	assert.Equal(t, model.AssistantMessage("Let me delegate."), msgs[4], "the delegating turn's calls are left out, its text kept")
-	assert.Equal(t, model.UserMessage("Find the bug in Login."), msgs[5])
+	require.Len(t, msgs, len(delegating.Messages)+1, "%#v", msgs)
+	assert.Equal(t, delegating.Messages, msgs[:len(delegating.Messages)])
+	assert.Contains(t, msgs[0].Content, "You are a coding assistant.", "the caller's system message")
+	assert.Equal(t, delegating.Tools, forkReq[0].Tools, "the caller's tools, in its order")
+	assert.Equal(t, delegating.CacheKey, forkReq[0].CacheKey)
+	assert.NotEmpty(t, forkReq[0].CacheKey)
+	last := msgs[len(msgs)-1]
+	assert.Equal(t, model.RoleUser, last.Role)
+	for _, want := range []string{
+		"You are now a subagent: the agent whose conversation is above delegated one task to you.",
+		"# Role\nYou continue the work in progress.",
+		"# Task\nFind the login bug\n\nFind the bug in Login.",
+		"# Tools\nOf the tools listed, you may use only these: ",
+	} {
+		assert.Contains(t, last.Content, want)
+	}
+	assert.NotContains(t, last.Content, "Task,", "it may not delegate at the default depth")
 
 	isolated := childRequests(w.light)
 	require.Len(t, isolated, 1)

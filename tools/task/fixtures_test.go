@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -192,7 +193,12 @@ func input(agent, description, prompt string) map[string]any {
 func childRequests(m *scripted.Model) []*model.Request {
 	var out []*model.Request
 	for _, c := range m.Calls() {
-		if msgs := c.Request.Messages; len(msgs) > 0 && msgs[0].Role == model.RoleSystem && strings.Contains(msgs[0].Content, "\n\n# Task\n") {
+		msgs := c.Request.Messages
+		isolated := len(msgs) > 0 && msgs[0].Role == model.RoleSystem && strings.Contains(msgs[0].Content, "\n\n# Task\n")
+		forked := slices.ContainsFunc(msgs, func(m model.Message) bool {
+			return m.Role == model.RoleUser && strings.HasPrefix(m.Content, "You are now a subagent:")
+		})
+		if isolated || forked {
 			out = append(out, c.Request)
 		}
 	}

@@ -72,11 +72,6 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in input
 			state.Lines = append(state.Lines, s)
 		}
 	}
-	var history []model.Message
-	forkContext := def.ForkContext && resumed == nil
-	if forkContext {
-		history = callerConversation(snap, inv.CallID)
-	}
 	p, err := childPrompt()
 	if err != nil {
 		return nil, fail("Failed to initialize subagent: %v", err)
@@ -88,13 +83,37 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in input
 	run := &childRun{def: def, spec: subagent.Spec{Name: def.Name, Description: in.Description, Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, Withhold: delegationTools, MaxDepth: d.cfg.maxDepth, Request: runner.Request{Prompt: p, Params: []any{
 		role{Text: systemText(def.Prompt, in.Description)},
 		state,
-		forked{On: forkContext},
 		reminder{Text: def.CriticalSystemReminder},
-	}, Messages: history, UserMessage: in.Prompt, Model: m, ModelName: modelName, Tools: childTools, MaxTurns: maxTurns}}}
+	}, UserMessage: in.Prompt, Model: m, ModelName: modelName, Tools: childTools, MaxTurns: maxTurns}}}
 	if resumed != nil {
 		run.spec.Resume = resumed.AgentID
 	}
+	if def.ForkContext && resumed == nil {
+		if history := callerRequest(snap, inv.CallID); len(history) > 0 {
+			forkRequest(&run.spec, inv, parent, childTools, history, def, in, state)
+		}
+	}
 	return run, nil
+}
+
+// forkRequest makes spec the request of a fork-context child: its caller's
+// last request carried on, byte for byte — the caller's system message,
+// conversation and whole toolset (parent: the caller's, with the agent's
+// MCP servers' tools after it), and the caller's prompt cache key — then
+// one new message with the delegation: the agent's role, the task, which
+// tools it may use. The tools outside the agent's list (allowed) stay
+// listed, so that the opening stays the caller's, and are refused when
+// called.
+func forkRequest(spec *subagent.Spec, inv *tools.Invocation, parent, allowed tools.Toolset, history []model.Message, def agents.Definition, in input, state startState) {
+	spec.KeepToolset = true
+	spec.Request.Messages = history
+	spec.Request.Tools = parent
+	spec.Request.ToolFilter = tools.Filter{Allow: allowed.Names()}
+	spec.Request.CacheKey = inv.CacheKey
+	spec.Request.UserMessage = delegation(def, in, state, allowed.Names())
+	if len(spec.Request.ToolFilter.Allow) == 0 {
+		spec.Request.ToolFilter.Deny = []string{"*"}
+	}
 }
 
 // modelNames lists the model names a call may give, for an error.
