@@ -70,11 +70,15 @@ type PromptExecuted struct {
 	Text       string `json:"text"`
 	// Output is the JSON of the structured output, when the prompt
 	// declares one.
-	Output    json.RawMessage `json:"output,omitempty"`
-	Usage     model.Usage     `json:"usage"`
-	Turns     int             `json:"turns"`
-	ToolCalls int             `json:"tool_calls"`
-	Duration  time.Duration   `json:"duration"`
+	Output json.RawMessage `json:"output,omitempty"`
+	// Usage is what the evaluation's model calls spent; ChildUsage what
+	// the evaluations nested in it spent (its subagents, as
+	// Response.ChildUsage): together, the tree's total.
+	Usage      model.Usage   `json:"usage"`
+	ChildUsage model.Usage   `json:"child_usage,omitzero"`
+	Turns      int           `json:"turns"`
+	ToolCalls  int           `json:"tool_calls"`
+	Duration   time.Duration `json:"duration"`
 }
 
 // Inbound is a message for the evaluation running on the session — a

@@ -409,7 +409,7 @@ func (r *run) finish() (*Response, error) {
 	r.collectSpent()
 	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
-	rec.Usage, rec.Turns, rec.ToolCalls, rec.Duration = r.resp.Usage, r.resp.Turns, r.resp.ToolCalls, r.resp.Duration
+	rec.Usage, rec.ChildUsage, rec.Turns, rec.ToolCalls, rec.Duration = r.resp.Usage, r.resp.ChildUsage, r.resp.Turns, r.resp.ToolCalls, r.resp.Duration
 	events := append(r.final[:2], rec)
 	r.final = nil
 	if err := r.commit(events...); err != nil {

@@ -131,8 +131,12 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 	case runner.PromptExecuted:
 		delete(t.arriving, env.SessionID)
 		if _, isChild := t.agents[env.SessionID]; !isChild {
+			spent := tokens(e.Usage)
+			if !e.ChildUsage.IsZero() {
+				spent += " · " + tokens(e.Usage.Add(e.ChildUsage)) + " with its agents"
+			}
 			t.head(env.SessionID, "done · %s, %s · %s · %s", count(e.Turns, "model turn"), count(e.ToolCalls, "tool call"),
-				tokens(e.Usage), duration(e.Duration))
+				spent, duration(e.Duration))
 		}
 	case subagent.Started:
 		t.started(e)

@@ -70,6 +70,20 @@ func TestTree(t *testing.T) {
 ▸ done · 2 model turns, 2 tool calls · 43 tokens · 2s
 `,
 	}, {
+		name: "cached input tokens, per call, per agent and for the tree",
+		events: []ev{
+			started("a1", "c1", "s1", 1),
+			{"c1", runner.ModelCalled{Turn: 1, Model: "main", Usage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}, Duration: time.Second}},
+			{"c1", subagent.Finished{AgentID: "a1", SessionID: "c1", ParentID: "s1", Depth: 1, Duration: time.Second, Usage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}}},
+			{"s1", runner.PromptExecuted{Turns: 2, ToolCalls: 1, Usage: model.Usage{InputTokens: 2100, CachedInputTokens: 0, TotalTokens: 2120},
+				ChildUsage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}, Duration: 3 * time.Second}},
+		},
+		want: `  ┌ a1 started · agents/reviewer · forked from s1
+  │ a1 model turn 1 (main) · answers · 2010 tokens (1920 cached) · 1s
+  └ a1 finished in 1s · 1 model turn, 0 tool calls · 2010 tokens (1920 cached)
+▸ done · 2 model turns, 1 tool call · 2120 tokens · 4130 tokens (1920 cached) with its agents · 3s
+`,
+	}, {
 		name: "subagents: their own lines, text a line at a time, nested deeper, finished or failed",
 		events: []ev{
 			started("a1", "c1", "s1", 1),
