@@ -32,6 +32,7 @@ const (
 var forkAgents = map[string]agents.Definition{
 	"forker": {Description: "Carries on from the conversation so far.", Prompt: "You continue the work in progress.", ForkContext: true},
 	"peeker": {Description: "Carries on, reading only.", Prompt: "You look, and never change anything.", ForkContext: true, Tools: []string{"ls", "read_file"}},
+	"checker": {Description: "Checks one thing from its task alone.", Prompt: "You check what you are asked to."},
 }
 
 // history is the parent's conversation so far: forkTurns user and
@@ -150,29 +151,34 @@ func TestAForkContextAgentsToolListHoldsAtCallTime(t *testing.T) {
 }
 
 // BenchmarkForkContextBytes measures what the delegating workflow sends
-// the model: the bytes of every request, and how much of each child's first
-// request is a prefix it shares with its caller's (the part a provider's
-// prompt cache serves).
+// the model, with a fork-context agent and with an isolated one: the bytes
+// of every request, and how much of each child's first request is a
+// prefix it shares with its caller's (the part a provider's prompt cache
+// serves).
 func BenchmarkForkContextBytes(b *testing.B) {
-	var sent, shared, first int
-	for b.Loop() {
-		w := newWorld(b, worldConfig{agents: forkAgents, main: []scripted.Turn{childTurns("ls", `{"path":""}`)}})
-		parent := delegateAll("forker", forkChildren)
-		if _, err := runner.Evaluate(ctx, runner.Request{Prompt: w.parent, Session: w.s, Model: parent, ModelName: "caller", Messages: history(), UserMessage: "Check the ledger."}); err != nil {
-			b.Fatal(err)
-		}
-		sent, shared, first = 0, 0, 0
-		for _, m := range []*scripted.Model{parent, w.main} {
-			for _, c := range m.Calls() {
-				sent += len(wire(b, c.Request))
+	for _, agent := range []string{"forker", "checker"} {
+		b.Run(agent, func(b *testing.B) {
+			var sent, shared, first int
+			for b.Loop() {
+				w := newWorld(b, worldConfig{agents: forkAgents, main: []scripted.Turn{childTurns("ls", `{"path":""}`)}})
+				parent := delegateAll(agent, forkChildren)
+				if _, err := runner.Evaluate(ctx, runner.Request{Prompt: w.parent, Session: w.s, Model: parent, ModelName: "caller", Messages: history(), UserMessage: "Check the ledger."}); err != nil {
+					b.Fatal(err)
+				}
+				sent, shared, first = 0, 0, 0
+				for _, m := range []*scripted.Model{parent, w.main} {
+					for _, c := range m.Calls() {
+						sent += len(wire(b, c.Request))
+					}
+				}
+				delegating := wire(b, parent.Calls()[0].Request)
+				for _, f := range childFirstRequests(b, w.main) {
+					shared += sharedPrefix(f, delegating)
+					first += len(f)
+				}
 			}
-		}
-		delegating := wire(b, parent.Calls()[0].Request)
-		for _, f := range childFirstRequests(b, w.main) {
-			shared += sharedPrefix(f, delegating)
-			first += len(f)
-		}
+			b.ReportMetric(float64(sent), "bytes-sent")
+			b.ReportMetric(100*float64(shared)/float64(first), "%-prefix-shared")
+		})
 	}
-	b.ReportMetric(float64(sent), "bytes-sent")
-	b.ReportMetric(100*float64(shared)/float64(first), "%-prefix-shared")
 }
