@@ -15,6 +15,7 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/mcp"
 	"github.com/offshoot-dev/offshoot/tools/planning"
@@ -97,7 +98,7 @@ func NewClient(opts Options) (*Client, error) {
 	eo := opts.Subagents
 	eo.OnTaskNotification = append([]func(context.Context, subagent.TaskNotification){c.notified}, eo.OnTaskNotification...)
 	if eo.Transcripts == "" {
-		eo.Transcripts = opts.Transcripts
+		eo.Transcripts = transcript.Dir(opts.Transcripts)
 	}
 	if eo.Approve == nil {
 		eo.Approve = opts.Approver

@@ -25,10 +25,6 @@ const (
 	TaskStatusCompleted TaskStatus = "completed"
 	TaskStatusFailed    TaskStatus = "failed"
 	TaskStatusStopped   TaskStatus = "stopped"
-	// TaskStatusInterrupted is what a record that says running reads as
-	// once the process that ran the agent has ended (killed, crashed, out
-	// of disk): the agent never finished. Resume it to go on.
-	TaskStatusInterrupted TaskStatus = "interrupted"
 )
 
 // TaskNotification tells that a background task ended. It is published
@@ -98,7 +94,7 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (task *Task, err error) {
 		settled: make(chan struct{}), delivered: make(chan struct{}), child: c.session,
 	}
 	if e.transcripts != "" {
-		t.outputFile = agentBase(e.transcripts, c.root, c.id) + extOutput
+		_, t.outputFile = e.transcripts.Paths(c.root, c.id)
 	}
 	e.tasks.add(t)
 	go func() {

@@ -22,6 +22,7 @@ import (
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -208,7 +209,7 @@ func TestStopEndsTheTaskWithItsPartialOutput(t *testing.T) {
 	}))
 	var handled []subagent.TaskNotification
 	var mu sync.Mutex
-	e := subagent.New(subagent.Options{Transcripts: dir, OnTaskNotification: []func(context.Context, subagent.TaskNotification){func(_ context.Context, n subagent.TaskNotification) {
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), OnTaskNotification: []func(context.Context, subagent.TaskNotification){func(_ context.Context, n subagent.TaskNotification) {
 		mu.Lock()
 		defer mu.Unlock()
 		handled = append(handled, n)
@@ -244,9 +245,9 @@ func TestStopEndsTheTaskWithItsPartialOutput(t *testing.T) {
 	assert.Equal(t, []subagent.TaskNotification{n}, handled)
 	mu.Unlock()
 
-	meta, err := subagent.Transcripts{Dir: dir}.Read(task.ID())
+	meta, err := transcript.Dir(dir).Read(task.ID())
 	require.NoError(t, err)
-	assert.Equal(t, subagent.TaskStatusStopped, meta.Meta.Status)
+	assert.Equal(t, string(subagent.TaskStatusStopped), meta.Meta.Status)
 	assert.True(t, meta.Meta.Background)
 }
 
@@ -265,7 +266,7 @@ func TestTheNotificationReachesTheParentsNextModelCall(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("t"), OnTaskNotification: []func(context.Context, subagent.TaskNotification){func(_ context.Context, n subagent.TaskNotification) { settled <- n }}})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("t"), OnTaskNotification: []func(context.Context, subagent.TaskNotification){func(_ context.Context, n subagent.TaskNotification) { settled <- n }}})
 	working := make(chan struct{}) // closed when the main agent's second call has begun
 	child := scripted.New(
 		scripted.ToolCall("write", `{"text":"SECRET-TOOL-OUTPUT"}`).WithUsage(model.Usage{InputTokens: 5, OutputTokens: 5, TotalTokens: 10}),
@@ -327,7 +328,7 @@ func TestTheNotificationReachesTheParentsNextModelCall(t *testing.T) {
 	assert.True(t, strings.HasPrefix(string(file), "Two findings: parse.go and lex.go.\n\n(It has completed."), string(file))
 	assert.NotContains(t, string(file), "SECRET-TOOL-OUTPUT")
 	// The transcript keeps everything.
-	tr, err := subagent.Transcripts{Dir: dir}.Read("t-1")
+	tr, err := transcript.Dir(dir).Read("t-1")
 	require.NoError(t, err)
 	assert.Contains(t, tr.Messages[2].Content, "SECRET-TOOL-OUTPUT")
 	e.Tasks().StopAll()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 // BenchmarkRun measures one child run of two turns (a tool call, then the
@@ -24,11 +25,11 @@ func BenchmarkRun(b *testing.B) {
 			return subagent.Options{StartHooks: []subagent.StartHook{noStart}, StopHooks: []subagent.StopHook{noStop}}
 		}},
 		{name: "transcripts", opts: func(b *testing.B) subagent.Options {
-			return subagent.Options{Transcripts: b.TempDir()}
+			return subagent.Options{Transcripts: transcript.Dir(b.TempDir())}
 		}},
 		{name: "background", background: true, opts: func(*testing.B) subagent.Options { return subagent.Options{} }},
 		{name: "background+transcripts", background: true, opts: func(b *testing.B) subagent.Options {
-			return subagent.Options{Transcripts: b.TempDir()}
+			return subagent.Options{Transcripts: transcript.Dir(b.TempDir())}
 		}},
 	}
 	for _, c := range cases {

@@ -13,6 +13,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -33,10 +34,9 @@ type child struct {
 	run     *run
 	session *session.Session
 	// resumed is the conversation a resumed agent continues; prior is
-	// its transcript's record.
+	// its transcript (its record, and where the transcript goes on).
 	resumed []model.Message
-	prior   *TranscriptMeta
-	tail    transcriptTail
+	prior   *transcript.Transcript
 	// background is set by Start.
 	background bool
 
@@ -227,8 +227,8 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 		publish(ctx, spec.Parent, fin)
 	}()
 	c.rec = e.record(c, started)
-	out.Transcript = c.rec.path()
-	defer func() { c.rec.finish(c, out, statusOf(ctx, err), err, e.clock()) }()
+	out.Transcript = c.rec.transcriptPath()
+	defer func() { c.rec.finish(out, statusOf(ctx, err), err, e.clock()) }()
 	defer func() {
 		if p := recover(); p != nil {
 			err = &Error{Kind: ErrPanic, Msg: fmt.Sprintf("Subagent run aborted: panic: %v", p)}

@@ -15,7 +15,7 @@
 // every run: hooks at a child's start and stop (Options.StartHooks,
 // StopHooks), an approver asked before each of its tool calls
 // (Options.Approve), transcripts on disk (Options.Transcripts, read back with
-// Transcripts), from which a fresh agent can be resumed (Spec.Resume,
+// package transcript), from which a fresh agent can be resumed (Spec.Resume,
 // Agent), and handlers of background tasks' notifications
 // (Options.OnTaskNotification).
 //
@@ -43,6 +43,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -65,7 +66,7 @@ type Engine struct {
 	clock                              func() time.Time
 	logger                             *slog.Logger
 
-	transcripts string // the transcripts' directory, "" when off
+	transcripts transcript.Dir // "" when off
 	startHooks  []StartHook
 	stopHooks   []StopHook
 	approve     func(context.Context, *tools.Invocation, model.ToolCall) error
@@ -111,12 +112,12 @@ type Options struct {
 	// system message when the task is in the prompt (Spec.TaskInPrompt),
 	// otherwise left out — appended as the child goes;
 	// agent-<id>.meta.json says what the agent is and how it ended
-	// (TranscriptMeta); a background task's output goes to
+	// (transcript.Meta); a background task's output goes to
 	// agent-<id>.output. Ids are written in a form safe for file names.
 	// Resuming an agent needs its transcript. Writing happens beside the
 	// child, never in its way: a write that fails is logged and the run
-	// goes on. Read the files back with Transcripts.
-	Transcripts string
+	// goes on. Read the files back with the transcript.Dir's methods.
+	Transcripts transcript.Dir
 	// StartHooks run before each child's first model call, in order;
 	// their texts are joined (see StartHook).
 	StartHooks []StartHook

@@ -11,6 +11,7 @@ import (
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 func ExampleEngine_Run() {
@@ -83,7 +84,7 @@ func ExampleEngine_Agent() {
 	parent, _ := session.New(session.WithID("main"))
 	defer parent.Close()
 
-	engine := subagent.New(subagent.Options{Transcripts: dir, NewID: func() string { return "reviewer-1" }})
+	engine := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: func() string { return "reviewer-1" }})
 	reviewer, _ := prompt.New("agents", "reviewer", prompt.Markdown[prompt.NoParams]("Role", "You review code."))
 	spec := subagent.Spec{Name: "reviewer", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: reviewer, ModelName: "light", UserMessage: "Review parse.go.", Model: scripted.New(scripted.Text("One bug, line 12."))}}
 	first, _ := engine.Run(ctx, spec)
@@ -101,7 +102,7 @@ func ExampleEngine_Agent() {
 	again, _ := engine.Run(ctx, spec)
 	fmt.Println(again.AgentID, "-", again.Text)
 
-	tr, _ := subagent.Transcripts{Dir: dir}.Read("reviewer-1")
+	tr, _ := transcript.Dir(dir).Read("reviewer-1")
 	for _, m := range tr.Messages {
 		fmt.Println(m.Role+":", m.Content)
 	}

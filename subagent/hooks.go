@@ -87,7 +87,7 @@ func (e *Engine) stopping(ctx context.Context, c *child, last string, blocks int
 		return "", nil
 	}
 	ev := SubagentStop{AgentID: c.id, AgentType: c.spec.Name, SessionID: c.session.ID(), ParentSessionID: c.spec.Parent.ID(),
-		TranscriptPath: c.rec.path(), LastMessage: last, StopHookActive: blocks > 0}
+		TranscriptPath: c.rec.transcriptPath(), LastMessage: last, StopHookActive: blocks > 0}
 	if observed {
 		publish(ctx, c.spec.Parent, ev)
 	}

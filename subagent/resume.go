@@ -2,11 +2,14 @@ package subagent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 // Resuming continues an agent that finished — to ask a follow-up of the
@@ -35,19 +38,19 @@ import (
 // "No agent found with ID: <id>". An engine that keeps no transcripts
 // (Options.Transcripts) knows no agent: its error matches ErrNotResumable
 // and says that agents cannot be resumed here.
-func (e *Engine) Agent(ctx context.Context, parent *session.Session, id string) (TranscriptMeta, error) {
+func (e *Engine) Agent(ctx context.Context, parent *session.Session, id string) (transcript.Meta, error) {
 	if parent == nil {
-		return TranscriptMeta{}, &Error{Kind: ErrInvalidSpec, Msg: "subagent: Agent needs the session the agent was delegated from"}
+		return transcript.Meta{}, &Error{Kind: ErrInvalidSpec, Msg: "subagent: Agent needs the session the agent was delegated from"}
 	}
 	if e.transcripts == "" {
-		return TranscriptMeta{}, noTranscripts(id)
+		return transcript.Meta{}, noTranscripts(id)
 	}
 	if id == "" {
-		return TranscriptMeta{}, agentNotFound(id)
+		return transcript.Meta{}, agentNotFound(id)
 	}
-	m, err := readMeta(agentBase(e.transcripts, rootOf(ctx, parent), id) + extMeta)
+	m, err := e.transcripts.LoadMeta(rootOf(ctx, parent), id)
 	if err != nil {
-		return TranscriptMeta{}, agentNotFound(id)
+		return transcript.Meta{}, agentNotFound(id)
 	}
 	return m, nil
 }
@@ -61,10 +64,10 @@ func (c *child) loadResumed() error {
 	if e.running(id) {
 		return stillRunning(id)
 	}
-	tr, tail, err := readTranscript(agentBase(e.transcripts, c.root, id), id)
+	tr, err := e.transcripts.Load(c.root, id)
 	if err != nil {
-		if _, ok := err.(*Error); ok {
-			return err
+		if errors.Is(err, fs.ErrNotExist) {
+			return agentNotFound(id)
 		}
 		return &Error{Kind: ErrNotResumable, Msg: fmt.Sprintf("Agent %s cannot be resumed: %v", clip(id), err), Err: err}
 	}
@@ -80,8 +83,9 @@ func (c *child) loadResumed() error {
 	// A transcript whose task was in the prompt starts with the system
 	// message; the prompt is rendered again, so it is not sent twice.
 	c.resumed = repairConversation(slices.DeleteFunc(tr.Messages, func(m model.Message) bool { return m.Role == model.RoleSystem }))
+	tr.Messages = nil // c.resumed holds them now
 	c.depth = max(m.Depth, 1)
-	c.prior, c.tail = &m, tail
+	c.prior = tr
 	return nil
 }
 

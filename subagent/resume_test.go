@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -39,12 +40,12 @@ func resumeSpec(t testing.TB, e *subagent.Engine, parent *session.Session, id, p
 func TestResumeContinuesTheSameAgent(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("r")})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("r")})
 	first := freshSpec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"read parse.go"}`), scripted.Text("The bug is in parse.go.")), writeTool(t))
 	first.MaxDepth = 3
 	out, err := e.Run(subagent.WithChain(ctx, "root/agent", "planner"), first) // depth 2
 	require.NoError(t, err)
-	before, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	before, err := transcript.Dir(dir).Read(out.AgentID)
 	require.NoError(t, err)
 
 	m := scripted.New(scripted.Text("Fixed parse.go."))
@@ -61,7 +62,7 @@ func TestResumeContinuesTheSameAgent(t *testing.T) {
 	assert.Contains(t, req.Messages[0].Content, "You are worker.", "the same type's prompt")
 	assert.Equal(t, append(before.Messages, model.UserMessage("Now fix it.")), req.Messages[1:], "its conversation, then the new prompt")
 
-	after, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	after, err := transcript.Dir(dir).Read(out.AgentID)
 	require.NoError(t, err)
 	assert.Equal(t, append(before.Messages, model.UserMessage("Now fix it."), model.AssistantMessage("Fixed parse.go.")), after.Messages,
 		"the transcript grows on, without the conversation again")
@@ -75,7 +76,7 @@ func TestResumeContinuesTheSameAgent(t *testing.T) {
 func TestResumeRepairsWhatARunCutShortLeft(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("o")})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("o")})
 	entered := make(chan struct{})
 	block, err := tools.New("slow", "Wait.", func(ctx context.Context, _ *tools.Invocation, _ struct{}) (tools.Result[string], error) {
 		close(entered)
@@ -94,11 +95,11 @@ func TestResumeRepairsWhatARunCutShortLeft(t *testing.T) {
 	cut := scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("Checking the parser.", model.ToolCall{ID: "call-1", Name: "slow", Arguments: `{}`})}))
 	out, err := e.Run(c, freshSpec(t, parent, cut, block))
 	require.Error(t, err)
-	tr, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	tr, err := transcript.Dir(dir).Read(out.AgentID)
 	require.NoError(t, err)
 	require.Len(t, tr.Messages, 2)
 	assert.Len(t, tr.Messages[1].ToolCalls, 1, "the call was recorded, its result never")
-	assert.Equal(t, subagent.TaskStatusStopped, tr.Meta.Status)
+	assert.Equal(t, string(subagent.TaskStatusStopped), tr.Meta.Status)
 
 	// The process died while writing a line.
 	f, err := os.OpenFile(tr.Path, os.O_APPEND|os.O_WRONLY, 0)
@@ -116,16 +117,16 @@ func TestResumeRepairsWhatARunCutShortLeft(t *testing.T) {
 		model.UserMessage("Go on."),
 	}, m.Calls()[0].Request.Messages[1:])
 
-	after, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	after, err := transcript.Dir(dir).Read(out.AgentID)
 	require.NoError(t, err, "the torn line was cut before appending")
 	assert.Len(t, after.Messages, 4)
-	assert.Equal(t, subagent.TaskStatusCompleted, after.Meta.Status)
+	assert.Equal(t, string(subagent.TaskStatusCompleted), after.Meta.Status)
 }
 
 func TestResumeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("x")})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("x")})
 	carried := spec(t, parent, scripted.New(scripted.Text("done"))) // carries on its caller's conversation
 	carried.Request.Messages = []model.Message{model.UserMessage("Where were we?"), model.AssistantMessage("In parse.go.")}
 	forked, err := e.Run(ctx, carried)
@@ -193,7 +194,7 @@ func TestResumeRefusals(t *testing.T) {
 func TestResumeAForkedAgentOnItsParentsStateNow(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("f")})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("f")})
 	out, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"mine"}`), scripted.Text("noted")), writeTool(t)))
 	require.NoError(t, err)
 	meta, err := e.Agent(ctx, parent, out.AgentID)
@@ -217,7 +218,7 @@ func TestResumeAForkedAgentOnItsParentsStateNow(t *testing.T) {
 	assert.Equal(t, out.AgentID, again.AgentID)
 	assert.Equal(t, []Note{{"parent state"}, {"parent state, later"}}, seen, "the parent's state as it is now")
 	assert.Zero(t, wrote, "not the copy the agent worked on before")
-	tr, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	tr, err := transcript.Dir(dir).Read(out.AgentID)
 	require.NoError(t, err)
 	assert.Equal(t, "forked", tr.Meta.Mode)
 	assert.Equal(t, 2, tr.Meta.Runs)
@@ -229,10 +230,10 @@ func TestResumeAForkedAgentOnItsParentsStateNow(t *testing.T) {
 func TestResumeRefusesADamagedTranscript(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("d")})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("d")})
 	out, err := e.Run(ctx, freshSpec(t, parent, scripted.New(scripted.Text("done"))))
 	require.NoError(t, err)
-	tr, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	tr, err := transcript.Dir(dir).Read(out.AgentID)
 	require.NoError(t, err)
 	f, err := os.OpenFile(tr.Path, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)

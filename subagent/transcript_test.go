@@ -21,6 +21,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 // ids returns an id generator giving prefix-1, prefix-2, …
@@ -43,7 +44,7 @@ func TestTranscriptIsWrittenAsTheChildGoes(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
 	clock := t0
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("a"), Clock: func() time.Time { clock = clock.Add(time.Second); return clock }})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("a"), Clock: func() time.Time { clock = clock.Add(time.Second); return clock }})
 	path := filepath.Join(dir, parent.ID(), "subagents", "agent-a-1.jsonl")
 	var midway []string
 	m := scripted.New(
@@ -65,7 +66,7 @@ func TestTranscriptIsWrittenAsTheChildGoes(t *testing.T) {
 	require.Len(t, midway, 3)
 	assert.JSONEq(t, `{"role":"user","content":"do the work"}`, midway[0], "the task prompt comes first; the system message is not written")
 
-	tr, err := subagent.Transcripts{Dir: dir}.Read("a-1")
+	tr, err := transcript.Dir(dir).Read("a-1")
 	require.NoError(t, err)
 	assert.Equal(t, path, tr.Path)
 	require.Len(t, tr.Messages, 4)
@@ -83,27 +84,27 @@ func TestTranscriptIsWrittenAsTheChildGoes(t *testing.T) {
 	assert.Equal(t, 1, meta.Depth)
 	assert.Equal(t, parent.ID(), meta.ParentSessionID)
 	assert.Equal(t, parent.ID(), meta.RootSessionID)
-	assert.Equal(t, subagent.TaskStatusCompleted, meta.Status)
+	assert.Equal(t, string(subagent.TaskStatusCompleted), meta.Status)
 	assert.Empty(t, meta.Error)
 	assert.Equal(t, 1, meta.Runs)
 	assert.True(t, meta.FinishedAt.After(meta.StartedAt))
 	assert.Equal(t, out.Usage.Total, meta.Usage.Total)
 	assert.Equal(t, map[string]int{"write": 1}, meta.Usage.ToolCalls)
 
-	list, err := subagent.Transcripts{Dir: dir}.List()
+	list, err := transcript.Dir(dir).List()
 	require.NoError(t, err)
-	assert.Equal(t, []subagent.TranscriptMeta{meta}, list)
+	assert.Equal(t, []transcript.Meta{meta}, list)
 }
 
 func TestAFailedRunIsRecordedAsFailed(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("f")})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("f")})
 	_, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.Fail(model.ErrAuth))))
 	require.Error(t, err)
-	tr, err := subagent.Transcripts{Dir: dir}.Read("f-1")
+	tr, err := transcript.Dir(dir).Read("f-1")
 	require.NoError(t, err)
-	assert.Equal(t, subagent.TaskStatusFailed, tr.Meta.Status)
+	assert.Equal(t, string(subagent.TaskStatusFailed), tr.Meta.Status)
 	assert.Contains(t, tr.Meta.Error, "auth")
 	assert.Equal(t, []model.Message{model.UserMessage("do the work")}, tr.Messages)
 }
@@ -118,13 +119,13 @@ func TestNestedTranscriptsShareTheRootsFolder(t *testing.T) {
 			scripted.ToolCall("delegate", `{"name":"helper","task":"help"}`), scripted.Text("worker done")),
 		scripted.When(scripted.SystemContains("You are helper."), scripted.Text("helper done")),
 	)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("n")})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("n")})
 	_, err := e.Run(ctx, spec(t, parent, m, delegateTool(t, e, m)))
 	require.NoError(t, err)
-	list, err := subagent.Transcripts{Dir: dir}.List()
+	list, err := transcript.Dir(dir).List()
 	require.NoError(t, err)
 	require.Len(t, list, 2)
-	byType := map[string]subagent.TranscriptMeta{}
+	byType := map[string]transcript.Meta{}
 	for _, meta := range list {
 		byType[meta.Type] = meta
 		assert.Equal(t, parent.ID(), meta.RootSessionID)
@@ -138,98 +139,6 @@ func TestNestedTranscriptsShareTheRootsFolder(t *testing.T) {
 	assert.Len(t, entries, 1, "one folder for the tree")
 }
 
-func TestATornLastLineIsIgnored(t *testing.T) {
-	valid := `{"role":"user","content":"task"}` + "\n" + `{"role":"assistant","content":"answer"}` + "\n"
-	tests := map[string]struct {
-		data    string
-		want    int
-		wantErr string
-	}{
-		"whole":          {data: valid, want: 2},
-		"torn last line": {data: valid + `{"role":"assistant","cont`, want: 2},
-		// Only a last line without its newline is a torn write: the writer
-		// appends each line with its newline in one write, so anything else
-		// is damage, an error naming the line, and nothing is cut.
-		"a cut line with its newline":       {data: valid + `{"role":"tool","content":"x` + "\n\n", wantErr: "line 3: not a message"},
-		"a complete garbage last line":      {data: valid + "garbage\n", wantErr: "line 3: not a message"},
-		"garbage without newline":           {data: valid + "garbage", wantErr: "line 3: not a message"},
-		"one big garbage line":              {data: strings.Repeat("\x00garbage", 1<<17), wantErr: "line 1: not a message"},
-		"a cut line that is no JSON object": {data: valid + `["role"`, wantErr: "line 3: not a message"},
-		"complete line without newline":     {data: strings.TrimSuffix(valid, "\n"), want: 2},
-		"empty":                             {data: "", want: 0},
-		"damaged middle line":               {data: `{"role":"user","content":"task"}` + "\n" + "garbage\n" + valid, wantErr: "line 2: not a message"},
-		"unknown role in the middle":        {data: `{"role":"robot","content":"x"}` + "\n" + valid, wantErr: `line 1: not a message: the role "robot"`},
-	}
-	for name, tt := range tests {
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			sub := filepath.Join(dir, "root", "subagents")
-			require.NoError(t, os.MkdirAll(sub, 0o700))
-			require.NoError(t, os.WriteFile(filepath.Join(sub, "agent-x.jsonl"), []byte(tt.data), 0o600))
-			tr, err := subagent.Transcripts{Dir: dir}.Read("x")
-			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Len(t, tr.Messages, tt.want)
-			assert.Equal(t, "x", tr.Meta.AgentID, "a missing record leaves the id")
-		})
-	}
-}
-
-func TestReadingAnUnknownAgent(t *testing.T) {
-	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "missing")} {
-		_, err := subagent.Transcripts{Dir: dir}.Read("nobody")
-		require.ErrorIs(t, err, subagent.ErrTaskNotFound)
-		assert.EqualError(t, err, "No agent found with ID: nobody")
-		list, err := subagent.Transcripts{Dir: dir}.List()
-		require.NoError(t, err)
-		assert.Empty(t, list)
-	}
-}
-
-func TestPruneByAge(t *testing.T) {
-	dir := t.TempDir()
-	now := time.Now()
-	write := func(root, name string, age time.Duration) {
-		sub := filepath.Join(dir, root, "subagents")
-		require.NoError(t, os.MkdirAll(sub, 0o700))
-		p := filepath.Join(sub, name)
-		require.NoError(t, os.WriteFile(p, []byte("{}\n"), 0o600))
-		require.NoError(t, os.Chtimes(p, now.Add(-age), now.Add(-age)))
-	}
-	day := 24 * time.Hour
-	write("old-root", "agent-a.jsonl", 40*day)
-	write("old-root", "agent-a.meta.json", 40*day)
-	write("old-root", "agent-a.output", 40*day)
-	write("mixed", "agent-b.jsonl", 40*day)
-	write("mixed", "agent-b.meta.json", 40*day)
-	write("mixed", "agent-c.jsonl", 40*day)
-	write("mixed", "agent-c.meta.json", 2*day) // c changed recently: kept whole
-	write("mixed", "notes.txt", 40*day)        // not an agent's file: kept
-
-	removed, err := subagent.Transcripts{Dir: dir}.Prune(now.Add(-30 * day))
-	require.NoError(t, err)
-	assert.Equal(t, 2, removed)
-	var left []string
-	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			left = append(left, filepath.ToSlash(rel))
-		}
-		return err
-	}))
-	assert.Equal(t, []string{"mixed/subagents/agent-c.jsonl", "mixed/subagents/agent-c.meta.json", "mixed/subagents/notes.txt"}, left)
-	_, err = os.Stat(filepath.Join(dir, "old-root"))
-	assert.ErrorIs(t, err, fs.ErrNotExist, "an emptied folder goes")
-
-	removed, err = subagent.Transcripts{Dir: filepath.Join(dir, "missing")}.Prune(now)
-	require.NoError(t, err)
-	assert.Zero(t, removed)
-}
-
 // Whatever an id holds, its files stay inside the folder, and are found
 // again by the same id.
 func TestFileNamesAreSafeWhateverAnIDHolds(t *testing.T) {
@@ -237,7 +146,7 @@ func TestFileNamesAreSafeWhateverAnIDHolds(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
 	for _, id := range odd {
-		e := subagent.New(subagent.Options{Transcripts: dir, NewID: func() string { return id }})
+		e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: func() string { return id }})
 		_, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.Text("answer for "+id))))
 		require.NoError(t, err)
 	}
@@ -255,7 +164,7 @@ func TestFileNamesAreSafeWhateverAnIDHolds(t *testing.T) {
 	}))
 	assert.Len(t, seen, 2*len(odd), "a transcript and a record per id, none shared")
 	for _, id := range odd {
-		tr, err := subagent.Transcripts{Dir: dir}.Read(id)
+		tr, err := transcript.Dir(dir).Read(id)
 		require.NoError(t, err, "%q", id)
 		assert.Equal(t, id, tr.Meta.AgentID)
 		assert.Equal(t, "answer for "+id, tr.Messages[len(tr.Messages)-1].Content)
@@ -267,7 +176,7 @@ func TestAFailedWriteNeverFailsTheRun(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "not-a-folder")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
 	var logged bytes.Buffer
-	e := subagent.New(subagent.Options{Transcripts: file, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(file), Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	out, err := e.Run(ctx, spec(t, newParent(t), scripted.New(scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("done")), writeTool(t)))
 	require.NoError(t, err)
 	assert.Equal(t, "done", out.Text)
@@ -280,7 +189,7 @@ func TestAFailedWriteNeverFailsTheRun(t *testing.T) {
 func TestTranscriptLinesAreMessages(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("j")})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("j")})
 	out, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("done")), writeTool(t)))
 	require.NoError(t, err)
 	var got []model.Message
@@ -300,13 +209,13 @@ func TestTranscriptLinesAreMessages(t *testing.T) {
 func TestATaskInThePromptIsTheTranscriptsFirstLine(t *testing.T) {
 	dir := t.TempDir()
 	parent := newParent(t)
-	e := subagent.New(subagent.Options{Transcripts: dir, NewID: ids("p")})
+	e := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: ids("p")})
 	sp := spec(t, parent, scripted.New(scripted.Text("done")))
 	sp.TaskInPrompt, sp.Request.UserMessage = true, "Start."
 	out, err := e.Run(ctx, sp)
 	require.NoError(t, err)
 
-	tr, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	tr, err := transcript.Dir(dir).Read(out.AgentID)
 	require.NoError(t, err)
 	require.Len(t, tr.Messages, 3)
 	assert.Equal(t, model.RoleSystem, tr.Messages[0].Role)
@@ -322,7 +231,7 @@ func TestATaskInThePromptIsTheTranscriptsFirstLine(t *testing.T) {
 	assert.Equal(t, tr.Messages[0], req.Messages[0], "the prompt rendered again, once")
 	assert.Equal(t, []model.Message{model.UserMessage("Start."), model.AssistantMessage("done"), model.UserMessage("Go on.")}, req.Messages[1:])
 
-	after, err := subagent.Transcripts{Dir: dir}.Read(out.AgentID)
+	after, err := transcript.Dir(dir).Read(out.AgentID)
 	require.NoError(t, err)
 	assert.Equal(t, append(tr.Messages, model.UserMessage("Go on."), model.AssistantMessage("more done")), after.Messages,
 		"the transcript grows on, its first line kept")

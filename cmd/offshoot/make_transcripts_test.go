@@ -16,6 +16,7 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -40,7 +41,7 @@ func writeTranscripts(dir string) error {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	clock := func() time.Time { now = now.Add(time.Second); return now }
 	ids := 0
-	engine := subagent.New(subagent.Options{Transcripts: dir, Clock: clock, NewID: func() string { ids++; return fmt.Sprintf("a%d", ids) }})
+	engine := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), Clock: clock, NewID: func() string { ids++; return fmt.Sprintf("a%d", ids) }})
 	parent, err := session.New(session.WithID("root-1"))
 	if err != nil {
 		return err

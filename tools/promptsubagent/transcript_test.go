@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 )
 
@@ -36,7 +37,7 @@ func TestTheTranscriptHoldsTheDelegatedTask(t *testing.T) {
 			dir := t.TempDir()
 			w := newWorld(t)
 			var n atomic.Int64
-			engine := subagent.New(subagent.Options{Transcripts: dir, NewID: func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }})
+			engine := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }})
 			parent, err := prompt.New("root", "planner", prompt.Markdown[prompt.NoParams]("Planner", "You coordinate the work."),
 				promptsubagent.Section(w.reg, engine))
 			require.NoError(t, err)
@@ -48,7 +49,7 @@ func TestTheTranscriptHoldsTheDelegatedTask(t *testing.T) {
 			_, err = runner.Evaluate(ctx, runner.Request{Prompt: parent, Session: w.s, Model: m, ModelName: "scripted", UserMessage: "go"})
 			require.NoError(t, err)
 
-			tr, err := subagent.Transcripts{Dir: dir}.Read("agent-1")
+			tr, err := transcript.Dir(dir).Read("agent-1")
 			require.NoError(t, err)
 			require.NotEmpty(t, tr.Messages)
 			first := tr.Messages[0]
@@ -61,7 +62,7 @@ func TestTheTranscriptHoldsTheDelegatedTask(t *testing.T) {
 			assert.Equal(t, tt.description, tr.Meta.Description)
 			assert.LessOrEqual(t, len(tr.Meta.Description), 100)
 			assert.Equal(t, "scripted", tr.Meta.Model)
-			assert.Equal(t, subagent.TaskStatusCompleted, tr.Meta.Status)
+			assert.Equal(t, string(subagent.TaskStatusCompleted), tr.Meta.Status)
 		})
 	}
 }

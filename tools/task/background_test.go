@@ -16,6 +16,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools/task"
 )
 
@@ -42,7 +43,7 @@ func TestTheLaunchValue(t *testing.T) {
 			cfg := worldConfig{light: []scripted.Turn{gate(release, "Done.")}}
 			want := ""
 			if tt.transcripts {
-				cfg.engine = subagent.Options{Transcripts: dir}
+				cfg.engine = subagent.Options{Transcripts: transcript.Dir(dir)}
 				want = filepath.Join(dir, "s1", "subagents", "agent-agent-1.output")
 			}
 			w := newWorld(t, cfg)
@@ -82,7 +83,7 @@ func TestBackgroundLaunchReturnsAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	release := make(chan struct{})
 	w := newWorld(t, worldConfig{
-		engine: subagent.Options{Transcripts: dir},
+		engine: subagent.Options{Transcripts: transcript.Dir(dir)},
 		light:  []scripted.Turn{gate(release, "Login is in src/login.go.")},
 	})
 	res := result(t, w.call(t, w.main, bgInput("reader", "Find the login code", "Where is Login?")))

@@ -15,6 +15,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/task"
 )
@@ -46,7 +47,7 @@ func TestFailureTextsAreExact(t *testing.T) {
 			"Subagent lacks permission for required tools: [run_shell]"},
 		{"resume without transcripts", worldConfig{}, map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?", "resume": "agent-7"},
 			"Agent agent-7 cannot be resumed: this program keeps no transcripts of its agents, so their conversations are gone. Start a new agent instead, and give it everything it needs in its prompt."},
-		{"resume an unknown agent", worldConfig{engine: subagent.Options{Transcripts: t.TempDir()}},
+		{"resume an unknown agent", worldConfig{engine: subagent.Options{Transcripts: transcript.Dir(t.TempDir())}},
 			map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?", "resume": "agent-7"},
 			"No agent found with ID: agent-7"},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/mcp"
 )
@@ -34,7 +35,7 @@ type childRun struct {
 // For a resumed agent (resumed is its record), the model is the one it
 // ran on, the conversation its own (the engine loads it), and the state
 // its caller's as it is now.
-func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in input, def agents.Definition, resumed *subagent.TranscriptMeta) (*childRun, error) {
+func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in input, def agents.Definition, resumed *transcript.Meta) (*childRun, error) {
 	var m model.Model
 	var modelName string
 	var err error

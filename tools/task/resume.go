@@ -8,7 +8,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
-	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -29,7 +29,7 @@ import (
 
 // resumed finds the record of the agent a call resumes and the definition
 // it runs by. Its errors are the texts the model reads (*failure).
-func (d *delegator) resumed(ctx context.Context, inv *tools.Invocation, in input) (*subagent.TranscriptMeta, agents.Definition, error) {
+func (d *delegator) resumed(ctx context.Context, inv *tools.Invocation, in input) (*transcript.Meta, agents.Definition, error) {
 	meta, err := d.engine.Agent(ctx, inv.Session, in.Resume)
 	if err != nil {
 		return nil, agents.Definition{}, fail("%v", err)
@@ -59,7 +59,7 @@ func (d *delegator) resumed(ctx context.Context, inv *tools.Invocation, in input
 // resumeModel returns the model a resumed agent ran on: the router's model
 // of that name, or the caller's when the agent ran on its caller's model
 // under the caller's name.
-func (d *delegator) resumeModel(meta *subagent.TranscriptMeta, caller *tools.Invocation) (model.Model, string, error) {
+func (d *delegator) resumeModel(meta *transcript.Meta, caller *tools.Invocation) (model.Model, string, error) {
 	if d.router != nil {
 		m, err := d.router.Resolve(meta.Model, caller.Model)
 		if err == nil {

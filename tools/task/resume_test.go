@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/task"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
@@ -31,7 +32,7 @@ func resumeInput(agent, id, description, prompt string) map[string]any {
 // now.
 func TestResumeContinuesTheSameAgent(t *testing.T) {
 	w := newWorld(t, worldConfig{
-		engine: subagent.Options{Transcripts: t.TempDir()},
+		engine: subagent.Options{Transcripts: transcript.Dir(t.TempDir())},
 		light: []scripted.Turn{
 			scripted.ToolCall("read_file", `{"file_path":"src/login.go"}`),
 			scripted.Text("Login is in src/login.go."),
@@ -79,7 +80,7 @@ func TestResumeRepairsAnOrphanToolCall(t *testing.T) {
 	})
 	require.NoError(t, err)
 	w := newWorld(t, worldConfig{
-		engine: subagent.Options{Transcripts: t.TempDir()},
+		engine: subagent.Options{Transcripts: transcript.Dir(t.TempDir())},
 		tools:  []tools.Tool{slow},
 		main: []scripted.Turn{scripted.When(scripted.SystemContains("You review code."),
 			scripted.Reply(&model.Response{Message: model.AssistantMessage("Checking the login code.",
@@ -124,7 +125,7 @@ func TestResumeRepairsAnOrphanToolCall(t *testing.T) {
 // What cannot be resumed says why, and what to do.
 func TestResumeRefusals(t *testing.T) {
 	w := newWorld(t, worldConfig{
-		engine: subagent.Options{Transcripts: t.TempDir()},
+		engine: subagent.Options{Transcripts: transcript.Dir(t.TempDir())},
 		light:  []scripted.Turn{scripted.Text("Login is in src/login.go.")},
 		main:   []scripted.Turn{scripted.When(scripted.SystemContains("You continue the work"), scripted.Text("Carried on."))},
 	})
@@ -188,7 +189,7 @@ func TestTheResultNamesAResumableAgent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := worldConfig{light: []scripted.Turn{scripted.Text("Login is in src/login.go.")}}
 			if tt.transcripts {
-				cfg.engine = subagent.Options{Transcripts: t.TempDir()}
+				cfg.engine = subagent.Options{Transcripts: transcript.Dir(t.TempDir())}
 			}
 			w := newWorld(t, cfg)
 			in := input(tt.agent, "Find the login code", "Where is Login?")
@@ -206,7 +207,7 @@ func TestTheResultNamesAResumableAgent(t *testing.T) {
 func TestAModelResumesFromWhatItReads(t *testing.T) {
 	idLine := regexp.MustCompile(`(?m)^agent_id: (\S+) `)
 	w := newWorld(t, worldConfig{
-		engine: subagent.Options{Transcripts: t.TempDir()},
+		engine: subagent.Options{Transcripts: transcript.Dir(t.TempDir())},
 		light:  []scripted.Turn{scripted.Text("Login is in src/login.go."), scripted.Text("It takes no arguments.")},
 	})
 	parent := scripted.New(

@@ -11,6 +11,7 @@ import (
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/mcp"
 )
@@ -194,7 +195,7 @@ func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in inpu
 		return nil, fail("%v", agents.ErrNoAgents)
 	}
 	var def agents.Definition
-	var resumed *subagent.TranscriptMeta
+	var resumed *transcript.Meta
 	var err error
 	if in.Resume != "" {
 		resumed, def, err = d.resumed(ctx, inv, in)

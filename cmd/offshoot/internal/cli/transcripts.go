@@ -8,7 +8,8 @@ import "path/filepath"
 const TranscriptsPath = ".offshoot/transcripts"
 
 // TranscriptsDir returns the project's transcripts directory: the
-// directory to give subagent.Options.Transcripts and subagent.Transcripts.
+// directory to give subagent.Options.Transcripts and to read with
+// transcript.Dir.
 func (e *Env) TranscriptsDir() string {
 	return filepath.Join(e.ProjectDir, filepath.FromSlash(TranscriptsPath))
 }

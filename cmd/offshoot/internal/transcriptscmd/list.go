@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
-	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 func listCommand(f *folder) *cobra.Command {
@@ -39,7 +39,7 @@ subagents' included. A record that cannot be read is a warning.`,
 	}
 }
 
-func table(env *cli.Env, metas []subagent.TranscriptMeta) error {
+func table(env *cli.Env, metas []transcript.Meta) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tTYPE\tSTATUS\tSTARTED\tDURATION\tTOKENS")
 	for _, m := range metas {

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
-	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 func pruneCommand(f *folder) *cobra.Command {
@@ -40,7 +40,7 @@ AGE — days such as 30d, a Go duration such as 12h or 90m, or both, such as
 
 // prune removes the transcripts untouched since before and prints those
 // it removed: the records listed before and gone after.
-func prune(f *folder, t subagent.Transcripts, age string, before time.Time) error {
+func prune(f *folder, t transcript.Dir, age string, before time.Time) error {
 	type key struct{ root, agent string }
 	listed, _ := t.List()
 	n, err := t.Prune(before)

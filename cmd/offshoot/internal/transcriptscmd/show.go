@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"slices"
 	"strings"
@@ -13,7 +14,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/model"
-	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 // What show prints of a tool result, of a tool call's arguments, without
@@ -40,7 +41,7 @@ lines unless --full is given. A unique start of an id is enough.`,
 				return err
 			}
 			tr, err := read(t, args[0])
-			if errors.Is(err, subagent.ErrTaskNotFound) {
+			if errors.Is(err, fs.ErrNotExist) {
 				return cli.Failf("no subagent %q left a transcript in %s; see the ids with %s", cli.Printable(args[0]), f.show(t), f.listHint(cmd))
 			}
 			if err != nil {
@@ -57,9 +58,9 @@ lines unless --full is given. A unique start of an id is enough.`,
 
 // read reads the transcript of the agent id, or of the one agent whose id
 // starts with id. Several such agents are an error that names them.
-func read(t subagent.Transcripts, id string) (*subagent.Transcript, error) {
+func read(t transcript.Dir, id string) (*transcript.Transcript, error) {
 	tr, err := t.Read(id)
-	if !errors.Is(err, subagent.ErrTaskNotFound) || id == "" {
+	if !errors.Is(err, fs.ErrNotExist) || id == "" {
 		return tr, err
 	}
 	metas, _ := t.List()
@@ -81,7 +82,7 @@ func read(t subagent.Transcripts, id string) (*subagent.Transcript, error) {
 }
 
 // record prints what the transcript's record says of its agent.
-func record(env *cli.Env, tr *subagent.Transcript) {
+func record(env *cli.Env, tr *transcript.Transcript) {
 	m := tr.Meta
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 1, ' ', 0)
 	row := func(label, value string) { fmt.Fprintf(tw, "%s:\t%s\n", label, cli.Printable(value)) }

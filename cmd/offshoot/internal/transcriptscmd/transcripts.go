@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
-	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 // Command returns the transcripts command and its subcommands.
@@ -40,28 +40,28 @@ type folder struct {
 
 // open returns the transcripts of the folder: --dir, which must be a
 // directory, or the project's.
-func (f *folder) open(cmd *cobra.Command) (subagent.Transcripts, error) {
+func (f *folder) open(cmd *cobra.Command) (transcript.Dir, error) {
 	if !cmd.Flags().Changed("dir") {
-		return subagent.Transcripts{Dir: f.env.TranscriptsDir()}, nil
+		return transcript.Dir(f.env.TranscriptsDir()), nil
 	}
 	dir, err := filepath.Abs(f.dir)
 	if err != nil {
-		return subagent.Transcripts{}, cli.Usagef("--dir %s: %v", f.dir, err)
+		return "", cli.Usagef("--dir %s: %v", f.dir, err)
 	}
 	info, err := os.Stat(dir)
 	switch {
 	case os.IsNotExist(err):
-		return subagent.Transcripts{}, cli.Usagef("--dir %s: no such directory; give the folder the transcripts are kept in", f.dir)
+		return "", cli.Usagef("--dir %s: no such directory; give the folder the transcripts are kept in", f.dir)
 	case err != nil:
-		return subagent.Transcripts{}, cli.Usagef("--dir %s: %v; give the folder the transcripts are kept in", f.dir, err)
+		return "", cli.Usagef("--dir %s: %v; give the folder the transcripts are kept in", f.dir, err)
 	case !info.IsDir():
-		return subagent.Transcripts{}, cli.Usagef("--dir %s is not a directory; give the folder the transcripts are kept in", f.dir)
+		return "", cli.Usagef("--dir %s is not a directory; give the folder the transcripts are kept in", f.dir)
 	}
-	return subagent.Transcripts{Dir: dir}, nil
+	return transcript.Dir(dir), nil
 }
 
 // show returns the folder as a person reads it best.
-func (f *folder) show(t subagent.Transcripts) string { return f.env.Show(t.Dir) }
+func (f *folder) show(t transcript.Dir) string { return f.env.Show(string(t)) }
 
 // listHint is the command that lists the transcripts of the folder.
 func (f *folder) listHint(cmd *cobra.Command) string {
@@ -80,7 +80,7 @@ func when(t time.Time) string {
 }
 
 // took prints how long an agent ran: "-" while it runs.
-func took(m subagent.TranscriptMeta) string {
+func took(m transcript.Meta) string {
 	if m.FinishedAt.IsZero() || m.StartedAt.IsZero() {
 		return "-"
 	}

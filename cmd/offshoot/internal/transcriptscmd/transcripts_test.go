@@ -20,6 +20,7 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 // run runs the transcripts command with args on the project dir.
@@ -47,7 +48,7 @@ func agent(t *testing.T, project, answer string) string {
 	defer parent.Close()
 	p, err := prompt.New("agents", "helper", prompt.Markdown[prompt.NoParams]("Role", "You help."))
 	require.NoError(t, err)
-	out, err := subagent.New(subagent.Options{Transcripts: dir}).Run(context.Background(), subagent.Spec{Name: "helper", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: p, UserMessage: "Help.", Model: scripted.New(scripted.Text(answer))}})
+	out, err := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir)}).Run(context.Background(), subagent.Spec{Name: "helper", Parent: parent, Mode: subagent.Fresh, Request: runner.Request{Prompt: p, UserMessage: "Help.", Model: scripted.New(scripted.Text(answer))}})
 	require.NoError(t, err)
 	return out.AgentID
 }

@@ -1,4 +1,4 @@
-package subagent_test
+package transcript_test
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 // A transcript or a record that is a FIFO or a link to /dev/zero (a
@@ -21,7 +21,7 @@ func TestTranscriptsRefuseSpecialFiles(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "a1.meta.json"), 0o600))
 	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "a2.jsonl")))
 	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "a2.meta.json")))
-	tr := subagent.Transcripts{Dir: dir}
+	tr := transcript.Dir(dir)
 	_, _ = tr.List() // ends, whatever it makes of them
 	for _, id := range []string{"a1", "a2"} {
 		_, err := tr.Read(id)

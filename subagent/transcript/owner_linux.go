@@ -1,6 +1,6 @@
 //go:build linux
 
-package subagent
+package transcript
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package subagent_test
+package transcript_test
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/subagent/transcript"
 )
 
 // A record that says running after the process that ran the agent died
@@ -29,29 +29,29 @@ func TestARecordOfADeadProcessReadsInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "root", "subagents")
 	require.NoError(t, os.MkdirAll(sub, 0o700))
-	write := func(id string, owner *subagent.Owner) {
-		meta := subagent.TranscriptMeta{AgentID: id, Type: "worker", Status: subagent.TaskStatusRunning, Owner: owner,
+	write := func(id string, owner *transcript.Owner) {
+		meta := transcript.Meta{AgentID: id, Type: "worker", Status: "running", Owner: owner,
 			StartedAt: time.Now(), UpdatedAt: time.Now(), RootSessionID: "root"}
 		data, err := json.Marshal(meta)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(sub, "agent-"+id+".meta.json"), data, 0o600))
 		require.NoError(t, os.WriteFile(filepath.Join(sub, "agent-"+id+".jsonl"), nil, 0o600))
 	}
-	write("dead", &subagent.Owner{PID: dead, Host: host})
-	write("reused", &subagent.Owner{PID: os.Getpid(), Host: host, Token: "another-boot:1"})
-	write("elsewhere", &subagent.Owner{PID: dead, Host: host + "-other"})
+	write("dead", &transcript.Owner{PID: dead, Host: host})
+	write("reused", &transcript.Owner{PID: os.Getpid(), Host: host, Token: "another-boot:1"})
+	write("elsewhere", &transcript.Owner{PID: dead, Host: host + "-other"})
 	write("old", nil) // a record written before owners were kept
 
-	list, err := subagent.Transcripts{Dir: dir}.List()
+	list, err := transcript.Dir(dir).List()
 	require.NoError(t, err)
-	got := map[string]subagent.TaskStatus{}
+	got := map[string]string{}
 	for _, m := range list {
 		got[m.AgentID] = m.Status
 	}
-	assert.Equal(t, map[string]subagent.TaskStatus{
-		"dead":      subagent.TaskStatusInterrupted,
-		"reused":    subagent.TaskStatusInterrupted,
-		"elsewhere": subagent.TaskStatusRunning,
-		"old":       subagent.TaskStatusRunning,
+	assert.Equal(t, map[string]string{
+		"dead":      "interrupted",
+		"reused":    "interrupted",
+		"elsewhere": "running",
+		"old":       "running",
 	}, got)
 }

@@ -1,4 +1,4 @@
-package subagent
+package transcript
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package subagent
+package transcript
 
 // processToken is not known on this system.
 func processToken(int) string { return "" }

@@ -1,4 +1,4 @@
-package subagent
+package transcript
 
 import (
 	"crypto/sha256"
@@ -44,15 +44,10 @@ func safeName(id string) string {
 	return cut + "~" + hex.EncodeToString(sum[:8])
 }
 
-// transcriptsDir is the folder of the transcripts of the delegation tree
-// whose root session is root.
-func transcriptsDir(dir, root string) string {
-	return filepath.Join(dir, safeName(root), "subagents")
-}
-
-// agentBase is the path of agent id's files, without their extension.
-func agentBase(dir, root, id string) string {
-	return filepath.Join(transcriptsDir(dir, root), "agent-"+safeName(id))
+// base is the path of the files of agent id in the delegation tree whose
+// root session is root, without their extension.
+func (d Dir) base(root, id string) string {
+	return filepath.Join(string(d), safeName(root), "subagents", "agent-"+safeName(id))
 }
 
 // The extensions of an agent's files.
