@@ -1,6 +1,9 @@
+//go:build unix
+
 package transcript_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -17,15 +20,18 @@ import (
 // at once, never a wait or an endless read.
 func TestTranscriptsRefuseSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "a1.jsonl"), 0o600))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "a1.meta.json"), 0o600))
-	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "a2.jsonl")))
-	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "a2.meta.json")))
+	sub := filepath.Join(dir, "root", "subagents") // where an agent's files are
+	require.NoError(t, os.MkdirAll(sub, 0o700))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(sub, "agent-a1.jsonl"), 0o600))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(sub, "agent-a1.meta.json"), 0o600))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(sub, "agent-a2.jsonl")))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(sub, "agent-a2.meta.json")))
 	tr := transcript.Dir(dir)
 	_, _ = tr.List() // ends, whatever it makes of them
 	for _, id := range []string{"a1", "a2"} {
 		_, err := tr.Read(id)
 		require.Error(t, err, id)
 		assert.Contains(t, err.Error(), id)
+		assert.NotErrorIs(t, err, fs.ErrNotExist, "found, and refused")
 	}
 }
