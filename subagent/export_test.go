@@ -18,3 +18,10 @@ const (
 	DefaultMaxDepth = defaultMaxDepth
 	MaxStopBlocks   = maxStopBlocks
 )
+
+// SlotsKept counts the parent sessions whose concurrency slots e keeps.
+func SlotsKept(e *Engine) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.slots)
+}

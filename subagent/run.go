@@ -66,8 +66,14 @@ func (e *Engine) spawn(r *run) bool {
 // theirs (each child session has its own), so nesting cannot deadlock.
 type slots struct {
 	sem   chan struct{}
-	users int // holders and waiters; the entry goes when none are left
+	users int // holders and waiters
 }
+
+// idleSlots is how many parent sessions' slots the engine keeps before it
+// drops those no child holds or waits for: a parent that delegates again
+// finds its own, and a long-lived engine holds no more than this many
+// idle ones.
+const idleSlots = 64
 
 // slot waits for one of parent's slots, as long as ctx allows, and
 // returns its release.
@@ -75,6 +81,13 @@ func (e *Engine) slot(ctx context.Context, parent *session.Session) (release fun
 	e.mu.Lock()
 	s := e.slots[parent]
 	if s == nil {
+		if len(e.slots) >= idleSlots {
+			for p, idle := range e.slots {
+				if idle.users == 0 {
+					delete(e.slots, p)
+				}
+			}
+		}
 		s = &slots{sem: make(chan struct{}, e.maxConcurrent)}
 		e.slots[parent] = s
 	}
@@ -82,10 +95,8 @@ func (e *Engine) slot(ctx context.Context, parent *session.Session) (release fun
 	e.mu.Unlock()
 	done := func() {
 		e.mu.Lock()
-		defer e.mu.Unlock()
-		if s.users--; s.users == 0 {
-			delete(e.slots, parent)
-		}
+		s.users--
+		e.mu.Unlock()
 	}
 	select {
 	case s.sem <- struct{}{}:

@@ -134,3 +134,21 @@ func TestAChildCarriesOnTheMessagesItIsGiven(t *testing.T) {
 	assert.Equal(t, sp.Request.Messages, msgs[1:3])
 	assert.Equal(t, model.UserMessage("do the work"), msgs[3])
 }
+
+// A long-lived engine keeps the slots of a bounded number of parents: a
+// parent that delegates again finds its own, and idle ones go once there
+// are too many.
+func TestAnEngineKeepsTheSlotsOfFewParents(t *testing.T) {
+	e := subagent.New(subagent.Options{})
+	for range 200 {
+		_, err := e.Run(ctx, spec(t, newParent(t), scripted.New(scripted.Text("ok"))))
+		require.NoError(t, err)
+		require.LessOrEqual(t, subagent.SlotsKept(e), 64)
+	}
+	parent := newParent(t)
+	for range 3 {
+		_, err := e.Run(ctx, spec(t, parent, scripted.New(scripted.Text("ok"))))
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, subagent.SlotsKept(e), 64)
+}
