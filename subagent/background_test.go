@@ -335,32 +335,49 @@ func TestTheNotificationReachesTheParentsNextModelCall(t *testing.T) {
 }
 
 // A background child outlives the tool call and the evaluation that
-// started it, and ends with the run's context.
-func TestCancellingTheRunStopsBackgroundChildren(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	parent := newParent(t)
-	entered := make(chan struct{})
-	child := scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("half done", model.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`})}))
-	e := subagent.New(subagent.Options{})
-	tasks := make(chan *subagent.Task, 1)
-	main := scripted.New(scripted.ToolCall("launch", `{"task":"work long"}`), scripted.Text("launched"))
-	run, cancel := context.WithCancel(ctx)
-	defer cancel()
-	_, err := runner.Evaluate(run, runner.Request{Prompt: rootPrompt(t, launchTool(t, e, child, tasks, slowTool(t, entered))), Session: parent, Model: main})
-	require.NoError(t, err)
-	task := <-tasks
-	select {
-	case <-entered:
-	case <-time.After(watchdog):
-		t.Fatal("the child never reached its tool")
+// started it, and ends with its run's context: the evaluation's, or under
+// WithRun the run's — not the turn's, which may end first (a chat stops a
+// turn when its reader goes away).
+func TestABackgroundChildEndsWithItsRun(t *testing.T) {
+	tests := []struct {
+		name string
+		turn func(run context.Context) (context.Context, context.CancelFunc)
+	}{
+		{"the evaluation's context", func(run context.Context) (context.Context, context.CancelFunc) { return run, func() {} }},
+		{"a turn under WithRun", func(run context.Context) (context.Context, context.CancelFunc) {
+			return context.WithCancel(subagent.WithRun(run))
+		}},
 	}
-	assert.Equal(t, subagent.TaskStatusRunning, task.Status(), "it outlived the call and the evaluation")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t)
+			parent := newParent(t)
+			entered := make(chan struct{})
+			child := scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("half done", model.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`})}))
+			e := subagent.New(subagent.Options{})
+			tasks := make(chan *subagent.Task, 1)
+			main := scripted.New(scripted.ToolCall("launch", `{"task":"work long"}`), scripted.Text("launched"))
+			run, cancel := context.WithCancel(ctx)
+			defer cancel()
+			turn, stopTurn := tt.turn(run)
+			_, err := runner.Evaluate(turn, runner.Request{Prompt: rootPrompt(t, launchTool(t, e, child, tasks, slowTool(t, entered))), Session: parent, Model: main})
+			require.NoError(t, err)
+			task := <-tasks
+			select {
+			case <-entered:
+			case <-time.After(watchdog):
+				t.Fatal("the child never reached its tool")
+			}
+			stopTurn()
+			assert.Equal(t, subagent.TaskStatusRunning, task.Status(), "it outlived the call, the evaluation and the turn")
 
-	cancel()
-	n, err := task.Wait(within(t))
-	require.NoError(t, err)
-	assert.Equal(t, subagent.TaskStatusStopped, n.Status)
-	assert.Equal(t, "half done", n.Summary)
+			cancel()
+			n, err := task.Wait(within(t))
+			require.NoError(t, err)
+			assert.Equal(t, subagent.TaskStatusStopped, n.Status)
+			assert.Equal(t, "half done", n.Summary)
+		})
+	}
 }
 
 // Background children count against their run's spawn budget and token
@@ -521,35 +538,4 @@ func TestManagerRunningAndWait(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.ElementsMatch(t, []string{first.ID(), second.ID()}, handled, "both were told about before Wait returned")
-}
-
-// Under WithRun, a background task outlives the turn that started it —
-// whose context may be cancelled first, as a chat's is when its reader
-// goes away — and ends with the run.
-func TestABackgroundTaskEndsWithItsRunNotItsTurn(t *testing.T) {
-	defer goleak.VerifyNone(t)
-	parent := newParent(t)
-	entered := make(chan struct{})
-	child := scripted.New(scripted.Reply(&model.Response{Message: model.AssistantMessage("half done", model.ToolCall{ID: "c1", Name: "slow", Arguments: `{}`})}))
-	e := subagent.New(subagent.Options{})
-	tasks := make(chan *subagent.Task, 1)
-	main := scripted.New(scripted.ToolCall("launch", `{"task":"work long"}`), scripted.Text("launched"))
-	run, stopRun := context.WithCancel(ctx)
-	defer stopRun()
-	turn, stopTurn := context.WithCancel(subagent.WithRun(run))
-	_, err := runner.Evaluate(turn, runner.Request{Prompt: rootPrompt(t, launchTool(t, e, child, tasks, slowTool(t, entered))), Session: parent, Model: main})
-	require.NoError(t, err)
-	task := <-tasks
-	select {
-	case <-entered:
-	case <-time.After(watchdog):
-		t.Fatal("the child never reached its tool")
-	}
-	stopTurn()
-	assert.Equal(t, subagent.TaskStatusRunning, task.Status(), "the turn is over, the task goes on")
-
-	stopRun()
-	n, err := task.Wait(within(t))
-	require.NoError(t, err)
-	assert.Equal(t, subagent.TaskStatusStopped, n.Status)
 }
