@@ -30,8 +30,8 @@ const (
 // forkAgents are the fork-context agents of the workflow: one that may use
 // every tool of its caller, one that may only read.
 var forkAgents = map[string]agents.Definition{
-	"forker": {Description: "Carries on from the conversation so far.", Prompt: "You continue the work in progress.", ForkContext: true},
-	"peeker": {Description: "Carries on, reading only.", Prompt: "You look, and never change anything.", ForkContext: true, Tools: []string{"ls", "read_file"}},
+	"forker":  {Description: "Carries on from the conversation so far.", Prompt: "You continue the work in progress.", ForkContext: true},
+	"peeker":  {Description: "Carries on, reading only.", Prompt: "You look, and never change anything.", ForkContext: true, Tools: []string{"ls", "read_file"}},
 	"checker": {Description: "Checks one thing from its task alone.", Prompt: "You check what you are asked to."},
 }
 
