@@ -27,8 +27,9 @@ const (
 	forkChildren = 5
 )
 
-// forkAgents are the fork-context agents of the workflow: one that may use
-// every tool of its caller, one that may only read.
+// forkAgents are the agents of the workflow: a fork-context one that may
+// use every tool of its caller, one that may only read, and an isolated
+// one to compare with.
 var forkAgents = map[string]agents.Definition{
 	"forker":  {Description: "Carries on from the conversation so far.", Prompt: "You continue the work in progress.", ForkContext: true},
 	"peeker":  {Description: "Carries on, reading only.", Prompt: "You look, and never change anything.", ForkContext: true, Tools: []string{"ls", "read_file"}},
