@@ -1,0 +1,132 @@
+// Package store keeps sessions durably: a session is a log of committed
+// batches (one per Dispatch that committed) folded by reducers, and a
+// store holds exactly that log, with checkpoints that bound how much of it
+// a reader replays. A forked session stores its header and its own
+// batches only; reading it reads its parent's log up to the fork.
+//
+// Store is the interface a backend implements — SQLite (store/sqlite), an
+// in-memory one (NewMemory) — and storetest.Run is the conformance suite
+// every backend, a third party's included, passes.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"time"
+)
+
+// Errors a Store returns, matched with errors.Is.
+var (
+	// ErrNotFound: the store holds no session of that id.
+	ErrNotFound = errors.New("store: no such session")
+	// ErrExists: a session of that id is stored already.
+	ErrExists = errors.New("store: the session exists already")
+	// ErrConflict: the batch does not follow the stored log (another
+	// writer appended first, or the writer's view is stale); nothing of
+	// it was written. Reload or fork, and go on from there.
+	ErrConflict = errors.New("store: the batch does not follow the stored log")
+)
+
+// Header is what a store keeps of a session besides its log.
+type Header struct {
+	// ID is the session's id.
+	ID string `json:"id"`
+	// Parent is the id of the session it was forked from ("" for none),
+	// and ForkSeq the parent's seq at the fork: the session's log is the
+	// parent's up to ForkSeq, then its own batches, from ForkSeq+1.
+	Parent  string `json:"parent,omitempty"`
+	ForkSeq uint64 `json:"fork_seq,omitempty"`
+	// Tags are the program's labels of the session (a user, a project).
+	Tags map[string]string `json:"tags,omitempty"`
+	// Created is when the header was stored; Updated when the last batch
+	// was (Created while there is none). Both are the store's clock.
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Seq is the seq of the last event the session's log holds: its last
+	// batch's, else ForkSeq. Stores fill it in; Create ignores it.
+	Seq uint64 `json:"seq"`
+}
+
+// Batch is one committed dispatch: its events, in order, numbered from Seq.
+type Batch struct {
+	// Seq is the seq of the first event; the batch holds the events Seq
+	// to Seq+len(Events)-1.
+	Seq uint64 `json:"seq"`
+	// Time is when the session committed it.
+	Time time.Time `json:"time"`
+	// Events are the batch's events, each its type's registered name and
+	// its JSON, as in snapshot JSON. A batch has at least one.
+	Events []Event `json:"events"`
+}
+
+// Last is the seq of the batch's last event.
+func (b Batch) Last() uint64 { return b.Seq + uint64(len(b.Events)) - 1 }
+
+// Event is one event of a batch.
+type Event struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// Checkpoint is a session's whole state at a seq, as snapshot JSON
+// (session.MarshalSnapshot): a reader starts from the latest one and
+// replays only the batches after it.
+type Checkpoint struct {
+	Seq   uint64          `json:"seq"`
+	State json.RawMessage `json:"state"`
+}
+
+// Query selects sessions for List. Zero fields select everything.
+type Query struct {
+	// Parent, when set, keeps the sessions forked from that one.
+	Parent string
+	// Tags keeps the sessions that carry every one of these tags.
+	Tags map[string]string
+	// UpdatedBefore, when not zero, keeps the sessions last updated
+	// before it (for pruning).
+	UpdatedBefore time.Time
+	// Limit bounds how many are returned (0: no bound).
+	Limit int
+}
+
+// Store keeps sessions' headers, logs and checkpoints. Implementations are
+// safe for concurrent use, and hold to what storetest.Run checks: a batch
+// is stored whole or not at all; Append refuses a batch that does not
+// follow the stored log (ErrConflict) and writes nothing of it; what
+// Batches yields is what was appended, in order, byte for byte; a damaged
+// row is an error naming the session and the seq, never a shorter history.
+type Store interface {
+	// Create stores a new session's header: ErrExists when the id is
+	// taken, ErrNotFound when its Parent is not stored.
+	Create(ctx context.Context, h Header) error
+	// Header returns a session's header (ErrNotFound).
+	Header(ctx context.Context, id string) (Header, error)
+	// Append stores a batch at the end of a session's log: its Seq must
+	// be the log's last seq plus one (ErrConflict otherwise, nothing
+	// written). It is durable when Append returns nil.
+	Append(ctx context.Context, id string, b Batch) error
+	// Batches yields the session's own batches whose events are after
+	// after and up to upTo (0: no bound), in order. A batch that spans
+	// upTo is not yielded. An error ends the sequence.
+	Batches(ctx context.Context, id string, after, upTo uint64) iter.Seq2[Batch, error]
+	// PutCheckpoint stores a checkpoint of the session (replacing one at
+	// the same seq). Its Seq must be the last seq of one of the session's
+	// batches, or its ForkSeq.
+	PutCheckpoint(ctx context.Context, id string, c Checkpoint) error
+	// Checkpoint returns the session's latest checkpoint at or below upTo
+	// (0: no bound); ok is false when it has none.
+	Checkpoint(ctx context.Context, id string, upTo uint64) (c Checkpoint, ok bool, err error)
+	// List returns the headers q selects, most recently updated first.
+	List(ctx context.Context, q Query) ([]Header, error)
+	// Delete removes a session: its header, batches and checkpoints. A
+	// session that others were forked from cannot go while they are
+	// stored (use DeleteTree).
+	Delete(ctx context.Context, id string) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// ErrHasChildren: Delete of a session others were forked from.
+var ErrHasChildren = errors.New("store: sessions were forked from this one; delete them first (DeleteTree)")
