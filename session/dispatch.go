@@ -61,7 +61,14 @@ func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 			envs[i].Seq = cur.seq + uint64(i) + 1
 			envs[i].Time = now
 		}
-		return cur.apply(envs)
+		next, err := cur.apply(envs)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.commit(ctx, envs); err != nil {
+			return nil, err
+		}
+		return next, nil
 	})
 	if err != nil {
 		return err

@@ -178,6 +178,9 @@ func (s *Session) install(ctx context.Context, sets []Reducers) error {
 			}
 			seeded = append(seeded, envs...)
 		}
+		if err := s.commit(ctx, seeded); err != nil {
+			return nil, err
+		}
 		return next, nil
 	})
 	if err != nil {

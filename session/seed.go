@@ -18,6 +18,9 @@ func Seed[S any](s *Session, values ...S) error {
 	if t.Kind() == reflect.Interface {
 		return fmt.Errorf("session: Seed[%s]: the slice type must be concrete; slices are keyed by exact Go type", t)
 	}
+	if s.journal != nil {
+		return errJournaled("Seed")
+	}
 	_, err := s.write(func(cur *state) (*state, error) {
 		v := cur.get(t)
 		for _, x := range values {
@@ -35,6 +38,9 @@ func Seed[S any](s *Session, values ...S) error {
 // panic in pred is returned as a *bus.PanicError and changes nothing.
 func Clear[S any](s *Session, pred func(S) bool) error {
 	t := reflect.TypeFor[S]()
+	if s.journal != nil {
+		return errJournaled("Clear")
+	}
 	_, err := s.write(func(cur *state) (*state, error) {
 		if _, ok := cur.layout.index[t]; !ok {
 			return cur, nil // nothing to clear
@@ -58,6 +64,9 @@ func Clear[S any](s *Session, pred func(S) bool) error {
 // reducers, installs, subscriptions, children and identity. It is one write
 // (the revision is bumped once) and emits no events.
 func (s *Session) Reset() error {
+	if s.journal != nil {
+		return errJournaled("Reset")
+	}
 	_, err := s.write(func(cur *state) (*state, error) {
 		return &state{table: cur.table, layout: cur.layout, vecs: make([]pvec.Vector, len(cur.layout.types)), revision: cur.revision + 1, seq: cur.seq}, nil
 	})

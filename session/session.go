@@ -37,6 +37,7 @@ type Session struct {
 	bus       *bus.Bus
 	reg       *serde.Registry
 	newID     func() string
+	journal   Journal // nil for none
 
 	state  atomic.Pointer[state]
 	mu     sync.Mutex // held by a write while it computes and commits
@@ -58,6 +59,9 @@ type config struct {
 	tagsSet  bool
 	snapshot *Snapshot
 	parent   *Session
+	// journal is WithJournal's; journalSet says that it was given.
+	journal    Journal
+	journalSet bool
 }
 
 // WithBus puts the session on b (New: a new bus by default; Fork: the
@@ -116,6 +120,9 @@ func New(opts ...Option) (*Session, error) {
 		if !c.tagsSet {
 			c.tags = p.tags
 		}
+		if !c.journalSet {
+			c.journal = p.journal
+		}
 	}
 	if c.bus == nil {
 		c.bus = bus.New()
@@ -136,6 +143,7 @@ func New(opts ...Option) (*Session, error) {
 		bus:       c.bus,
 		reg:       c.reg,
 		newID:     c.newID,
+		journal:   c.journal,
 	}
 	st := emptyState
 	if p != nil {

@@ -1,0 +1,207 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// Journal writes sessions to a store as they commit: give it to a session
+// with session.WithJournal (Open does), and every batch the session — or a
+// fork of it — commits is appended to the store before its Dispatch
+// returns; an append that fails (a conflict with another writer, a full
+// disk) fails the dispatch, and the session stays as it was. A session's
+// header is stored at its first commit: a fork's names its parent and the
+// seq it forked at, and the fork stores only its own batches.
+//
+// Every CheckpointEvery batches of a session, the journal writes a
+// checkpoint of it (its whole state, as snapshot JSON) on a goroutine of
+// its own, so that a checkpoint never holds a writer up; Close waits for
+// the one in flight. A Journal is safe for concurrent use.
+type Journal struct {
+	st    Store
+	every int
+
+	mu      sync.Mutex
+	batches map[string]int // sessions whose header is stored, and their batches since the last checkpoint
+	next    map[string]checkpoint
+	wake    chan struct{} // nil until the writer starts
+	closed  bool
+	wg      sync.WaitGroup
+	err     error // the last checkpoint that failed
+}
+
+// checkpoint is a checkpoint to write.
+type checkpoint struct {
+	id   string
+	snap session.Snapshot
+	s    *session.Session
+}
+
+// JournalOptions configure a Journal.
+type JournalOptions struct {
+	// CheckpointEvery is how many batches of a session go between two
+	// checkpoints (100 when 0, none when negative): opening a session
+	// replays at most about that many.
+	CheckpointEvery int
+}
+
+// NewJournal returns a journal that writes to st.
+func NewJournal(st Store, opts JournalOptions) *Journal {
+	every := opts.CheckpointEvery
+	if every == 0 {
+		every = 100
+	}
+	return &Journal{st: st, every: every, batches: map[string]int{}}
+}
+
+var _ session.Journal = (*Journal)(nil)
+
+// Commit implements session.Journal: it stores the session's header if it
+// is not stored yet, then appends the batch.
+func (j *Journal) Commit(ctx context.Context, s *session.Session, batch []bus.Envelope) error {
+	b, err := encodeBatch(s, batch)
+	if err != nil {
+		return err
+	}
+	id := s.ID()
+	j.mu.Lock()
+	n, known := j.batches[id]
+	j.mu.Unlock()
+	if !known {
+		if err := j.ensureHeader(ctx, s, batch[0].Seq-1); err != nil {
+			return err
+		}
+	}
+	if err := j.st.Append(ctx, id, b); err != nil {
+		return err
+	}
+	n++
+	if j.every > 0 && n >= j.every {
+		// The state before this batch ends at a stored batch: checkpoint it.
+		j.schedule(checkpoint{id: id, snap: s.Snapshot(), s: s})
+		n = 0
+	}
+	j.mu.Lock()
+	j.batches[id] = n
+	j.mu.Unlock()
+	return nil
+}
+
+// ensureHeader stores s's header when the store has none: a root session
+// from seq 0, a fork at the seq it starts from.
+func (j *Journal) ensureHeader(ctx context.Context, s *session.Session, forkSeq uint64) error {
+	if _, err := j.st.Header(ctx, s.ID()); err == nil {
+		return nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	h := Header{ID: s.ID(), Parent: s.ParentID(), ForkSeq: forkSeq, Tags: s.Tags()}
+	if h.Parent == "" && forkSeq > 0 {
+		return fmt.Errorf("store: session %s has events up to seq %d that were never stored; attach the journal when the session is new, or open the session from the store", s.ID(), forkSeq)
+	}
+	if h.Parent != "" {
+		if _, err := j.st.Header(ctx, h.Parent); errors.Is(err, ErrNotFound) {
+			if forkSeq > 0 {
+				return fmt.Errorf("store: %s forks session %s at seq %d, which was never stored; journal the parent from its start", s.ID(), h.Parent, forkSeq)
+			}
+			// A parent that never committed anything: its header alone.
+			if err := j.st.Create(ctx, Header{ID: h.Parent}); err != nil && !errors.Is(err, ErrExists) {
+				return err
+			}
+		}
+	}
+	if err := j.st.Create(ctx, h); err != nil && !errors.Is(err, ErrExists) {
+		return err
+	}
+	return nil
+}
+
+// schedule hands c to the checkpoint writer, starting it if needed. A
+// checkpoint of the same session not written yet is replaced: the writer
+// writes the latest it is given, and never holds a committer up.
+func (j *Journal) schedule(c checkpoint) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return
+	}
+	if j.wake == nil {
+		j.wake, j.next = make(chan struct{}, 1), map[string]checkpoint{}
+		j.wg.Add(1)
+		go j.writeCheckpoints()
+	}
+	j.next[c.id] = c
+	select {
+	case j.wake <- struct{}{}:
+	default: // the writer is awake already
+	}
+}
+
+// writeCheckpoints writes the checkpoints scheduled, until Close.
+func (j *Journal) writeCheckpoints() {
+	defer j.wg.Done()
+	for range j.wake {
+		j.mu.Lock()
+		next := j.next
+		j.next = map[string]checkpoint{}
+		j.mu.Unlock()
+		for _, c := range next {
+			j.write(c)
+		}
+	}
+}
+
+func (j *Journal) write(c checkpoint) {
+	state, err := session.MarshalSnapshot(c.snap, c.s.Registry())
+	if err == nil {
+		err = j.st.PutCheckpoint(context.Background(), c.id, Checkpoint{Seq: c.snap.Seq(), State: state})
+	}
+	if err != nil {
+		j.mu.Lock()
+		j.err = fmt.Errorf("store: checkpoint of session %s at seq %d: %w", c.id, c.snap.Seq(), err)
+		j.mu.Unlock()
+	}
+}
+
+// Close waits for the checkpoint being written, and stops the journal's
+// goroutine. Sessions that keep committing after Close still append;
+// they are checkpointed no more. It returns the last checkpoint that
+// failed, if any (a failed checkpoint loses nothing: the log is whole).
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	if !j.closed && j.wake != nil {
+		close(j.wake) // the writer writes what is scheduled, then stops
+	}
+	j.closed = true
+	j.mu.Unlock()
+	j.wg.Wait()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.err
+}
+
+// encodeBatch encodes a committed batch: each event as its type's name in
+// the session's registry and its JSON.
+func encodeBatch(s *session.Session, batch []bus.Envelope) (Batch, error) {
+	b := Batch{Seq: batch[0].Seq, Time: batch[0].Time, Events: make([]Event, len(batch))}
+	reg := s.Registry()
+	for i, env := range batch {
+		name, err := reg.Ensure(reflect.TypeOf(env.Payload))
+		if err != nil {
+			return Batch{}, fmt.Errorf("store: event %d of seq %d of session %s: %w", i, env.Seq, s.ID(), err)
+		}
+		data, err := json.Marshal(env.Payload)
+		if err != nil {
+			return Batch{}, fmt.Errorf("store: event %d (%s) of seq %d of session %s cannot be stored: %w", i, name, env.Seq, s.ID(), err)
+		}
+		b.Events[i] = Event{Type: name, Data: data}
+	}
+	return b, nil
+}

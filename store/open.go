@@ -1,0 +1,158 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// Open returns a live session whose state is the stored session id's:
+// from its latest checkpoint (or its parent's, for a fork, up to the fork),
+// then its log's batches after it, through the reducers of sets — every
+// set the session's events were reduced by (a toolset's, the runner's…):
+// an event whose reducers are missing is kept as a raw record instead.
+// The session decodes the events with reg, which must know their type
+// names (the sets' names are added to it), commits to j from then on, and
+// gets opts (a bus, an id generator). Close it when done.
+func (j *Journal) Open(ctx context.Context, id string, reg *serde.Registry, sets []session.Reducers, opts ...session.Option) (*session.Session, error) {
+	h, err := j.st.Header(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if reg == nil {
+		reg = serde.DefaultRegistry
+	}
+	for _, set := range sets {
+		if err := set.Name(reg); err != nil {
+			return nil, err
+		}
+	}
+	from, seq, segments, err := plan(ctx, j.st, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	var snap session.Snapshot
+	if from != nil {
+		if snap, err = session.UnmarshalSnapshot(from.State, reg); err != nil {
+			return nil, fmt.Errorf("store: the checkpoint at seq %d of session %s: %w", from.Seq, id, err)
+		}
+	}
+	log := func(yield func([]bus.Envelope, error) bool) {
+		for _, seg := range segments {
+			for b, err := range j.st.Batches(ctx, seg.id, seg.after, seg.upTo) {
+				if err != nil {
+					yield(nil, err)
+					return
+				}
+				envs, err := decodeBatch(reg, seg.id, b)
+				if !yield(envs, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
+	s, err := session.Restore(ctx, id, h.Parent, snap, seq, sets, log,
+		append(opts, session.WithRegistry(reg), session.WithTags(h.Tags), session.WithJournal(j))...)
+	if err != nil {
+		return nil, err
+	}
+	j.mu.Lock()
+	if _, ok := j.batches[id]; !ok {
+		j.batches[id] = 0
+	}
+	j.mu.Unlock()
+	return s, nil
+}
+
+// segment is a part of a session's log: the batches of session id after
+// seq after, up to upTo (0: all).
+type segment struct {
+	id          string
+	after, upTo uint64
+}
+
+// plan returns where reading session id up to upTo starts — a checkpoint
+// (nil for none) and its seq — and the segments of log to read after it:
+// the session's own, after those of the sessions it was forked from.
+func plan(ctx context.Context, st Store, id string, upTo uint64) (*Checkpoint, uint64, []segment, error) {
+	h, err := st.Header(ctx, id)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	c, ok, err := st.Checkpoint(ctx, id, upTo)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if ok && c.Seq >= h.ForkSeq {
+		return &c, c.Seq, []segment{{id, c.Seq, upTo}}, nil
+	}
+	if h.Parent == "" || h.ForkSeq == 0 {
+		return nil, 0, []segment{{id, 0, upTo}}, nil
+	}
+	from, seq, segs, err := plan(ctx, st, h.Parent, h.ForkSeq)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("store: reading %s, the parent of %s: %w", h.Parent, id, err)
+	}
+	return from, seq, append(segs, segment{id, h.ForkSeq, upTo}), nil
+}
+
+// decodeBatch decodes a stored batch's events with reg.
+func decodeBatch(reg *serde.Registry, id string, b Batch) ([]bus.Envelope, error) {
+	envs := make([]bus.Envelope, len(b.Events))
+	for i, e := range b.Events {
+		t, ok := reg.Lookup(e.Type)
+		if !ok {
+			return nil, fmt.Errorf("store: event %d of seq %d of session %s is a %q, a type this program does not know; register it (serde.Register, or the Names of its reducer set)", i, b.Seq, id, e.Type)
+		}
+		v := reflect.New(t)
+		if err := json.Unmarshal(e.Data, v.Interface()); err != nil {
+			return nil, fmt.Errorf("store: event %d (%s) of seq %d of session %s: %w", i, e.Type, b.Seq, id, err)
+		}
+		envs[i] = bus.Envelope{Seq: b.Seq + uint64(i), Time: b.Time, Payload: v.Elem().Interface()}
+	}
+	return envs, nil
+}
+
+// Fork stores a new session, newID, that starts from stored session id as
+// it was at seq at — "time travel": one header, nothing copied; open it
+// to go on from there, the original untouched. at must end one of the
+// log's batches (or be 0, or id's own fork seq).
+func Fork(ctx context.Context, st Store, id string, at uint64, newID string) error {
+	h, err := st.Header(ctx, id)
+	if err != nil {
+		return err
+	}
+	if at > h.Seq {
+		return fmt.Errorf("store: session %s ends at seq %d; it cannot be forked at %d", id, h.Seq, at)
+	}
+	if at > h.ForkSeq && at < h.Seq {
+		next, err := firstAfter(ctx, st, id, at)
+		if err != nil {
+			return err
+		}
+		if next != at+1 {
+			return fmt.Errorf("store: seq %d of session %s is inside a batch (the next one starts at %d); fork where a batch ends", at, id, next)
+		}
+	}
+	if at < h.ForkSeq {
+		return fmt.Errorf("store: session %s starts at seq %d, where it was forked from %s; fork %s at %d instead", id, h.ForkSeq, h.Parent, h.Parent, at)
+	}
+	return st.Create(ctx, Header{ID: newID, Parent: id, ForkSeq: at, Tags: h.Tags})
+}
+
+// firstAfter returns the seq of the first of id's batches that begins
+// after seq at.
+func firstAfter(ctx context.Context, st Store, id string, at uint64) (uint64, error) {
+	for b, err := range st.Batches(ctx, id, at, 0) {
+		if err != nil {
+			return 0, err
+		}
+		return b.Seq, nil
+	}
+	return 0, fmt.Errorf("store: session %s has no batch after seq %d", id, at)
+}
