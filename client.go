@@ -13,7 +13,10 @@ import (
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/store"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
@@ -50,6 +53,7 @@ const (
 type Client struct {
 	session      *session.Session
 	ownsSession  bool
+	journal      *store.Journal // with Options.Store
 	engine       *subagent.Engine
 	registry     *agents.Registry
 	main         *prompt.Prompt
@@ -207,23 +211,22 @@ func (c *Client) build(opts Options, router *model.Router, taskOpts []task.Optio
 // start sets up the session: its tools installed, the mounts copied in,
 // the files written.
 func (c *Client) start(opts Options) error {
-	c.session = opts.Session
-	if c.session == nil {
-		s, err := session.New()
-		if err != nil {
-			return fmt.Errorf("offshoot: %w", err)
-		}
-		c.session, c.ownsSession = s, true
+	r, err := c.main.Render(c.params...)
+	if err != nil {
+		return fmt.Errorf("offshoot: the main agent's prompt: %w", err)
+	}
+	opened, err := c.open(opts, r.Tools)
+	if err != nil {
+		return err
 	}
 	fail := func(err error) error {
 		if c.ownsSession {
 			_ = c.session.Close()
 		}
+		if c.journal != nil {
+			_ = c.journal.Close()
+		}
 		return err
-	}
-	r, err := c.main.Render(c.params...)
-	if err != nil {
-		return fail(fmt.Errorf("offshoot: the main agent's prompt: %w", err))
 	}
 	if err := r.Tools.Install(context.Background(), c.session); err != nil {
 		return fail(fmt.Errorf("offshoot: %w", err))
@@ -231,7 +234,7 @@ func (c *Client) start(opts Options) error {
 	if c.tools, err = r.Tools.Filter(c.toolFilter); err != nil {
 		return fail(fmt.Errorf("offshoot: the main agent's tools: %w", err))
 	}
-	if len(opts.Files) > 0 {
+	if len(opts.Files) > 0 && !opened {
 		events := make([]any, 0, len(opts.Files))
 		for _, path := range slices.Sorted(maps.Keys(opts.Files)) {
 			events = append(events, vfs.FileWritten{Path: path, Content: opts.Files[path]})
@@ -241,6 +244,54 @@ func (c *Client) start(opts Options) error {
 		}
 	}
 	return nil
+}
+
+// open sets the client's session: Options.Session, or one of its own —
+// opened from Options.Store when it holds Options.SessionID (opened is
+// then true), else new, journaled to the store when there is one.
+func (c *Client) open(opts Options, ts tools.Toolset) (opened bool, err error) {
+	if opts.Session != nil {
+		if opts.Store != nil || opts.SessionID != "" {
+			return false, errors.New("offshoot: Options.Session is a session of the program's; Store and SessionID make the client's own: give one or the other")
+		}
+		c.session = opts.Session
+		return false, nil
+	}
+	var sopts []session.Option
+	if opts.SessionID != "" {
+		sopts = append(sopts, session.WithID(opts.SessionID))
+	}
+	if opts.Store != nil {
+		ctx := context.Background()
+		c.journal = store.NewJournal(opts.Store, store.JournalOptions{})
+		reg := serde.NewRegistry()
+		if opts.SessionID != "" {
+			_, err := opts.Store.Header(ctx, opts.SessionID)
+			switch {
+			case err == nil:
+				s, err := c.journal.Open(ctx, opts.SessionID, reg, append(ts.Reducers(), runner.Reducers()))
+				if err != nil {
+					_ = c.journal.Close()
+					return false, fmt.Errorf("offshoot: opening session %s: %w", opts.SessionID, err)
+				}
+				c.session, c.ownsSession = s, true
+				return true, nil
+			case !errors.Is(err, store.ErrNotFound):
+				_ = c.journal.Close()
+				return false, fmt.Errorf("offshoot: the store: %w", err)
+			}
+		}
+		sopts = append(sopts, session.WithRegistry(reg), session.WithJournal(c.journal))
+	}
+	s, err := session.New(sopts...)
+	if err != nil {
+		if c.journal != nil {
+			_ = c.journal.Close()
+		}
+		return false, fmt.Errorf("offshoot: %w", err)
+	}
+	c.session, c.ownsSession = s, true
+	return false, nil
 }
 
 // Session returns the session the client keeps its conversation and state
@@ -285,6 +336,9 @@ func (c *Client) Close() error {
 	}
 	if c.ownsSession {
 		errs = append(errs, c.session.Close())
+	}
+	if c.journal != nil {
+		errs = append(errs, c.journal.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/store"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/mcp"
@@ -106,6 +107,19 @@ type Options struct {
 	// on a saved chat — instead of a new one. The client does not close
 	// it.
 	Session *session.Session
+	// Store, when set, keeps the client's session durably (package store:
+	// store/sqlite, store/postgres, store.NewMemory): every batch the
+	// session — and every subagent's, stored under it — commits is
+	// appended before its dispatch returns. With SessionID naming a stored
+	// session, the client opens it and carries the conversation on with
+	// its files, plan and records, in this process or another; with a new
+	// id, or none, it starts one (its id is Session().ID()). Files are
+	// written into a new session only. Store and Session do not go
+	// together.
+	Store store.Store
+	// SessionID is the id of the client's session: a stored one to open
+	// (with Store), or the id a new one gets (generated when empty).
+	SessionID string
 
 	// OnTaskNotification, when set, is told when a background task of the
 	// client's agents ends — during a query or between queries. It runs on
