@@ -1,0 +1,38 @@
+// Package postgres is a store.Store in a PostgreSQL database, for sessions
+// that several processes or machines share: any of them may open, continue
+// or fork a session another one wrote. For one process, store/sqlite needs
+// no server.
+//
+// Open connects (through a pool of pgx connections), creates the store's
+// schema ("offshoot" unless Options.Schema names another) and its tables
+// when they are missing, and refuses a schema that a newer version of this
+// package wrote. Its tables:
+//
+//   - sessions: one row a session (id, parent, fork seq, tags as jsonb,
+//     created, updated, the last seq of its log);
+//   - batches: one row a committed batch (session, seq, last seq, time,
+//     events), its events in a compact binary form, each event's JSON
+//     byte for byte, with a checksum;
+//   - checkpoints: one row a checkpoint (session, seq, state).
+//
+// Its guarantees, across processes as within one:
+//
+//   - An Append is one statement, so one transaction: it moves the
+//     session's last seq from the one before the batch to the batch's
+//     last and inserts the batch, or, when the stored seq is not the one
+//     before the batch (another writer appended first), writes nothing and
+//     returns store.ErrConflict. Writers of one session wait for each
+//     other's update of its row, never for a reader or a checkpoint.
+//   - An Append that returned nil is durable: the store's connections
+//     commit with synchronous_commit=on unless the DSN says otherwise.
+//   - Batches reads a session's log a page of rows at a time, never all of
+//     it at once, as it stood when the read began, and checks every row:
+//     one that is missing, over the store's bound (64 MiB a batch, 256 MiB
+//     a checkpoint) or damaged (its checksum, its count of events) is an
+//     error naming the session and the seq.
+//   - No error shows the password of the DSN.
+//
+// Its tests run against a real server: the one named by the DSN in
+// OFFSHOOT_TEST_POSTGRES, else a local one on 127.0.0.1:5432 with a
+// database named test; without either they skip.
+package postgres
