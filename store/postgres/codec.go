@@ -1,42 +1,59 @@
 package postgres
 
 import (
+	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"sync"
 
 	"github.com/offshoot-dev/offshoot/store"
 )
 
-// A batch's events are stored as one bytea value:
+// A batch's events and a checkpoint's state are each stored as one bytea
+// value, a frame:
 //
-//	format (1 byte, formatV1)
+//	format (1 byte): formatRaw or formatDeflate
 //	CRC-32C of the body (4 bytes, big endian)
-//	body: uvarint event count, then for each event
-//	      uvarint type length, the type's name (length 0: the previous
-//	      event's type), uvarint data length, the data's bytes
+//	formatRaw:     the body
+//	formatDeflate: uvarint length of the body, then the body deflated
 //
-// A checkpoint's state is stored as the format byte, the CRC-32C of the
-// state, then the state's bytes. The data and the state are kept as they
-// were given, byte for byte; the checksum makes any damage to a row an
-// error rather than other events.
-const formatV1 = 1
-
+// A checkpoint's body is its state. A batch's body is:
+//
+//	uvarint event count, then for each event
+//	uvarint type length, the type's name (length 0: the previous event's
+//	type), uvarint data length, the data's bytes
+//
+// The data and the state come back byte for byte; the checksum makes any
+// damage to a row an error rather than other events. A body is deflated
+// when it is long enough to gain and the deflated one is at most 7/8 of
+// it: a conversation's text takes about 60% of its bytes, a snapshot's
+// JSON far less, and a body that would not gain stays as it is, so that
+// reading it costs nothing more.
 const (
-	// maxBatchBytes bounds an encoded batch, on the way in and on the way
-	// out: a row over it is refused (Append) or damaged (Batches).
+	formatRaw     = 1
+	formatDeflate = 2
+
+	headerBytes = 5
+	minDeflate  = 128
+
+	// maxBatchBytes bounds a batch's body, on the way in and on the way
+	// out: a batch over it is refused (Append) or damaged (Batches).
 	maxBatchBytes = 64 << 20
-	// maxCheckpointBytes bounds an encoded checkpoint the same way.
+	// maxCheckpointBytes bounds a checkpoint's state the same way.
 	maxCheckpointBytes = 256 << 20
-	headerBytes        = 5
+	// frameSlack is what a frame may add to its body.
+	frameSlack = headerBytes + binary.MaxVarintLen64
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// encodedSize is the size of b's events encoded.
-func encodedSize(events []store.Event) int {
-	n := headerBytes + uvarintLen(uint64(len(events)))
+// bodySize is the size of the body of a batch of events.
+func bodySize(events []store.Event) int {
+	n := uvarintLen(uint64(len(events)))
 	prev := ""
 	for _, e := range events {
 		if e.Type == prev {
@@ -50,38 +67,150 @@ func encodedSize(events []store.Event) int {
 	return n
 }
 
-// encodeEvents appends the encoding of events to dst.
-func encodeEvents(dst []byte, events []store.Event) []byte {
-	start := len(dst)
-	dst = append(dst, formatV1, 0, 0, 0, 0)
-	dst = binary.AppendUvarint(dst, uint64(len(events)))
+// encodeEvents returns the frame of a batch of events.
+func encodeEvents(events []store.Event) []byte {
+	body := make([]byte, headerBytes, headerBytes+bodySize(events))
+	body = binary.AppendUvarint(body, uint64(len(events)))
 	prev := ""
 	for _, e := range events {
 		if e.Type == prev {
-			dst = append(dst, 0)
+			body = append(body, 0)
 		} else {
-			dst = binary.AppendUvarint(dst, uint64(len(e.Type)))
-			dst = append(dst, e.Type...)
+			body = binary.AppendUvarint(body, uint64(len(e.Type)))
+			body = append(body, e.Type...)
 		}
 		prev = e.Type
-		dst = binary.AppendUvarint(dst, uint64(len(e.Data)))
-		dst = append(dst, e.Data...)
+		body = binary.AppendUvarint(body, uint64(len(e.Data)))
+		body = append(body, e.Data...)
 	}
-	binary.BigEndian.PutUint32(dst[start+1:], crc32.Checksum(dst[start+headerBytes:], castagnoli))
-	return dst
+	return frame(body)
 }
 
-// decodeEvents decodes a row's events, which must number want. The events'
-// Data alias row (each capped at its length, so an append to one copies
-// it); names interns the types' names across rows.
+// encodeState returns the frame of a checkpoint's state.
+func encodeState(state []byte) []byte {
+	body := make([]byte, headerBytes, headerBytes+len(state))
+	return frame(append(body, state...))
+}
+
+var writers = sync.Pool{New: func() any {
+	w, err := flate.NewWriter(nil, flate.BestSpeed)
+	if err != nil {
+		panic(err) // BestSpeed is a valid level
+	}
+	return w
+}}
+
+// frame fills in the header of buf, whose body follows headerBytes
+// reserved bytes, deflating the body when that gains.
+func frame(buf []byte) []byte {
+	body := buf[headerBytes:]
+	sum := crc32.Checksum(body, castagnoli)
+	if len(body) >= minDeflate {
+		var out bytes.Buffer
+		out.Grow(len(body) * 7 / 8)
+		out.Write([]byte{formatDeflate, 0, 0, 0, 0})
+		out.Write(binary.AppendUvarint(nil, uint64(len(body))))
+		w := writers.Get().(*flate.Writer)
+		w.Reset(&out)
+		_, err := w.Write(body) // a bytes.Buffer does not fail
+		if err == nil {
+			err = w.Close()
+		}
+		writers.Put(w)
+		if err == nil && out.Len() <= len(buf)*7/8 {
+			deflated := out.Bytes()
+			binary.BigEndian.PutUint32(deflated[1:], sum)
+			return deflated
+		}
+	}
+	buf[0] = formatRaw
+	binary.BigEndian.PutUint32(buf[1:], sum)
+	return buf
+}
+
+// inflaters are flate readers to reuse, with their sources.
+var inflaters sync.Pool
+
+type inflater struct {
+	src bytes.Reader
+	r   io.ReadCloser
+}
+
+// unframe returns the body of a frame, which may be at most limit bytes.
+// It aliases row when the body was not deflated.
+func unframe(row []byte, limit int) ([]byte, error) {
+	if len(row) < headerBytes {
+		return nil, fmt.Errorf("it is %d bytes, shorter than its header", len(row))
+	}
+	want := binary.BigEndian.Uint32(row[1:])
+	body := row[headerBytes:]
+	switch row[0] {
+	case formatRaw:
+		if len(body) > limit {
+			return nil, fmt.Errorf("it holds %d bytes, over the store's bound of %d", len(body), limit)
+		}
+	case formatDeflate:
+		n, k := binary.Uvarint(body)
+		switch {
+		case k <= 0:
+			return nil, errors.New("the length of its body is not a number")
+		case n > uint64(limit):
+			return nil, fmt.Errorf("it holds %d bytes, over the store's bound of %d", n, limit)
+		}
+		var err error
+		if body, err = inflate(body[k:], int(n)); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("its format is %d, which this version does not know", row[0])
+	}
+	if sum := crc32.Checksum(body, castagnoli); sum != want {
+		return nil, fmt.Errorf("its checksum is %08x, and its bytes sum to %08x", want, sum)
+	}
+	return body, nil
+}
+
+// inflate returns the n bytes that deflated are, which must end there.
+func inflate(deflated []byte, n int) ([]byte, error) {
+	f, _ := inflaters.Get().(*inflater)
+	if f == nil {
+		f = new(inflater)
+		f.src.Reset(deflated)
+		f.r = flate.NewReader(&f.src)
+	} else {
+		f.src.Reset(deflated)
+		if err := f.r.(flate.Resetter).Reset(&f.src, nil); err != nil {
+			return nil, err
+		}
+	}
+	defer inflaters.Put(f)
+	body := make([]byte, n)
+	if _, err := io.ReadFull(f.r, body); err != nil {
+		return nil, fmt.Errorf("its body does not inflate to the %d bytes it claims: %w", n, err)
+	}
+	var one [1]byte
+	if m, err := f.r.Read(one[:]); m > 0 || err != io.EOF {
+		return nil, fmt.Errorf("its body inflates to more than the %d bytes it claims", n)
+	}
+	return body, nil
+}
+
+// decodeEvents decodes a batch's frame, which must hold want events. The
+// events' Data alias the body (each capped at its length, so that an
+// append to one copies it); names interns the types' names across rows.
 func decodeEvents(row []byte, want uint64, names map[string]string) ([]store.Event, error) {
-	body, err := checkFrame(row)
+	body, err := unframe(row, maxBatchBytes)
 	if err != nil {
 		return nil, err
 	}
+	return decodeBody(body, want, names)
+}
+
+// decodeBody decodes a batch's body.
+func decodeBody(body []byte, want uint64, names map[string]string) ([]store.Event, error) {
 	n, k := binary.Uvarint(body)
 	if k <= 0 {
-		return nil, errors.New("the event count is not a number")
+		return nil, errors.New("its count of events is not a number")
 	}
 	body = body[k:]
 	switch {
@@ -95,7 +224,7 @@ func decodeEvents(row []byte, want uint64, names map[string]string) ([]store.Eve
 	for i := range events {
 		t, rest, err := field(body)
 		if err != nil {
-			return nil, fmt.Errorf("event %d: type: %w", i, err)
+			return nil, fmt.Errorf("event %d: its type: %w", i, err)
 		}
 		switch {
 		case len(t) > 0:
@@ -112,13 +241,13 @@ func decodeEvents(row []byte, want uint64, names map[string]string) ([]store.Eve
 		}
 		d, rest, err := field(rest)
 		if err != nil {
-			return nil, fmt.Errorf("event %d: data: %w", i, err)
+			return nil, fmt.Errorf("event %d: its data: %w", i, err)
 		}
 		events[i] = store.Event{Type: prev, Data: d[:len(d):len(d)]}
 		body = rest
 	}
 	if len(body) > 0 {
-		return nil, fmt.Errorf("%d bytes follow the last event", len(body))
+		return nil, fmt.Errorf("%d bytes follow its last event", len(body))
 	}
 	return events, nil
 }
@@ -137,33 +266,10 @@ func field(b []byte) (f, rest []byte, err error) {
 	return b[k : k+int(n)], b[k+int(n):], nil
 }
 
-// encodeState encodes a checkpoint's state.
-func encodeState(state []byte) []byte {
-	dst := make([]byte, headerBytes, headerBytes+len(state))
-	dst[0] = formatV1
-	binary.BigEndian.PutUint32(dst[1:], crc32.Checksum(state, castagnoli))
-	return append(dst, state...)
-}
-
-// decodeState decodes a checkpoint's row; the state aliases row.
+// decodeState decodes a checkpoint's frame.
 func decodeState(row []byte) ([]byte, error) {
-	state, err := checkFrame(row)
+	state, err := unframe(row, maxCheckpointBytes)
 	return state[:len(state):len(state)], err
-}
-
-// checkFrame checks a row's format and checksum and returns its body.
-func checkFrame(row []byte) ([]byte, error) {
-	switch {
-	case len(row) < headerBytes:
-		return nil, fmt.Errorf("it is %d bytes, shorter than its header", len(row))
-	case row[0] != formatV1:
-		return nil, fmt.Errorf("its format is %d, which this version does not know (it knows %d)", row[0], formatV1)
-	}
-	body := row[headerBytes:]
-	if sum, want := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(row[1:]); sum != want {
-		return nil, fmt.Errorf("its checksum is %08x, and its bytes sum to %08x", want, sum)
-	}
-	return body, nil
 }
 
 func uvarintLen(x uint64) int {

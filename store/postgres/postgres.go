@@ -213,10 +213,10 @@ func (s *pgStore) Append(ctx context.Context, id string, b store.Batch) error {
 	if err != nil {
 		return err
 	}
-	if n := encodedSize(b.Events); n > maxBatchBytes {
+	if n := bodySize(b.Events); n > maxBatchBytes {
 		return fmt.Errorf("postgres: the batch at seq %d of session %s is %d bytes encoded, over the store's bound of %d", b.Seq, id, n, maxBatchBytes)
 	}
-	events := encodeEvents(make([]byte, 0, encodedSize(b.Events)), b.Events)
+	events := encodeEvents(b.Events)
 	tag, err := s.pool.Exec(ctx, s.q(`
 		WITH s AS (
 			UPDATE S.sessions SET seq = $4::bigint, updated = greatest(updated, now())
@@ -311,7 +311,7 @@ func (s *pgStore) page(ctx context.Context, key int64, r *reader, n int64, yield
 			AND seq >= coalesce((SELECT max(b.seq) FROM S.batches b WHERE b.session = $1 AND b.seq <= $2), 0)
 			AND seq > $3 AND seq <= $4
 		ORDER BY seq
-		LIMIT $6`), key, r.after, r.prev, r.end, maxBatchBytes, n)
+		LIMIT $6`), key, r.after, r.prev, r.end, maxBatchBytes+frameSlack, n)
 	if err != nil {
 		return 0, false, s.fail(err, "read the batches of session %s", r.id)
 	}
@@ -341,7 +341,7 @@ func (s *pgStore) page(ctx context.Context, key int64, r *reader, n int64, yield
 			return rowsRead, true, nil // the batch that spans upTo
 		}
 		if events == nil {
-			return rowsRead, false, r.damaged(seq, fmt.Errorf("its events are %d bytes, over the store's bound of %d", size, maxBatchBytes))
+			return rowsRead, false, r.damaged(seq, fmt.Errorf("its events are %d bytes, over the store's bound of %d", size, maxBatchBytes+frameSlack))
 		}
 		decoded, err := decodeEvents(events, uint64(last-seq+1), r.names)
 		if err != nil {
@@ -407,8 +407,8 @@ func (s *pgStore) PutCheckpoint(ctx context.Context, id string, c store.Checkpoi
 		}
 		return notABoundary(id, c.Seq)
 	}
-	if n := headerBytes + len(c.State); n > maxCheckpointBytes {
-		return fmt.Errorf("postgres: the checkpoint at seq %d of session %s is %d bytes encoded, over the store's bound of %d", c.Seq, id, n, maxCheckpointBytes)
+	if n := len(c.State); n > maxCheckpointBytes {
+		return fmt.Errorf("postgres: the checkpoint at seq %d of session %s is %d bytes, over the store's bound of %d", c.Seq, id, n, maxCheckpointBytes)
 	}
 	tag, err := s.pool.Exec(ctx, s.q(`
 		INSERT INTO S.checkpoints (session, seq, state)
@@ -437,7 +437,7 @@ func (s *pgStore) Checkpoint(ctx context.Context, id string, upTo uint64) (store
 		FROM S.sessions s LEFT JOIN LATERAL (
 			SELECT seq, state FROM S.checkpoints WHERE session = s.key AND seq <= $2 ORDER BY seq DESC LIMIT 1
 		) c ON true
-		WHERE s.id = $1`), id, bound(upTo), maxCheckpointBytes).Scan(&seq, &state, &size)
+		WHERE s.id = $1`), id, bound(upTo), maxCheckpointBytes+frameSlack).Scan(&seq, &state, &size)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return store.Checkpoint{}, false, fmt.Errorf("%w: %s", store.ErrNotFound, id)
@@ -448,7 +448,7 @@ func (s *pgStore) Checkpoint(ctx context.Context, id string, upTo uint64) (store
 	case *seq < 0:
 		return store.Checkpoint{}, false, fmt.Errorf("postgres: a checkpoint of session %s is damaged: its seq is %d", id, *seq)
 	case state == nil:
-		return store.Checkpoint{}, false, fmt.Errorf("postgres: the checkpoint at seq %d of session %s is damaged: it is %d bytes, over the store's bound of %d", *seq, id, *size, maxCheckpointBytes)
+		return store.Checkpoint{}, false, fmt.Errorf("postgres: the checkpoint at seq %d of session %s is damaged: it is %d bytes, over the store's bound of %d", *seq, id, *size, maxCheckpointBytes+frameSlack)
 	}
 	decoded, err := decodeState(state)
 	if err != nil {
