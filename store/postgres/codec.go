@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/offshoot-dev/offshoot/store"
@@ -184,9 +185,21 @@ func inflate(deflated []byte, n int) ([]byte, error) {
 		}
 	}
 	defer inflaters.Put(f)
-	body := make([]byte, n)
-	if _, err := io.ReadFull(f.r, body); err != nil {
-		return nil, fmt.Errorf("its body does not inflate to the %d bytes it claims: %w", n, err)
+	// What a damaged row claims is not allocated before it inflates: the
+	// body grows from a few times the stream's size.
+	body := make([]byte, 0, min(n, 4*len(deflated)+4096))
+	for len(body) < n {
+		if len(body) == cap(body) {
+			body = slices.Grow(body, min(n-len(body), cap(body)))
+		}
+		m, err := f.r.Read(body[len(body):min(cap(body), n)])
+		body = body[:len(body)+m]
+		if err == io.EOF && len(body) < n {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("its body does not inflate to the %d bytes it claims: %w", n, err)
+		}
 	}
 	var one [1]byte
 	if m, err := f.r.Read(one[:]); m > 0 || err != io.EOF {
