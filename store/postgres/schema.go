@@ -109,7 +109,7 @@ func (s *pgStore) schemaVersion(ctx context.Context, q interface {
 	var v int
 	err := q.QueryRow(ctx, "SELECT version FROM "+s.quoted+".schema_version").Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
+		return -1, nil
 	}
 	return v, err
 }
@@ -118,8 +118,10 @@ func (s *pgStore) checkVersion(v int) error {
 	switch {
 	case v > schemaVersion:
 		return fmt.Errorf("postgres: schema %s holds the tables of version %d, and this program knows up to version %d: a newer version of it wrote them; upgrade this one, or use another schema", s.schema, v, schemaVersion)
+	case v < 0:
+		return fmt.Errorf("postgres: schema %s has a schema_version table without a version this program knows (none); is it another program's schema?", s.schema)
 	case v < schemaVersion:
-		return fmt.Errorf("postgres: schema %s has a version row of %d, which no version of this program wrote; is it another program's schema?", s.schema, v)
+		return fmt.Errorf("postgres: schema %s has a schema_version table without a version this program knows (%d); is it another program's schema?", s.schema, v)
 	}
 	return nil
 }
