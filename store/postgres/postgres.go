@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -109,10 +110,27 @@ func bound(seq uint64) int64 {
 	return int64(seq)
 }
 
+// isText reports whether a text column holds v: valid UTF-8 without NUL.
+// An id that is not cannot be stored, so it is not found.
+func isText(v string) bool { return utf8.ValidString(v) && !strings.ContainsRune(v, 0) }
+
+func notFound(id string) error { return fmt.Errorf("%w: %s", store.ErrNotFound, id) }
+
 // Create implements store.Store.
 func (s *pgStore) Create(ctx context.Context, h store.Header) error {
 	if err := checkHeader(h); err != nil {
 		return err
+	}
+	if !isText(h.ID) {
+		return fmt.Errorf("postgres: session id %q is not text the store holds (valid UTF-8 without NUL bytes)", h.ID)
+	}
+	if !isText(h.Parent) {
+		return fmt.Errorf("%w: %s, the parent of %s", store.ErrNotFound, h.Parent, h.ID)
+	}
+	for k, v := range h.Tags {
+		if !isText(k) || !isText(v) {
+			return fmt.Errorf("postgres: tag %q of session %s is not text the store holds (valid UTF-8 without NUL bytes)", k, h.ID)
+		}
 	}
 	forkSeq, err := seqArg(h.ID, h.ForkSeq)
 	if err != nil {
@@ -187,10 +205,13 @@ func scanHeader(row pgx.Row) (store.Header, error) {
 
 // Header implements store.Store.
 func (s *pgStore) Header(ctx context.Context, id string) (store.Header, error) {
+	if !isText(id) {
+		return store.Header{}, notFound(id)
+	}
 	h, err := scanHeader(s.pool.QueryRow(ctx, s.q(`SELECT `+headerColumns+` FROM S.sessions WHERE id = $1`), id))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return store.Header{}, fmt.Errorf("%w: %s", store.ErrNotFound, id)
+		return store.Header{}, notFound(id)
 	case err != nil:
 		return store.Header{}, s.fail(err, "read the header of session %s", id)
 	}
@@ -205,6 +226,9 @@ func (s *pgStore) Header(ctx context.Context, id string) (store.Header, error) {
 func (s *pgStore) Append(ctx context.Context, id string, b store.Batch) error {
 	if err := checkBatch(id, b); err != nil {
 		return err
+	}
+	if !isText(id) {
+		return notFound(id)
 	}
 	if b.Last() < b.Seq {
 		return fmt.Errorf("postgres: the batch at seq %d of session %s runs past the largest seq", b.Seq, id)
@@ -234,7 +258,7 @@ func (s *pgStore) Append(ctx context.Context, id string, b store.Batch) error {
 	err = s.pool.QueryRow(ctx, s.q(`SELECT seq FROM S.sessions WHERE id = $1`), id).Scan(&seq)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return fmt.Errorf("%w: %s", store.ErrNotFound, id)
+		return notFound(id)
 	case err != nil:
 		return s.fail(err, "append the batch at seq %d to session %s", b.Seq, id)
 	}
@@ -257,11 +281,15 @@ const (
 // the seq, never a shorter history.
 func (s *pgStore) Batches(ctx context.Context, id string, after, upTo uint64) iter.Seq2[store.Batch, error] {
 	return func(yield func(store.Batch, error) bool) {
+		if !isText(id) {
+			yield(store.Batch{}, notFound(id))
+			return
+		}
 		var key, forkSeq, seq int64
 		err := s.pool.QueryRow(ctx, s.q(`SELECT key, fork_seq, seq FROM S.sessions WHERE id = $1`), id).Scan(&key, &forkSeq, &seq)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
-			yield(store.Batch{}, fmt.Errorf("%w: %s", store.ErrNotFound, id))
+			yield(store.Batch{}, notFound(id))
 			return
 		case err != nil:
 			yield(store.Batch{}, s.fail(err, "read the batches of session %s", id))
@@ -401,6 +429,9 @@ func (r *reader) missing(want, next int64) error {
 
 // PutCheckpoint implements store.Store.
 func (s *pgStore) PutCheckpoint(ctx context.Context, id string, c store.Checkpoint) error {
+	if !isText(id) {
+		return notFound(id)
+	}
 	if c.Seq > math.MaxInt64 {
 		if _, err := s.Header(ctx, id); err != nil {
 			return err
@@ -430,6 +461,9 @@ func (s *pgStore) PutCheckpoint(ctx context.Context, id string, c store.Checkpoi
 
 // Checkpoint implements store.Store.
 func (s *pgStore) Checkpoint(ctx context.Context, id string, upTo uint64) (store.Checkpoint, bool, error) {
+	if !isText(id) {
+		return store.Checkpoint{}, false, notFound(id)
+	}
 	var seq, size *int64
 	var state []byte
 	err := s.pool.QueryRow(ctx, s.q(`
@@ -440,7 +474,7 @@ func (s *pgStore) Checkpoint(ctx context.Context, id string, upTo uint64) (store
 		WHERE s.id = $1`), id, bound(upTo), maxCheckpointBytes+frameSlack).Scan(&seq, &state, &size)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return store.Checkpoint{}, false, fmt.Errorf("%w: %s", store.ErrNotFound, id)
+		return store.Checkpoint{}, false, notFound(id)
 	case err != nil:
 		return store.Checkpoint{}, false, s.fail(err, "read a checkpoint of session %s", id)
 	case seq == nil:
@@ -459,6 +493,14 @@ func (s *pgStore) Checkpoint(ctx context.Context, id string, upTo uint64) (store
 
 // List implements store.Store.
 func (s *pgStore) List(ctx context.Context, q store.Query) ([]store.Header, error) {
+	if !isText(q.Parent) {
+		return nil, nil // no session has it
+	}
+	for k, v := range q.Tags {
+		if !isText(k) || !isText(v) {
+			return nil, nil
+		}
+	}
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -509,6 +551,9 @@ func (s *pgStore) List(ctx context.Context, q store.Query) ([]store.Header, erro
 // header (ON DELETE CASCADE); a fork's reference to its parent keeps the
 // parent (a foreign key, so no fork can be created meanwhile).
 func (s *pgStore) Delete(ctx context.Context, id string) error {
+	if !isText(id) {
+		return notFound(id)
+	}
 	tag, err := s.pool.Exec(ctx, s.q(`DELETE FROM S.sessions WHERE id = $1`), id)
 	switch {
 	case pgCode(err) == "23503": // foreign_key_violation: a fork refers to it
@@ -520,7 +565,7 @@ func (s *pgStore) Delete(ctx context.Context, id string) error {
 	case err != nil:
 		return s.fail(err, "delete session %s", id)
 	case tag.RowsAffected() == 0:
-		return fmt.Errorf("%w: %s", store.ErrNotFound, id)
+		return notFound(id)
 	}
 	return nil
 }

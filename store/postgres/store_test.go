@@ -347,3 +347,42 @@ func TestErrorsNameTheSession(t *testing.T) {
 	assert.False(t, errors.Is(st.Delete(ctx, "c"), store.ErrNotFound))
 	assert.True(t, strings.HasPrefix(st.schema, "offshoot_test_"))
 }
+
+// Ids and tags the server's text cannot hold are refused clearly, or not
+// found, never a server's error.
+func TestTextTheServerCannotHold(t *testing.T) {
+	st := openTest(t)
+	ctx := context.Background()
+	require.NoError(t, st.Create(ctx, store.Header{ID: "s"}))
+	for _, bad := range []string{"nul\x00byte", "bad\xffutf8"} {
+		t.Run(fmt.Sprintf("%q", bad), func(t *testing.T) {
+			assert.ErrorContains(t, st.Create(ctx, store.Header{ID: bad}), "is not text the store holds")
+			assert.ErrorContains(t, st.Create(ctx, store.Header{ID: "t", Tags: map[string]string{"k": bad}}), `tag "k" of session t is not text`)
+			assert.ErrorIs(t, st.Create(ctx, store.Header{ID: "t", Parent: bad}), store.ErrNotFound)
+			_, err := st.Header(ctx, bad)
+			assert.ErrorIs(t, err, store.ErrNotFound)
+			assert.ErrorIs(t, st.Append(ctx, bad, batchAt(1, 1)), store.ErrNotFound)
+			_, err = read(st, bad, 0, 0)
+			assert.ErrorIs(t, err, store.ErrNotFound)
+			assert.ErrorIs(t, st.PutCheckpoint(ctx, bad, store.Checkpoint{}), store.ErrNotFound)
+			_, _, err = st.Checkpoint(ctx, bad, 0)
+			assert.ErrorIs(t, err, store.ErrNotFound)
+			assert.ErrorIs(t, st.Delete(ctx, bad), store.ErrNotFound)
+			for _, q := range []store.Query{{Parent: bad}, {Tags: map[string]string{"k": bad}}} {
+				hs, err := st.List(ctx, q)
+				assert.NoError(t, err)
+				assert.Empty(t, hs)
+			}
+		})
+	}
+	// Any bytes as a type name, data or state come back as they went.
+	odd := store.Batch{Seq: 1, Events: []store.Event{{Type: "t\x00\xff", Data: json.RawMessage("\x00\xff")}}}
+	require.NoError(t, st.Append(ctx, "s", odd))
+	got, err := read(st, "s", 0, 0)
+	require.NoError(t, err)
+	assert.Equal(t, odd.Events, got[0].Events)
+	require.NoError(t, st.PutCheckpoint(ctx, "s", store.Checkpoint{Seq: 1, State: json.RawMessage("\x00\xff")}))
+	c, _, err := st.Checkpoint(ctx, "s", 0)
+	require.NoError(t, err)
+	assert.Equal(t, "\x00\xff", string(c.State))
+}
