@@ -11,8 +11,9 @@
 //   - sessions: one row a session (id, parent, fork seq, tags as jsonb,
 //     created, updated, the last seq of its log);
 //   - batches: one row a committed batch (session, seq, last seq, time,
-//     events), its events in a compact binary form, each event's JSON
-//     byte for byte, with a checksum;
+//     events), its events in a compact binary form (each event's type name
+//     and JSON byte for byte) with a checksum, deflated when that saves an
+//     eighth: a conversation's turn takes about 1.25 times its text;
 //   - checkpoints: one row a checkpoint (session, seq, state).
 //
 // Its guarantees, across processes as within one:
