@@ -206,3 +206,35 @@ func BenchmarkStorage(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFork forks a stored session of 1,000,000 events (10,000 batches
+// of 100 small events) at a seq anywhere in it: one row, whatever the
+// parent holds.
+func BenchmarkFork(b *testing.B) {
+	st := openTest(b)
+	ctx := context.Background()
+	require.NoError(b, st.Create(ctx, store.Header{ID: "parent"}))
+	var key int64
+	require.NoError(b, st.pool.QueryRow(ctx, st.q(`SELECT key FROM S.sessions WHERE id = 'parent'`)).Scan(&key))
+	const batches, perBatch = 10_000, 100
+	rows := make([][]any, batches)
+	for i := range rows {
+		bt := store.Batch{Seq: uint64(i*perBatch + 1), Time: time.Now()}
+		for j := range perBatch {
+			bt.Events = append(bt.Events, store.Event{Type: "test.Note", Data: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i*perBatch+j))})
+		}
+		rows[i] = []any{key, int64(bt.Seq), int64(bt.Last()), bt.Time, encodeEvents(bt.Events)}
+	}
+	_, err := st.pool.CopyFrom(ctx, pgx.Identifier{st.schema, "batches"}, []string{"session", "seq", "last", "time", "events"}, pgx.CopyFromRows(rows))
+	require.NoError(b, err)
+	exec(b, st, `UPDATE S.sessions SET seq = $2 WHERE key = $1`, key, int64(batches*perBatch))
+	exec(b, st, `VACUUM ANALYZE S.batches`)
+	r := rand.New(rand.NewPCG(7, 8))
+	b.ResetTimer()
+	for i := range b.N {
+		at := 1 + r.Uint64N(batches*perBatch)
+		if err := st.Create(ctx, store.Header{ID: fmt.Sprintf("fork-%d", i), Parent: "parent", ForkSeq: at}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

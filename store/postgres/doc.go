@@ -31,6 +31,9 @@
 //     one that is missing, over the store's bound (64 MiB a batch, 256 MiB
 //     a checkpoint) or damaged (its checksum, its count of events) is an
 //     error naming the session and the seq.
+//   - A fork is one row, whatever its parent holds.
+//   - A header's Created and Updated are the server's clock, the same for
+//     every process.
 //   - No error shows the password of the DSN.
 //
 // Its tests run against a real server: the one named by the DSN in
