@@ -4,9 +4,12 @@
 // a reader replays. A forked session stores its header and its own
 // batches only; reading it reads its parent's log up to the fork.
 //
-// Store is the interface a backend implements — SQLite (store/sqlite), an
-// in-memory one (NewMemory) — and storetest.Run is the conformance suite
-// every backend, a third party's included, passes.
+// Store is the interface a backend implements — SQLite (store/sqlite), the
+// embedded default; PostgreSQL (store/postgres), for processes that share
+// sessions; an in-memory one (NewMemory) — and storetest.Run is the
+// conformance suite every backend, a third party's included, passes.
+// Journal writes sessions to a store as they commit and opens them again;
+// Fork starts a new session from a stored one at a past seq.
 package store
 
 import (
