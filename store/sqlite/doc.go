@@ -1,0 +1,40 @@
+// Package sqlite is a store.Store in one SQLite database file: the
+// embedded default, for a program or a command on one machine. It needs
+// no server and no cgo (the driver is modernc.org/sqlite, SQLite compiled
+// to Go). Several processes may share the file: their writes take turns,
+// and two writers of one session never both append at the same seq (the
+// second gets store.ErrConflict and writes nothing). For sessions shared
+// by several machines, use a server-backed store instead.
+//
+// # Guarantees
+//
+// The file is in write-ahead-log mode with synchronous=NORMAL. A batch
+// is written whole or not at all, in one transaction. Once Append returns
+// nil the batch survives the process being killed at any point; a power
+// loss or an operating system crash may lose the last batches appended
+// before it (those not yet synced), but never leaves a batch half
+// written nor the file damaged. Readers never wait for the writer, nor
+// make it wait.
+//
+// Reading a session (Batches) reads its rows one at a time, so its memory
+// does not grow with the session. A stored row is checked as it is read:
+// one whose events do not decode, whose seqs do not match its events or
+// do not follow the row before it, or that is larger than a batch may be
+// (64 MiB of encoded events; 512 MiB for a checkpoint's state), is an
+// error naming the session and the seq, as is a log that ends short of
+// the session's last seq. Append refuses what it could not read back: a
+// batch over that size, or whose time is outside the years 1678 to 2262.
+//
+// Check runs SQLite's integrity check on the whole file.
+//
+// # The file
+//
+// The tables are sessions (the headers), batches (a row per batch: its
+// seqs, its time and its events in a compact binary form, each event's
+// type name stored once per file in the table types), checkpoints, and
+// schema_version, which lets a later version of this package migrate the
+// file; Open refuses a file of a newer schema. Storage is about the bytes
+// of the events' JSON plus some 45 bytes per batch: a conversation of
+// 1,000 turns of 500 bytes takes 1.3 times its text. Deleting sessions
+// leaves their pages free for new rows; the file does not shrink.
+package sqlite

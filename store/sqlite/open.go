@@ -1,0 +1,187 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	sqlite3 "modernc.org/sqlite"
+	sqlite3lib "modernc.org/sqlite/lib"
+)
+
+// busyTimeout is how long a statement waits for a lock another connection
+// (another process, most often) holds before it fails. A write
+// transaction holds the lock for one batch, so waits are short; a caller
+// that wants less cancels the context it passes.
+const busyTimeout = 10 * time.Second
+
+// Open opens the store in the SQLite database file at path, creating the
+// file (mode 0600) and its directory (mode 0700) when they do not exist,
+// and the store's tables when the file has none. Several processes may
+// open the same file: their writes wait for each other, and Append's
+// check of the expected seq holds across them.
+//
+// path must name a regular file, or a symbolic link to one: a directory,
+// a FIFO, a device or a socket is refused before anything opens it, and
+// so are such files where SQLite keeps its own beside it (path-wal,
+// path-shm, path-journal). A
+// file that holds another program's tables, or the tables of a newer
+// version of this package (a later schema), is refused too.
+func Open(path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("store/sqlite: the database path is empty")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: the database path %s: %w", path, err)
+	}
+	if err := prepareFile(abs); err != nil {
+		return nil, err
+	}
+	s := &Store{path: abs, now: time.Now}
+	// Writes go through one connection, so that the goroutines of this
+	// process queue in database/sql rather than in SQLite's busy handler;
+	// BEGIN IMMEDIATE takes the file's write lock at the start of every
+	// transaction, so that what a transaction read is still true when it
+	// writes, whatever other processes do.
+	s.w, err = sql.Open("sqlite", dsn(abs, "_txlock=immediate", "_synchronous=NORMAL"))
+	if err != nil {
+		return nil, fmt.Errorf("store/sqlite: opening %s: %w", abs, err)
+	}
+	s.w.SetMaxOpenConns(1)
+	s.w.SetMaxIdleConns(1)
+	s.w.SetConnMaxLifetime(0)
+	if err := s.setup(context.Background()); err != nil {
+		s.w.Close()
+		return nil, err
+	}
+	if s.advance, err = s.w.Prepare(advanceSQL); err == nil {
+		s.insert, err = s.w.Prepare(insertSQL)
+	}
+	if err != nil {
+		s.w.Close()
+		return nil, fmt.Errorf("store/sqlite: preparing the statements of %s: %w", abs, err)
+	}
+	// Reads go through a pool of read-only connections: in WAL mode they
+	// neither wait for the writer nor make it wait. The pool is not
+	// bounded, so that a reader iterating Batches never waits for another.
+	s.r, err = sql.Open("sqlite", dsn(abs, "_query_only=1"))
+	if err != nil {
+		s.w.Close()
+		return nil, fmt.Errorf("store/sqlite: opening %s: %w", abs, err)
+	}
+	s.r.SetMaxIdleConns(max(2, runtime.GOMAXPROCS(0)))
+	return s, nil
+}
+
+// dsn is the driver's name for the file at path with the settings every
+// connection has and extra ones. The path goes in a file: URI, escaped, so
+// that no character of it reads as a parameter.
+func dsn(path string, extra ...string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows path, C:/…
+	}
+	name := "file:" + (&url.URL{Path: p}).EscapedPath() +
+		fmt.Sprintf("?_busy_timeout=%d&_foreign_keys=1", busyTimeout.Milliseconds())
+	for _, e := range extra {
+		name += "&" + e
+	}
+	return name
+}
+
+// prepareFile makes sure that path names a regular file, creating it
+// (and its directory) when nothing is there, and that the files SQLite
+// keeps beside it (the write-ahead log and its index, a rollback journal)
+// are regular files or not there yet: so that the driver never opens a
+// FIFO (which would block) or a device.
+func prepareFile(path string) error {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("store/sqlite: creating the directory of %s: %w", path, err)
+		}
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		switch {
+		case err == nil:
+			f.Close()
+		case !errors.Is(err, fs.ErrExist): // else another process made it
+			return fmt.Errorf("store/sqlite: creating %s: %w", path, err)
+		}
+	}
+	if err := regular(path, false); err != nil {
+		return err
+	}
+	// SQLite names its files after the file a link leads to.
+	names := []string{path}
+	if real, err := filepath.EvalSymlinks(path); err == nil && real != path {
+		names = append(names, real)
+	}
+	for _, name := range names {
+		for _, suffix := range []string{"-wal", "-shm", "-journal"} {
+			if err := regular(name+suffix, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// regular returns an error unless path is a regular file or a symbolic
+// link to one (or nothing at all, when missingOK).
+func regular(path string, missingOK bool) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case missingOK && errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("store/sqlite: %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("store/sqlite: %s is a symbolic link to nothing usable: %w", path, err)
+		}
+		if !target.Mode().IsRegular() {
+			return fmt.Errorf("store/sqlite: %s is a symbolic link to a %s, not to a regular file", path, kind(target.Mode()))
+		}
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("store/sqlite: %s is a %s, not a regular file", path, kind(fi.Mode()))
+	}
+	return nil
+}
+
+// kind names a file's type for an error.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	}
+	return "special file"
+}
+
+// openError explains an error of the driver on opening or setting up the
+// file.
+func openError(path string, err error) error {
+	var se *sqlite3.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3lib.SQLITE_NOTADB {
+		return fmt.Errorf("store/sqlite: %s is not an SQLite database (or it is encrypted or damaged): %w", path, err)
+	}
+	return fmt.Errorf("store/sqlite: opening %s: %w", path, err)
+}
