@@ -14,7 +14,8 @@
 // loss or an operating system crash may lose the last batches appended
 // before it (those not yet synced), but never leaves a batch half
 // written nor the file damaged. Readers never wait for the writer, nor
-// make it wait.
+// make it wait; a write that finds another process writing waits for it
+// (up to 10 seconds, or until its context ends) rather than failing.
 //
 // Reading a session (Batches) reads its rows one at a time, so its memory
 // does not grow with the session. A stored row is checked as it is read:

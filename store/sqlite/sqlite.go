@@ -391,8 +391,8 @@ func pragmaRows(ctx context.Context, tx *sql.Tx, pragma string, line func(scan f
 	return out, rows.Err()
 }
 
-// Close implements store.Store. It waits for nothing: close the store
-// once its users are done.
+// Close implements store.Store; close the store once its users are done
+// with it.
 func (s *Store) Close() error {
 	return errors.Join(s.advance.Close(), s.insert.Close(), s.r.Close(), s.w.Close())
 }
