@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
-	"runtime"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,56 +55,15 @@ func TestOpenCreates(t *testing.T) {
 	assert.Equal(t, uint64(1), h.Seq)
 }
 
-func TestOpenRefuses(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("FIFOs and device files are Unix's")
-	}
-	newer := func(t *testing.T, path string) {
-		st, err := Open(path)
-		require.NoError(t, err)
-		_, err = st.w.Exec("UPDATE schema_version SET version = 99")
-		require.NoError(t, err)
-		require.NoError(t, st.Close())
-	}
-	tests := []struct {
-		name  string
-		setup func(t *testing.T, path string)
-		want  string
-	}{
-		{"a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o700)) }, "is a directory, not a regular file"},
-		{"a FIFO", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o600)) }, "is a FIFO (named pipe), not a regular file"},
-		{"a link to a FIFO", func(t *testing.T, path string) {
-			require.NoError(t, syscall.Mkfifo(path+".fifo", 0o600))
-			require.NoError(t, os.Symlink(path+".fifo", path))
-		}, "is a symbolic link to a FIFO (named pipe), not to a regular file"},
-		{"a link to a device", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/null", path)) }, "is a symbolic link to a character device, not to a regular file"},
-		{"a FIFO for the log", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path+"-wal", 0o600)) }, "-wal is a FIFO (named pipe), not a regular file"},
-		{"a device for the log's index", func(t *testing.T, path string) { require.NoError(t, os.Symlink("/dev/zero", path+"-shm")) }, "-shm is a symbolic link to a character device"},
-		{"a FIFO for the journal beside a link's target", func(t *testing.T, path string) {
-			require.NoError(t, os.WriteFile(path+".real", nil, 0o600))
-			require.NoError(t, os.Symlink(path+".real", path))
-			require.NoError(t, syscall.Mkfifo(path+".real-journal", 0o600))
-		}, ".real-journal is a FIFO (named pipe)"},
-		{"a link to nothing", func(t *testing.T, path string) { require.NoError(t, os.Symlink(path+".missing", path)) }, "is a symbolic link to nothing usable"},
-		{"not a database", func(t *testing.T, path string) {
-			require.NoError(t, os.WriteFile(path, []byte("these are not the pages you are looking for, repeated until a header's worth\n"), 0o600))
-		}, "is not an SQLite database"},
-		{"another program's database", func(t *testing.T, path string) {
-			db, err := sql.Open("sqlite", path)
-			require.NoError(t, err)
-			defer db.Close()
-			_, err = db.Exec("CREATE TABLE accounts (id INTEGER PRIMARY KEY)")
-			require.NoError(t, err)
-		}, "the database holds tables, but not this store's"},
-		{"a newer schema", newer, "holds schema version 99, newer than this program's (1): open it with a newer version of offshoot"},
-		{"a lost schema version", func(t *testing.T, path string) {
-			st, err := Open(path)
-			require.NoError(t, err)
-			_, err = st.w.Exec("DELETE FROM schema_version")
-			require.NoError(t, err)
-			require.NoError(t, st.Close())
-		}, "the store's schema version is missing (the file is damaged)"},
-	}
+// openCase is a file Open must refuse, and what its error says.
+type openCase struct {
+	name  string
+	setup func(t *testing.T, path string) // makes what is at path
+	want  string
+}
+
+// refused checks that Open refuses every case's path, naming it.
+func refused(t *testing.T, tests []openCase) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sessions.db")
@@ -120,23 +77,39 @@ func TestOpenRefuses(t *testing.T) {
 			assert.Contains(t, err.Error(), path)
 		})
 	}
-	_, err := Open("")
-	require.ErrorContains(t, err, "the database path is empty")
 }
 
-// TestOpenLink: a symbolic link to a store's file opens that file.
-func TestOpenLink(t *testing.T) {
-	dir := t.TempDir()
-	st, err := Open(filepath.Join(dir, "real.db"))
-	require.NoError(t, err)
-	require.NoError(t, st.Create(context.Background(), store.Header{ID: "s"}))
-	require.NoError(t, st.Close())
-	require.NoError(t, os.Symlink(filepath.Join(dir, "real.db"), filepath.Join(dir, "link.db")))
-	st, err = Open(filepath.Join(dir, "link.db"))
-	require.NoError(t, err)
-	defer st.Close()
-	_, err = st.Header(context.Background(), "s")
-	require.NoError(t, err)
+func TestOpenRefuses(t *testing.T) {
+	refused(t, []openCase{
+		{"a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o700)) }, "is a directory, not a regular file"},
+		{"a directory for the log", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path+"-wal", 0o700)) }, "-wal is a directory, not a regular file"},
+		{"not a database", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, []byte("these are not the pages you are looking for, repeated until a header's worth\n"), 0o600))
+		}, "is not an SQLite database"},
+		{"another program's database", func(t *testing.T, path string) {
+			db, err := sql.Open("sqlite", path)
+			require.NoError(t, err)
+			defer db.Close()
+			_, err = db.Exec("CREATE TABLE accounts (id INTEGER PRIMARY KEY)")
+			require.NoError(t, err)
+		}, "the database holds tables, but not this store's"},
+		{"a newer schema", func(t *testing.T, path string) {
+			st, err := Open(path)
+			require.NoError(t, err)
+			_, err = st.w.Exec("UPDATE schema_version SET version = 99")
+			require.NoError(t, err)
+			require.NoError(t, st.Close())
+		}, "holds schema version 99, newer than this program's (1): open it with a newer version of offshoot"},
+		{"a lost schema version", func(t *testing.T, path string) {
+			st, err := Open(path)
+			require.NoError(t, err)
+			_, err = st.w.Exec("DELETE FROM schema_version")
+			require.NoError(t, err)
+			require.NoError(t, st.Close())
+		}, "the store's schema version is missing (the file is damaged)"},
+	})
+	_, err := Open("")
+	require.ErrorContains(t, err, "the database path is empty")
 }
 
 // damageFile writes garbage over the headers of the file's last pages.
