@@ -384,3 +384,37 @@ func TestCheckPages(t *testing.T) {
 	defer st.Close()
 	require.ErrorContains(t, st.Check(ctx), "is damaged")
 }
+
+// TestListTags: tags match by key and value exactly, whatever characters
+// the keys hold.
+func TestListTags(t *testing.T) {
+	ctx := context.Background()
+	st := openTemp(t)
+	odd := map[string]string{`a.b`: "1", `"q"`: "2", `$[0]`: "3", "": "4", "é": "ü"}
+	require.NoError(t, st.Create(ctx, store.Header{ID: "odd", Tags: odd}))
+	require.NoError(t, st.Create(ctx, store.Header{ID: "plain", Tags: map[string]string{"a": "1"}}))
+	require.NoError(t, st.Create(ctx, store.Header{ID: "none"}))
+	tests := []struct {
+		tags map[string]string
+		want []string
+	}{
+		{odd, []string{"odd"}},
+		{map[string]string{`a.b`: "1"}, []string{"odd"}},
+		{map[string]string{"a": "1"}, []string{"plain"}},
+		{map[string]string{"": "4"}, []string{"odd"}},
+		{map[string]string{"a.b": "2"}, nil},
+		{map[string]string{"b": "1"}, nil},
+	}
+	for _, tt := range tests {
+		hs, err := st.List(ctx, store.Query{Tags: tt.tags})
+		require.NoError(t, err)
+		var got []string
+		for _, h := range hs {
+			got = append(got, h.ID)
+		}
+		assert.Equal(t, tt.want, got, "tags %v", tt.tags)
+	}
+	h, err := st.Header(ctx, "odd")
+	require.NoError(t, err)
+	assert.Equal(t, odd, h.Tags)
+}
