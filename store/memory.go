@@ -143,6 +143,7 @@ func (m *Memory) PutCheckpoint(ctx context.Context, id string, c Checkpoint) err
 	} else {
 		s.checkpoints = slices.Insert(s.checkpoints, i, c)
 	}
+	s.checkpoints = s.checkpoints[i:] // the earlier ones go
 	return nil
 }
 

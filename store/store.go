@@ -115,8 +115,10 @@ type Store interface {
 	// upTo is not yielded. An error ends the sequence.
 	Batches(ctx context.Context, id string, after, upTo uint64) iter.Seq2[Batch, error]
 	// PutCheckpoint stores a checkpoint of the session (replacing one at
-	// the same seq). Its Seq must be the last seq of one of the session's
-	// batches, or its ForkSeq.
+	// the same seq) and drops the session's checkpoints at earlier seqs:
+	// a store keeps the latest, so a session's checkpoints take the size
+	// of its state once, not once per checkpoint. Its Seq must be the
+	// last seq of one of the session's batches, or its ForkSeq.
 	PutCheckpoint(ctx context.Context, id string, c Checkpoint) error
 	// Checkpoint returns the session's latest checkpoint at or below upTo
 	// (0: no bound); ok is false when it has none.

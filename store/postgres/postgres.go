@@ -451,6 +451,11 @@ func (s *pgStore) PutCheckpoint(ctx context.Context, id string, c store.Checkpoi
 	case err != nil:
 		return s.fail(err, "put the checkpoint at seq %d of session %s", c.Seq, id)
 	case tag.RowsAffected() == 1:
+		// The earlier ones go; should this fail, one stays behind, unread.
+		if _, err := s.pool.Exec(ctx, s.q(`DELETE FROM S.checkpoints c USING S.sessions s
+			WHERE s.id = $1::text AND c.session = s.key AND c.seq < $2::bigint`), id, int64(c.Seq)); err != nil {
+			return s.fail(err, "drop the checkpoints of session %s before seq %d", id, c.Seq)
+		}
 		return nil
 	}
 	if _, err := s.Header(ctx, id); err != nil {

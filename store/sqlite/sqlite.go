@@ -224,8 +224,11 @@ func (s *Store) PutCheckpoint(ctx context.Context, id string, c store.Checkpoint
 				return refuse("store: no batch of session %s ends at seq %d; a checkpoint goes where one does", id, c.Seq)
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (sid, seq, state) VALUES (?, ?, ?)
-			ON CONFLICT (sid, seq) DO UPDATE SET state = excluded.state`, sid, int64(c.Seq), state)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (sid, seq, state) VALUES (?, ?, ?)
+			ON CONFLICT (sid, seq) DO UPDATE SET state = excluded.state`, sid, int64(c.Seq), state); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, "DELETE FROM checkpoints WHERE sid = ? AND seq < ?", sid, int64(c.Seq))
 		return err
 	})
 }
