@@ -27,7 +27,7 @@ import (
 func Command(env *cli.Env) *cobra.Command {
 	c := &chat{env: env}
 	cmd := &cobra.Command{
-		Use:   "chat [flags]",
+		Use:   "chat [flags] [--resume [ID]]",
 		Short: "Talk with a main agent, turn by turn, with the project's agents a mention away",
 		Long: `chat is a conversation with a main agent on the configured model, as run
 has it: a copy of the directory (--dir, default: the project) read-only,
@@ -48,21 +48,49 @@ A background task says so when it ends; the main agent reads its report at
 your next message, and an empty line has it answer at once. Ctrl-C during a
 turn stops that turn and the agents it started; the chat goes on.
 
+The conversation is kept in .offshoot/sessions.db in the project (--store
+for another SQLite file or a postgres:// URL, --no-store for none); chat
+says which session it is on standard error. --resume carries on the
+session updated last, or the one of the id given (--resume ID); its files
+are the session's, not copied again. 'offshoot sessions' lists them.
+
 Lines are edited with the usual keys on a terminal, with a history; from a
 pipe or a file they are read one by one, as typed.
 
 Exit codes: 0 the chat ended, 1 it was stopped from outside or the session
 could not be saved at the end, 2 a usage or configuration error.`,
 		Example: `  offshoot chat
+  offshoot chat --resume
   offshoot chat --agent code-reviewer --dir ./billing --save review.json
   printf 'What does main.go do?\n/save chat.json\n' | offshoot chat`,
-		Args: cli.Args(),
-		RunE: func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Context()) },
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("resume") && len(args) <= 1 {
+				return nil
+			}
+			return cli.Args()(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("resume") {
+				c.flags.ResumeLast = true
+				if c.flags.Resume == resumeLast {
+					c.flags.Resume = ""
+				}
+				if len(args) == 1 {
+					c.flags.Resume = args[0]
+				}
+			}
+			return c.run(cmd.Context())
+		},
 	}
 	c.flags.Add(cmd)
+	cmd.Flags().StringVar(&c.flags.Resume, "resume", "", "carry on the stored session of this id, or the one updated last when none is given (see 'offshoot sessions list')")
+	cmd.Flags().Lookup("resume").NoOptDefVal = resumeLast
 	cmd.Flags().BoolVar(&c.noColor, "no-color", false, "print without colours (they are used on a terminal only, and never with NO_COLOR set)")
 	return cmd
 }
+
+// resumeLast is the value of --resume given without an id.
+const resumeLast = "\x00last"
 
 // chat is one invocation of the command.
 type chat struct {
@@ -100,7 +128,11 @@ func (c *chat) run(ctx context.Context) error {
 		return err
 	}
 	c.client = client
+	defer c.env.CloseStore()
 	defer client.Close()
+	if st := c.env.Stored; st != nil {
+		fmt.Fprintln(c.env.Err(), cli.SessionLine("chat", client.Session().ID(), c.env.ResumedID != "", st.Where))
+	}
 	c.in = newInput(c.env)
 	defer c.in.Close()
 	stop := progress.Tree(client.Session().Bus(), c.in, progress.Options{Color: c.env.UseColor(c.noColor), Width: c.env.TerminalWidth()})

@@ -83,6 +83,9 @@ func (f *fixture) chat(t *testing.T, ctx context.Context, stdin io.Reader, m mod
 	require.NoError(t, err)
 	f.env.Stdin = stdin
 	c.env = f.env
+	// The chats here keep no session on disk (--no-store): the stored
+	// sessions are the scripts' (testdata/script/sessions.txtar).
+	c.flags.Store.Off = c.flags.Store.DSN == ""
 	c.adjust = func(o *offshoot.Options) { o.Router = r }
 	ctx, cancel := context.WithTimeout(ctx, watchdog)
 	defer cancel()

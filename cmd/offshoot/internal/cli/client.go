@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -45,6 +46,13 @@ type AgentFlags struct {
 	// ApproveMCP approves the project's MCP servers (--approve-mcp), and
 	// records the approval (see Env.Servers).
 	ApproveMCP bool
+	// Store is where the session is kept (--store, --no-store).
+	Store StoreFlags
+	// Resume, with ResumeLast, carries a stored session on: the one of
+	// that id, or the one updated last when Resume is empty (chat
+	// --resume).
+	Resume     string
+	ResumeLast bool
 }
 
 // Add registers the flags on cmd.
@@ -56,6 +64,7 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl.StringVar(&f.Save, "save", "", "write the session's snapshot to this file at the end (read it with 'offshoot snapshot show')")
 	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
 	fl.BoolVar(&f.ApproveMCP, "approve-mcp", false, "start the MCP servers this project configures (.mcp.json), and remember that you approved them for this project until they change")
+	f.Store.Add(cmd, "keep the session in")
 	f.Models.Add(cmd)
 }
 
@@ -70,7 +79,9 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 // no model configured. Agent definitions that did not load are counted on
 // standard error. adjust, when not nil, changes the options before the
 // client is made: a command sets its own (OnTaskNotification), tests
-// their models. Close the client when done.
+// their models. The session is kept in the store flags.Store picks (see
+// OpenStore), set in e.Stored, and opened from it with Resume or
+// ResumeLast. Close the client, then the store (CloseStore), when done.
 func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot.Client, error) {
 	dir := f.Dir
 	if dir == "" {
@@ -102,11 +113,15 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 	if err != nil {
 		return nil, err
 	}
+	if err := e.openSessionStore(f); err != nil {
+		return nil, err
+	}
 	e.Copied = vfs.MountReport{}
 	mount := offshoot.DirectoryMount(dir, "")
 	mount.Report = &e.Copied
 	prompts, err := workerPrompts()
 	if err != nil {
+		e.CloseStore()
 		return nil, Failf("offshoot's worker prompt: %v; this is a bug, please report it", err)
 	}
 	opts := offshoot.Options{
@@ -121,15 +136,59 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 		Logger:           e.Logger(),
 		MaxTurns:         f.MaxTurns,
 	}
+	if e.Stored != nil {
+		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID
+	}
 	if adjust != nil {
 		adjust(&opts)
 	}
 	c, err := offshoot.NewClient(opts)
 	if err != nil {
+		e.CloseStore()
 		return nil, e.clientError(f, dir, router, err)
 	}
 	e.countAgentProblems(c.Agents())
 	return c, nil
+}
+
+// openSessionStore opens the store of f into e.Stored, and finds the
+// session to resume into e.ResumedID.
+func (e *Env) openSessionStore(f AgentFlags) error {
+	e.Stored, e.ResumedID = nil, ""
+	resume := f.ResumeLast || f.Resume != ""
+	if resume && f.Store.Off {
+		return Usagef("--resume reads a stored session, and --no-store keeps none; give one or the other")
+	}
+	ctx := context.Background()
+	st, err := e.OpenStore(ctx, f.Store, resume)
+	if err != nil || st == nil {
+		if err == nil && resume {
+			where, _ := e.storeWhere(f.Store)
+			return Usagef("--resume: no session is stored in %s yet; start one with 'offshoot chat'", where)
+		}
+		return err
+	}
+	if resume {
+		h, err := FindSession(ctx, st, f.Resume, "--resume")
+		if err != nil {
+			st.Close()
+			return err
+		}
+		e.ResumedID = h.ID
+	}
+	e.Stored = st
+	return nil
+}
+
+// CloseStore closes the store NewClient opened, if any; call it after
+// the client's Close.
+func (e *Env) CloseStore() {
+	if e.Stored != nil {
+		if err := e.Stored.Close(); err != nil {
+			e.Warn("closing the session store %s: %v", e.Stored.Where, err)
+		}
+		e.Stored = nil
+	}
 }
 
 // clientError says what to change when NewClient failed.

@@ -39,6 +39,11 @@ type Env struct {
 	// Copied is filled by NewClient: what it copied of the directory and
 	// what it left out, and why.
 	Copied vfs.MountReport
+	// Stored is filled by NewClient: the store the session is kept in
+	// (nil with --no-store); ResumedID the stored session it carries on
+	// ("" for a new one). Close it with CloseStore.
+	Stored    *Stored
+	ResumedID string
 
 	homeGiven bool
 	started   bool

@@ -50,6 +50,11 @@ and the tools of the configured MCP servers (a project's own .mcp.json only
 once you approved it with --approve-mcp). The background tasks it starts are
 waited for, and it reads what they report before the run ends.
 
+The session is kept in .offshoot/sessions.db in the project (--store for
+another SQLite file or a postgres:// URL, --no-store for none), and run says
+which on standard error: carry it on with 'offshoot chat --resume ID', read
+it with 'offshoot sessions show ID'.
+
 Ctrl-C stops the run and every agent it started, and says so; a second
 Ctrl-C exits at once.
 
@@ -92,7 +97,11 @@ func (r *run) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer r.env.CloseStore()
 	defer client.Close()
+	if st := r.env.Stored; st != nil {
+		fmt.Fprintln(r.env.Err(), cli.SessionLine("run", client.Session().ID(), false, st.Where))
+	}
 	out := r.env.Out()
 	var stop func()
 	if r.json {

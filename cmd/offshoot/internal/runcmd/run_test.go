@@ -71,6 +71,9 @@ func (f *fixture) script(t *testing.T, text string) {
 func (f *fixture) run(t *testing.T, ctx context.Context, r *run) error {
 	t.Helper()
 	r.env = f.env
+	// The runs here keep no session on disk (--no-store): the stored
+	// sessions are the scripts' (testdata/script/sessions.txtar).
+	r.flags.Store.Off = r.flags.Store.DSN == ""
 	ctx, cancel := context.WithTimeout(ctx, watchdog)
 	defer cancel()
 	err := r.run(ctx)

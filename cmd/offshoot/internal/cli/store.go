@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/postgres"
+	"github.com/offshoot-dev/offshoot/store/sqlite"
+)
+
+// SessionsPath is where, under the project directory, run and chat keep
+// their sessions by default: a SQLite file.
+const SessionsPath = ".offshoot/sessions.db"
+
+// StoreFlags choose the store the sessions are kept in (--store,
+// --no-store): the project's SQLite file by default.
+type StoreFlags struct {
+	// DSN is the store given with --store: a postgres:// or
+	// postgresql:// URL for PostgreSQL, else a SQLite file's path; empty
+	// for the project's file.
+	DSN string
+	// Off is set by --no-store: the session is kept in memory only.
+	Off bool
+}
+
+// Add registers the flags on cmd, saying what they do for verb (such as
+// "keep the session in").
+func (f *StoreFlags) Add(cmd *cobra.Command, verb string) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.DSN, "store", "", verb+" this store: a SQLite file, or a postgres:// URL (default: "+SessionsPath+" in the project)")
+	fl.BoolVar(&f.Off, "no-store", false, "keep no session on disk")
+}
+
+// Stored is a store opened by OpenStore, with what a person reads of it.
+type Stored struct {
+	store.Store
+	// Where names the store as a person reads it: the file's path, shown
+	// with Env.Show, or the PostgreSQL URL without its password.
+	Where string
+}
+
+// isPostgres reports whether dsn names a PostgreSQL server.
+func isPostgres(dsn string) bool {
+	l := strings.ToLower(dsn)
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// storeWhere returns the name of the store f picks, and its file's
+// absolute path for SQLite ("" for PostgreSQL).
+func (e *Env) storeWhere(f StoreFlags) (where, path string) {
+	switch {
+	case f.DSN == "":
+		path = filepath.Join(e.ProjectDir, filepath.FromSlash(SessionsPath))
+	case isPostgres(f.DSN):
+		if u, err := url.Parse(f.DSN); err == nil {
+			return Printable(u.Redacted()), ""
+		}
+		return "the PostgreSQL server of --store", ""
+	default:
+		path = f.DSN
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(e.ProjectDir, path)
+		}
+	}
+	return Printable(e.Show(path)), path
+}
+
+// OpenStore opens the store f picks; nil with --no-store. With existing,
+// a SQLite file that is not there is not created: OpenStore returns nil
+// and no error. An error says what to do.
+func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stored, error) {
+	if f.Off {
+		if f.DSN != "" {
+			return nil, Usagef("--store and --no-store do not go together; give one or the other")
+		}
+		return nil, nil
+	}
+	where, path := e.storeWhere(f)
+	if path == "" {
+		st, err := postgres.Open(ctx, f.DSN, nil)
+		if err != nil {
+			return nil, Failf("cannot open the session store %s: %v; check the server and the URL, or run with --no-store", where, err)
+		}
+		return &Stored{Store: st, Where: where}, nil
+	}
+	if existing {
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	st, err := sqlite.Open(path)
+	if err != nil {
+		todo := "give another file with --store, or run with --no-store"
+		if f.DSN == "" {
+			todo = "move it away so that offshoot makes a new one, give another file with --store, or run with --no-store"
+		}
+		return nil, Failf("cannot open the session store %s: %s; %s", where, Printable(strings.TrimPrefix(err.Error(), "store/sqlite: ")), todo)
+	}
+	return &Stored{Store: st, Where: where}, nil
+}
+
+// SessionReducers returns the reducer sets a session of run or chat is
+// folded by — the main agent's tools' and the runner's — to open a stored
+// session with store.Journal.Open.
+func SessionReducers() ([]session.Reducers, error) {
+	ts, err := MainTools()
+	if err != nil {
+		return nil, err
+	}
+	return append(ts.Reducers(), runner.Reducers()), nil
+}
+
+// FindSession returns the header of the stored session id, or, when id is
+// empty, of the one updated last; a missing one is a usage error that says
+// how to list them. flag names what gave the id, for the error.
+func FindSession(ctx context.Context, st *Stored, id, flag string) (store.Header, error) {
+	if id == "" {
+		hs, err := st.List(ctx, store.Query{Limit: 1})
+		if err != nil {
+			return store.Header{}, Failf("cannot list the sessions of %s: %v", st.Where, err)
+		}
+		if len(hs) == 0 {
+			return store.Header{}, Usagef("%s: no session is stored in %s yet; start one with 'offshoot chat' or 'offshoot run'", flag, st.Where)
+		}
+		return hs[0], nil
+	}
+	h, err := st.Header(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return h, Usagef("%s %s: no session of that id is stored in %s; list them with 'offshoot sessions list'", flag, Printable(id), st.Where)
+	case err != nil:
+		return h, Failf("cannot read session %s from %s: %v", Printable(id), st.Where, err)
+	}
+	return h, nil
+}
+
+// SessionLine is what run and chat say of their stored session on
+// standard error, so that it can be resumed.
+func SessionLine(command, id string, resumed bool, where string) string {
+	what := "session"
+	if resumed {
+		what = "resuming session"
+	}
+	return fmt.Sprintf("offshoot %s: %s %s (stored in %s)", command, what, Printable(id), where)
+}
