@@ -23,7 +23,7 @@ AGE — days such as 30d, a Go duration such as 12h or 90m, or both, such as
 			if !cmd.Flags().Changed("older-than") {
 				return cli.Usagef("prune needs --older-than AGE, such as --older-than 30d; nothing was removed")
 			}
-			age, err := parseAge(olderThan)
+			age, err := cli.ParseAge(olderThan)
 			if err != nil {
 				return cli.Usagef("--older-than %s: %v; nothing was removed", cli.Printable(olderThan), err)
 			}

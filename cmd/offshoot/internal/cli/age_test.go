@@ -1,4 +1,4 @@
-package transcriptscmd
+package cli
 
 import (
 	"strconv"
@@ -42,7 +42,7 @@ func TestParseAge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := parseAge(tt.in)
+			got, err := ParseAge(tt.in)
 			if tt.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.err)
@@ -62,7 +62,7 @@ func FuzzParseAge(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, err := parseAge(s)
+		got, err := ParseAge(s)
 		if err != nil {
 			if !strings.Contains(err.Error(), strconv.Quote(s)) {
 				t.Fatalf("the error %q does not name the input %q", err, s)
@@ -70,12 +70,12 @@ func FuzzParseAge(f *testing.F) {
 			return
 		}
 		if got < 0 || got > maxAge {
-			t.Fatalf("parseAge(%q) = %v, out of bounds", s, got)
+			t.Fatalf("ParseAge(%q) = %v, out of bounds", s, got)
 		}
 		if n, ok := strings.CutSuffix(s, "d"); ok {
 			days, err := strconv.Atoi(n)
 			if err == nil && got != time.Duration(days)*24*time.Hour {
-				t.Fatalf("parseAge(%q) = %v, want %d days", s, got, days)
+				t.Fatalf("ParseAge(%q) = %v, want %d days", s, got, days)
 			}
 		}
 	})
