@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,8 +77,26 @@ func TestScripts(t *testing.T) {
 			"exits":   exits,
 			"waitfor": waitFor,
 			"gone":    gone,
+			"capture": capture,
 		},
 	})
+}
+
+// capture sets an environment variable to what a regular expression's
+// first group matches in the last command's standard output or error:
+//
+//	capture VAR stdout|stderr REGEXP
+func capture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 || args[1] != "stdout" && args[1] != "stderr" {
+		ts.Fatalf("usage: capture VAR stdout|stderr REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[2])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile(args[1]))
+	if len(m) < 2 {
+		ts.Fatalf("capture: no match for %s in %s", args[2], args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
 
 // exits runs a command and checks its exit code:

@@ -12,6 +12,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/democmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/runcmd"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/sessionscmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/snapshotcmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/transcriptscmd"
 )
@@ -72,6 +73,6 @@ error.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return cli.Usagef("%v; see '%s --help'", err, cmd.CommandPath())
 	})
-	root.AddCommand(democmd.Command(env), runcmd.Command(env), chatcmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env))
+	root.AddCommand(democmd.Command(env), runcmd.Command(env), chatcmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env), sessionscmd.Command(env))
 	return root
 }

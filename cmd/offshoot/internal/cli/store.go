@@ -89,7 +89,8 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 	if path == "" {
 		st, err := postgres.Open(ctx, f.DSN, nil)
 		if err != nil {
-			return nil, Failf("cannot open the session store %s: %v; check the server and the URL, or run with --no-store", where, err)
+			msg := strings.NewReplacer("\n\t", "; ", "\n", "; ").Replace(err.Error())
+			return nil, Failf("cannot open the session store %s: %s; check the server and the URL, or run with --no-store", where, Printable(msg))
 		}
 		return &Stored{Store: st, Where: where}, nil
 	}
@@ -104,7 +105,11 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 		if f.DSN == "" {
 			todo = "move it away so that offshoot makes a new one, give another file with --store, or run with --no-store"
 		}
-		return nil, Failf("cannot open the session store %s: %s; %s", where, Printable(strings.TrimPrefix(err.Error(), "store/sqlite: ")), todo)
+		msg := Printable(strings.TrimPrefix(err.Error(), "store/sqlite: "))
+		if f.DSN != "" {
+			return nil, Usagef("--store %s: %s; %s", where, msg, todo)
+		}
+		return nil, Failf("cannot open the session store %s: %s; %s", where, msg, todo)
 	}
 	return &Stored{Store: st, Where: where}, nil
 }
@@ -122,7 +127,8 @@ func SessionReducers() ([]session.Reducers, error) {
 
 // FindSession returns the header of the stored session id, or, when id is
 // empty, of the one updated last; a missing one is a usage error that says
-// how to list them. flag names what gave the id, for the error.
+// how to list them. flag, when not empty, names the flag that gave the id,
+// for the error.
 func FindSession(ctx context.Context, st *Stored, id, flag string) (store.Header, error) {
 	if id == "" {
 		hs, err := st.List(ctx, store.Query{Limit: 1})
@@ -137,6 +143,9 @@ func FindSession(ctx context.Context, st *Stored, id, flag string) (store.Header
 	h, err := st.Header(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
+		if flag == "" {
+			return h, Usagef("no session %s is stored in %s; list them with 'offshoot sessions list'", Printable(id), st.Where)
+		}
 		return h, Usagef("%s %s: no session of that id is stored in %s; list them with 'offshoot sessions list'", flag, Printable(id), st.Where)
 	case err != nil:
 		return h, Failf("cannot read session %s from %s: %v", Printable(id), st.Where, err)

@@ -59,11 +59,18 @@ func show(w io.Writer, file string, snap session.Snapshot, reg *serde.Registry, 
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	return Summary(w, snap, reg, full)
+}
 
+// Summary prints what a session's state holds, as 'offshoot snapshot show'
+// does after its header: each slice with its number of items, the
+// conversation of every evaluation, the files and the plan. Messages are
+// cut to one line unless full. reg names the slices' types.
+func Summary(w io.Writer, snap session.Snapshot, reg *serde.Registry, full bool) error {
 	types := snap.Types()
 	slices.SortFunc(types, func(a, b reflect.Type) int { return strings.Compare(reg.Name(a), reg.Name(b)) })
 	fmt.Fprintf(w, "\nslices (%d):\n", len(types))
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	for _, t := range types {
 		fmt.Fprintf(tw, "%d\t  %s\n", snap.Len(t), reg.Name(t))
 	}
