@@ -47,8 +47,9 @@ func newRoot(env *cli.Env) *cobra.Command {
 		Short: "Agents on immutable sessions, with subagents forked from a snapshot",
 		Long: `offshoot shows the library at work (demo), runs a main agent on your model —
 a task (run) or a conversation (chat) — manages the agent definitions a main
-agent delegates to, and reads what runs leave behind: the transcripts of their
-subagents and the session snapshots they save.
+agent delegates to, and reads what runs leave behind: the sessions they store
+(sessions), the transcripts of their subagents and the session snapshots they
+save.
 
 Start with 'offshoot demo': a planner dispatching plan-step subagents,
 offline, checked for snapshot parity and isolation. Then, with a model
