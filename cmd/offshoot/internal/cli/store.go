@@ -99,6 +99,11 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 			return nil, nil
 		}
 	}
+	if f.DSN == "" {
+		if err := noLinks(path); err != nil {
+			return nil, err
+		}
+	}
 	st, err := sqlite.Open(path)
 	if err != nil {
 		todo := "give another file with --store, or run with --no-store"
@@ -112,6 +117,20 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 		return nil, Failf("cannot open the session store %s: %s; %s", where, msg, todo)
 	}
 	return &Stored{Store: st, Where: where}, nil
+}
+
+// noLinks refuses a project's store whose file, folder or SQLite's files
+// beside it are symbolic links: a cloned repository must not have the
+// sessions, which hold the conversation and the files, written where it
+// points.
+func noLinks(path string) error {
+	for _, p := range []string{filepath.Dir(path), path, path + "-wal", path + "-shm", path + "-journal"} {
+		if info, err := os.Lstat(p); err == nil && info.Mode()&os.ModeSymlink != 0 {
+			return Failf("cannot open the session store %s: %s is a symbolic link, and the project's sessions are kept in its own files only; remove the link so that offshoot makes a new file, give a file with --store, or run with --no-store",
+				SessionsPath, Printable(p))
+		}
+	}
+	return nil
 }
 
 // SessionReducers returns the reducer sets a session of run or chat is
