@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -228,7 +229,7 @@ func (c *Client) start(opts Options) error {
 		}
 		return err
 	}
-	if err := r.Tools.Install(context.Background(), c.session); err != nil {
+	if err := c.session.Install(context.Background(), append(r.Tools.Reducers(), runner.Reducers())...); err != nil {
 		return fail(fmt.Errorf("offshoot: %w", err))
 	}
 	if c.tools, err = r.Tools.Filter(c.toolFilter); err != nil {
@@ -275,6 +276,11 @@ func (c *Client) open(opts Options, ts tools.Toolset) (opened bool, err error) {
 					return false, fmt.Errorf("offshoot: opening session %s: %w", opts.SessionID, err)
 				}
 				c.session, c.ownsSession = s, true
+				if err := c.interrupted(ctx, reg); err != nil {
+					_ = s.Close()
+					_ = c.journal.Close()
+					return false, err
+				}
 				return true, nil
 			case !errors.Is(err, store.ErrNotFound):
 				_ = c.journal.Close()
@@ -292,6 +298,40 @@ func (c *Client) open(opts Options, ts tools.Toolset) (opened bool, err error) {
 	}
 	c.session, c.ownsSession = s, true
 	return false, nil
+}
+
+// interrupted tells the opened session of the background tasks that were
+// running when the process that ran them ended: each is reported failed,
+// with the last text its stored session holds, in the notification its
+// main agent reads at its next model call.
+func (c *Client) interrupted(ctx context.Context, reg *serde.Registry) error {
+	for _, t := range subagent.Interrupted(c.session.Snapshot()) {
+		if err := subagent.Interrupt(ctx, c.session, t, c.lastText(ctx, reg, t.SessionID)); err != nil {
+			return fmt.Errorf("offshoot: telling the session of task %s, which its process left running: %w", t.TaskID, err)
+		}
+	}
+	return nil
+}
+
+// lastText returns the last text the stored session id's model wrote, ""
+// when there is none or it cannot be read.
+func (c *Client) lastText(ctx context.Context, reg *serde.Registry, id string) string {
+	child, err := c.journal.Open(ctx, id, reg, nil)
+	if err != nil {
+		return ""
+	}
+	defer child.Close()
+	snap := child.Snapshot()
+	evals := runner.Evaluations(snap)
+	for i := len(evals) - 1; i >= 0; i-- {
+		msgs := runner.Conversation(snap, evals[i])
+		for j := len(msgs) - 1; j >= 0; j-- {
+			if msgs[j].Role == model.RoleAssistant && strings.TrimSpace(msgs[j].Content) != "" {
+				return msgs[j].Content
+			}
+		}
+	}
+	return ""
 }
 
 // Session returns the session the client keeps its conversation and state

@@ -42,6 +42,7 @@ func (j *Journal) Open(ctx context.Context, id string, reg *serde.Registry, sets
 			return nil, fmt.Errorf("store: the checkpoint at seq %d of session %s: %w", from.Seq, id, err)
 		}
 	}
+	types := typeNames{reg: reg}
 	log := func(yield func([]bus.Envelope, error) bool) {
 		for _, seg := range segments {
 			for b, err := range j.st.Batches(ctx, seg.id, seg.after, seg.upTo) {
@@ -49,7 +50,7 @@ func (j *Journal) Open(ctx context.Context, id string, reg *serde.Registry, sets
 					yield(nil, err)
 					return
 				}
-				envs, err := decodeBatch(reg, seg.id, b)
+				envs, err := decodeBatch(&types, seg.id, b)
 				if !yield(envs, err) || err != nil {
 					return
 				}
@@ -101,11 +102,35 @@ func plan(ctx context.Context, st Store, id string, upTo uint64) (*Checkpoint, u
 	return from, seq, append(segs, segment{id, h.ForkSeq, upTo}), nil
 }
 
-// decodeBatch decodes a stored batch's events with reg.
-func decodeBatch(reg *serde.Registry, id string, b Batch) ([]bus.Envelope, error) {
+// typeNames finds the types of stored events by name: the name a
+// registry gives, or — for data written before a program named a type —
+// a registered type's serde.DefaultName.
+type typeNames struct {
+	reg       *serde.Registry
+	byDefault map[string]reflect.Type // made at the first name the registry does not know
+}
+
+func (n *typeNames) lookup(name string) (reflect.Type, bool) {
+	if t, ok := n.reg.Lookup(name); ok {
+		return t, true
+	}
+	if n.byDefault == nil {
+		n.byDefault = map[string]reflect.Type{}
+		for _, known := range n.reg.Names() {
+			if t, ok := n.reg.Lookup(known); ok {
+				n.byDefault[serde.DefaultName(t)] = t
+			}
+		}
+	}
+	t, ok := n.byDefault[name]
+	return t, ok
+}
+
+// decodeBatch decodes a stored batch's events.
+func decodeBatch(types *typeNames, id string, b Batch) ([]bus.Envelope, error) {
 	envs := make([]bus.Envelope, len(b.Events))
 	for i, e := range b.Events {
-		t, ok := reg.Lookup(e.Type)
+		t, ok := types.lookup(e.Type)
 		if !ok {
 			return nil, fmt.Errorf("store: event %d of seq %d of session %s is a %q, a type this program does not know; register it (serde.Register, or the Names of its reducer set)", i, b.Seq, id, e.Type)
 		}

@@ -254,3 +254,24 @@ func TestAJournaledSessionTakesOnlyEvents(t *testing.T) {
 	assert.ErrorContains(t, session.Clear[Balance](s, nil), "journaled")
 	assert.ErrorContains(t, s.Reset(), "journaled")
 }
+
+// An event stored under its type's default name — written before the
+// program named the type — reads back in a process that names it.
+func TestATypeNamedLaterStillReads(t *testing.T) {
+	st := store.NewMemory()
+	first := newProcess(t, st, -1)
+	s, err := session.New(session.WithID("s"), session.WithRegistry(first.reg), session.WithJournal(first.j))
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Dispatch(ctx, Deposit{5}), "no reducers yet: the Deposit goes under its default name")
+	var stored []string
+	for b, err := range st.Batches(ctx, "s", 0, 0) {
+		require.NoError(t, err)
+		stored = append(stored, b.Events[0].Type)
+	}
+	require.Equal(t, []string{serde.DefaultName(reflect.TypeFor[Deposit]())}, stored)
+
+	again := newProcess(t, st, -1).open(t, "s") // its registry names Deposit "bank.Deposit"
+	b, _ := session.Latest[Balance](again)
+	assert.Equal(t, 5, b.Total)
+}

@@ -92,6 +92,7 @@ func (e *Engine) Start(ctx context.Context, spec Spec) (task *Task, err error) {
 	t := &Task{
 		id: c.id, parentID: spec.Parent.ID(), cancel: cancel,
 		settled: make(chan struct{}), delivered: make(chan struct{}), child: c.session,
+		started: TaskStarted{TaskID: c.id, Name: spec.Name, Description: spec.Description, SessionID: c.session.ID()},
 	}
 	if e.transcripts != "" {
 		_, t.outputFile = e.transcripts.Paths(c.root, c.id)
@@ -174,6 +175,7 @@ func plainError(err error) string {
 // use.
 type Task struct {
 	id, parentID, outputFile string
+	started                  TaskStarted
 	cancel                   context.CancelCauseFunc
 	seq                      uint64        // the order it started in, among the manager's tasks
 	settled                  chan struct{} // closed once the status is final

@@ -19,13 +19,13 @@ import (
 // matters of its work is in its result.
 
 // background starts the agent and fills res with the launch.
-func (d *delegator) background(ctx context.Context, run *childRun, res *Result) error {
+func (d *delegator) background(ctx context.Context, run *childRun, res *Result) ([]any, error) {
 	t, err := d.engine.Start(ctx, run.spec)
 	if err != nil {
-		return &failure{msg: d.failureText(run, err)}
+		return nil, &failure{msg: d.failureText(run, err)}
 	}
 	res.launched(run.def.Name, run.spec.Request.ModelName, t.ID(), t.OutputFile())
-	return nil
+	return []any{t.Started()}, nil
 }
 
 // launched fills r for an agent started in the background.

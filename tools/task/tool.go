@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
@@ -36,6 +38,13 @@ const (
 
 // delegationTools are withheld from a child at the depth limit.
 var delegationTools = []string{ToolName, OutputToolName, StopToolName}
+
+// records names the records the Task tool adds to its caller's session,
+// so that a stored session reads them back in another process.
+var records = session.Reducers{
+	Key:   "offshoot.task",
+	Names: map[reflect.Type]string{reflect.TypeFor[subagent.TaskStarted](): "offshoot.subagent.TaskStarted"},
+}
 
 type config struct {
 	maxDepth int
@@ -99,7 +108,7 @@ func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, o
 	if _, err := childPrompt(); err != nil {
 		return nil, fmt.Errorf("task: the agents' prompt does not build: %w", err)
 	}
-	return tools.New(ToolName, describe(reg), d.handle, tools.ConcurrentSafe(), tools.ExcludeValue())
+	return tools.New(ToolName, describe(reg), d.handle, tools.ConcurrentSafe(), tools.ExcludeValue(), tools.WithReducers(records))
 }
 
 // Tools returns the three delegation tools, in this order: Task (see
@@ -221,7 +230,7 @@ func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in inpu
 	}
 	res.Data.ModelUsed, res.Stats.Model = run.spec.Request.ModelName, run.spec.Request.ModelName
 	if in.RunInBackground || def.Background {
-		return nil, d.background(ctx, run, res)
+		return d.background(ctx, run, res)
 	}
 	return d.foreground(ctx, run, res)
 }

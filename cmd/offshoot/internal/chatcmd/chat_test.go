@@ -21,10 +21,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
-	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/tools/planning"
-	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -112,8 +109,8 @@ func readSnapshot(t *testing.T, path string) session.Snapshot {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	reg := serde.NewRegistry()
-	require.NoError(t, errors.Join(runner.Reducers().Name(reg), vfs.Reducers(vfs.Table{}).Name(reg), planning.Reducers().Name(reg)))
+	reg, err := cli.SnapshotRegistry()
+	require.NoError(t, err)
 	snap, err := session.UnmarshalSnapshot(data, reg)
 	require.NoError(t, err)
 	return snap

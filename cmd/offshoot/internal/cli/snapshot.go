@@ -6,12 +6,26 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/tools/planning"
-	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
+
+// SnapshotRegistry returns a registry of the types offshoot's sessions
+// hold, by their stable names: those of every reducer set of the main
+// agent's tools (the files, the plan, the Task tool's records) and the
+// runner's records.
+func SnapshotRegistry() (*serde.Registry, error) {
+	sets, err := SessionReducers()
+	if err != nil {
+		return nil, err
+	}
+	reg := serde.NewRegistry()
+	var errs []error
+	for _, set := range sets {
+		errs = append(errs, set.Name(reg))
+	}
+	return reg, errors.Join(errs...)
+}
 
 // SaveSnapshot writes the state of s to the file path as snapshot JSON
 // (session.MarshalSnapshot) that 'offshoot snapshot show' reads: the
@@ -19,8 +33,8 @@ import (
 // file is written whole or not at all: to a temporary file beside it,
 // then renamed into place.
 func SaveSnapshot(path string, s *session.Session) error {
-	reg := serde.NewRegistry()
-	if err := errors.Join(runner.Reducers().Name(reg), vfs.Reducers(vfs.Table{}).Name(reg), planning.Reducers().Name(reg)); err != nil {
+	reg, err := SnapshotRegistry()
+	if err != nil {
 		return fmt.Errorf("the snapshot's types: %w; this is a bug, please report it", err)
 	}
 	data, err := session.MarshalSnapshot(s.Snapshot(), reg)

@@ -3,7 +3,6 @@
 package snapshotcmd
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,11 +12,8 @@ import (
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
-	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/tools/planning"
-	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
 // Command returns the snapshot command and its subcommands.
@@ -35,13 +31,9 @@ commands read snapshots holding offshoot's own types.`,
 	return cmd
 }
 
-// Registry returns a registry of the types offshoot's snapshots hold: the
-// runner's records, the VFS's and the plan's.
-func Registry() (*serde.Registry, error) {
-	reg := serde.NewRegistry()
-	err := errors.Join(runner.Reducers().Name(reg), vfs.Reducers(vfs.Table{}).Name(reg), planning.Reducers().Name(reg))
-	return reg, err
-}
+// Registry returns a registry of the types offshoot's snapshots hold, by
+// their stable names (cli.SnapshotRegistry).
+func Registry() (*serde.Registry, error) { return cli.SnapshotRegistry() }
 
 // read decodes the snapshot saved in the file path, shown as shown.
 func read(path string, reg *serde.Registry) (session.Snapshot, error) {
