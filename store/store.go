@@ -15,21 +15,22 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"iter"
 	"time"
+
+	"github.com/offshoot-dev/offshoot/store/internal/rules"
 )
 
 // Errors a Store returns, matched with errors.Is.
 var (
 	// ErrNotFound: the store holds no session of that id.
-	ErrNotFound = errors.New("store: no such session")
+	ErrNotFound = rules.ErrNotFound
 	// ErrExists: a session of that id is stored already.
-	ErrExists = errors.New("store: the session exists already")
+	ErrExists = rules.ErrExists
 	// ErrConflict: the batch does not follow the stored log (another
 	// writer appended first, or the writer's view is stale); nothing of
 	// it was written. Reload or fork, and go on from there.
-	ErrConflict = errors.New("store: the batch does not follow the stored log")
+	ErrConflict = rules.ErrConflict
 )
 
 // Header is what a store keeps of a session besides its log.
@@ -134,4 +135,4 @@ type Store interface {
 }
 
 // ErrHasChildren: Delete of a session others were forked from.
-var ErrHasChildren = errors.New("store: sessions were forked from this one; delete them first (DeleteTree)")
+var ErrHasChildren = rules.ErrHasChildren

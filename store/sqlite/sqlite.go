@@ -14,6 +14,7 @@ import (
 	sqlite3lib "modernc.org/sqlite/lib"
 
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/internal/rules"
 )
 
 // Store is a store.Store in an SQLite database file. It is safe for
@@ -35,13 +36,8 @@ var _ store.Store = (*Store)(nil)
 
 // Create implements store.Store.
 func (s *Store) Create(ctx context.Context, h store.Header) error {
-	switch {
-	case h.ID == "":
-		return errors.New("store: a session needs an id")
-	case h.Parent == h.ID:
-		return fmt.Errorf("store: session %s cannot be its own parent", h.ID)
-	case h.Parent == "" && h.ForkSeq != 0:
-		return fmt.Errorf("store: session %s has a fork seq (%d) but no parent", h.ID, h.ForkSeq)
+	if err := rules.Header(h.ID, h.Parent, h.ForkSeq); err != nil {
+		return err
 	}
 	var tags, parent any
 	if len(h.Tags) > 0 {
@@ -181,18 +177,11 @@ func tooLarge(id string, seq uint64, size int) error {
 
 // checkBatch says what is wrong with a batch Append was given.
 func checkBatch(id string, b store.Batch) error {
-	switch {
-	case b.Seq == 0:
-		return fmt.Errorf("store: a batch of session %s has seq 0; seqs start at 1", id)
-	case len(b.Events) == 0:
-		return fmt.Errorf("store: a batch of session %s (seq %d) has no events", id, b.Seq)
-	case b.Last() > math.MaxInt64 || b.Last() < b.Seq:
-		return fmt.Errorf("store/sqlite: the batch at seq %d of session %s ends past the largest seq the store holds (%d)", b.Seq, id, int64(math.MaxInt64))
+	if err := rules.Batch(id, b.Seq, len(b.Events), func(i int) string { return b.Events[i].Type }); err != nil {
+		return err
 	}
-	for i, e := range b.Events {
-		if e.Type == "" {
-			return fmt.Errorf("store: event %d of the batch at seq %d of session %s has no type name", i, b.Seq, id)
-		}
+	if b.Last() > math.MaxInt64 || b.Last() < b.Seq {
+		return fmt.Errorf("store/sqlite: the batch at seq %d of session %s ends past the largest seq the store holds (%d)", b.Seq, id, int64(math.MaxInt64))
 	}
 	return nil
 }
@@ -221,7 +210,7 @@ func (s *Store) PutCheckpoint(ctx context.Context, id string, c store.Checkpoint
 				return err
 			}
 			if !found || c.Seq > math.MaxInt64 {
-				return refuse("store: no batch of session %s ends at seq %d; a checkpoint goes where one does", id, c.Seq)
+				return refusal{rules.NotABoundary(id, c.Seq)}
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (sid, seq, state) VALUES (?, ?, ?)

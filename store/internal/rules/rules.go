@@ -1,0 +1,59 @@
+// Package rules holds what every store of this module refuses, and how it
+// says so: store.Memory, store/sqlite and store/postgres refuse the same
+// things with the same words, and return the same errors.
+package rules
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The errors of package store (store re-exports them).
+var (
+	ErrNotFound    = errors.New("store: no such session")
+	ErrExists      = errors.New("store: the session exists already")
+	ErrConflict    = errors.New("store: the batch does not follow the stored log")
+	ErrHasChildren = errors.New("store: sessions were forked from this one; delete them first (DeleteTree)")
+)
+
+// Header says what is wrong with a header Create was given: its id, its
+// parent's and its fork seq.
+func Header(id, parent string, forkSeq uint64) error {
+	switch {
+	case id == "":
+		return errors.New("store: a session needs an id")
+	case parent == id:
+		return fmt.Errorf("store: session %s cannot be its own parent", id)
+	case parent == "" && forkSeq != 0:
+		return fmt.Errorf("store: session %s has a fork seq (%d) but no parent", id, forkSeq)
+	}
+	return nil
+}
+
+// Batch says what is wrong with a batch of session id that Append was
+// given: its first seq, its events' count and their type names (typeOf).
+func Batch(id string, seq uint64, events int, typeOf func(int) string) error {
+	switch {
+	case seq == 0:
+		return fmt.Errorf("store: a batch of session %s has seq 0; seqs start at 1", id)
+	case events == 0:
+		return fmt.Errorf("store: a batch of session %s (seq %d) has no events", id, seq)
+	}
+	for i := range events {
+		if typeOf(i) == "" {
+			return fmt.Errorf("store: event %d of the batch at seq %d of session %s has no type name", i, seq, id)
+		}
+	}
+	return nil
+}
+
+// Conflict is the error of a batch at seq that does not follow the
+// session's log, which ends at last.
+func Conflict(id string, last, seq uint64) error {
+	return fmt.Errorf("%w: session %s ends at seq %d, and the batch starts at %d", ErrConflict, id, last, seq)
+}
+
+// NotABoundary is the error of a checkpoint at a seq no batch ends at.
+func NotABoundary(id string, seq uint64) error {
+	return fmt.Errorf("store: no batch of session %s ends at seq %d; a checkpoint goes where one does", id, seq)
+}
