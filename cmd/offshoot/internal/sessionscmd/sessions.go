@@ -63,6 +63,21 @@ func (s *sessions) open(ctx context.Context) (*cli.Stored, error) {
 
 // openFor opens the store to read or change stored sessions: a store not
 // made yet is a usage error.
+// find opens the store and finds the session id in it; close the store
+// when done.
+func (s *sessions) find(ctx context.Context, id string) (*cli.Stored, store.Header, error) {
+	st, err := s.openFor(ctx)
+	if err != nil {
+		return nil, store.Header{}, err
+	}
+	h, err := cli.FindSession(ctx, st, id, "")
+	if err != nil {
+		st.Close()
+		return nil, store.Header{}, err
+	}
+	return st, h, nil
+}
+
 func (s *sessions) openFor(ctx context.Context) (*cli.Stored, error) {
 	st, err := s.open(ctx)
 	if err != nil || st != nil {
@@ -142,15 +157,11 @@ plan. Messages are cut to one line; --full prints them whole.`,
 		Args: cli.Args("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := s.openFor(ctx)
+			st, h, err := s.find(ctx, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			h, err := cli.FindSession(ctx, st, args[0], "")
-			if err != nil {
-				return err
-			}
 			forks, err := st.List(ctx, store.Query{Parent: h.ID})
 			if err != nil {
 				return cli.Failf("cannot list the sessions of %s: %v", st.Where, err)
@@ -206,15 +217,11 @@ batch ends (sessions fork ID --at SEQ).`,
 		Args: cli.Args("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := s.openFor(ctx)
+			st, h, err := s.find(ctx, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			h, err := cli.FindSession(ctx, st, args[0], "")
-			if err != nil {
-				return err
-			}
 			w := s.env.Stdout
 			if h.Parent != "" {
 				fmt.Fprintf(w, "forked from %s at seq %d\n", cli.Printable(h.Parent), h.ForkSeq)
@@ -252,15 +259,11 @@ the new session reads ID's log up to SEQ. Carry it on with 'offshoot chat
 				return cli.Usagef("fork needs --at SEQ, where a batch of the session ends; 'offshoot sessions history %s' lists them", cli.Printable(args[0]))
 			}
 			ctx := cmd.Context()
-			st, err := s.openFor(ctx)
+			st, h, err := s.find(ctx, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			h, err := cli.FindSession(ctx, st, args[0], "")
-			if err != nil {
-				return err
-			}
 			if err := checkAt(ctx, st, h, at); err != nil {
 				return err
 			}
@@ -323,15 +326,11 @@ is removed only with --tree, which removes them too, however deep.`,
 		Args: cli.Args("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			st, err := s.openFor(ctx)
+			st, h, err := s.find(ctx, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			h, err := cli.FindSession(ctx, st, args[0], "")
-			if err != nil {
-				return err
-			}
 			id := cli.Printable(h.ID)
 			forks, err := st.List(ctx, store.Query{Parent: h.ID})
 			if err != nil {
