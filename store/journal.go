@@ -20,31 +20,21 @@ import (
 // header is stored at its first commit: a fork's names its parent and the
 // seq it forked at, and the fork stores only its own batches.
 //
-// Every CheckpointEvery batches of a session — but not before the log has
-// grown since the last checkpoint by as many bytes as that checkpoint
-// holds, so that checkpoints cost no more than the log itself — the
-// journal writes a checkpoint of it (its whole state, as snapshot JSON) on
-// a goroutine of its own, so that a checkpoint never holds a writer up;
-// Close waits for the one in flight. A Journal is safe for concurrent use.
+// Every CheckpointEvery batches of a session, the journal writes a
+// checkpoint of it (its whole state, as snapshot JSON) on a goroutine of
+// its own, so that a checkpoint never holds a writer up; Close waits for
+// the one in flight. A Journal is safe for concurrent use.
 type Journal struct {
 	st    Store
 	every int
 
 	mu      sync.Mutex
-	batches map[string]*since // sessions whose header is stored, and their log since the last checkpoint
+	batches map[string]int // sessions whose header is stored, and their batches since the last checkpoint
 	next    map[string]checkpoint
 	wake    chan struct{} // nil until the writer starts
 	closed  bool
 	wg      sync.WaitGroup
 	err     error // the last checkpoint that failed
-}
-
-// since is what a session's log holds after its last checkpoint, and how
-// large that checkpoint was.
-type since struct {
-	batches    int
-	bytes      int64
-	checkpoint int64
 }
 
 // checkpoint is a checkpoint to write.
@@ -68,7 +58,7 @@ func NewJournal(st Store, opts JournalOptions) *Journal {
 	if every == 0 {
 		every = 100
 	}
-	return &Journal{st: st, every: every, batches: map[string]*since{}}
+	return &Journal{st: st, every: every, batches: map[string]int{}}
 }
 
 var _ session.Journal = (*Journal)(nil)
@@ -88,23 +78,19 @@ func (j *Journal) Commit(ctx context.Context, s *session.Session, batch []bus.En
 		if err := j.ensureHeader(ctx, s, batch[0].Seq-1); err != nil {
 			return err
 		}
-		n = new(since)
 	}
 	if err := j.st.Append(ctx, id, b); err != nil {
 		return err
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.batches[id] = n
-	n.batches++
-	for _, e := range b.Events {
-		n.bytes += int64(len(e.Data))
-	}
-	if j.every > 0 && n.batches >= j.every && n.bytes >= n.checkpoint {
+	n++
+	if j.every > 0 && n >= j.every {
 		// The state before this batch ends at a stored batch: checkpoint it.
-		j.scheduleLocked(checkpoint{id: id, snap: s.Snapshot(), s: s})
-		n.batches, n.bytes = 0, 0
+		j.schedule(checkpoint{id: id, snap: s.Snapshot(), s: s})
+		n = 0
 	}
+	j.mu.Lock()
+	j.batches[id] = n
+	j.mu.Unlock()
 	return nil
 }
 
@@ -137,10 +123,12 @@ func (j *Journal) ensureHeader(ctx context.Context, s *session.Session, forkSeq 
 	return nil
 }
 
-// scheduleLocked, called with j.mu held, hands c to the checkpoint writer, starting it if needed. A
+// schedule hands c to the checkpoint writer, starting it if needed. A
 // checkpoint of the same session not written yet is replaced: the writer
 // writes the latest it is given, and never holds a committer up.
-func (j *Journal) scheduleLocked(c checkpoint) {
+func (j *Journal) schedule(c checkpoint) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	if j.closed {
 		return
 	}
@@ -174,13 +162,6 @@ func (j *Journal) write(c checkpoint) {
 	state, err := session.MarshalSnapshot(c.snap, c.s.Registry())
 	if err == nil {
 		err = j.st.PutCheckpoint(context.Background(), c.id, Checkpoint{Seq: c.snap.Seq(), State: state})
-	}
-	if err == nil {
-		j.mu.Lock()
-		if n := j.batches[c.id]; n != nil {
-			n.checkpoint = int64(len(state))
-		}
-		j.mu.Unlock()
 	}
 	if err != nil {
 		j.mu.Lock()

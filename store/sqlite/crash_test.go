@@ -116,7 +116,7 @@ func TestCrashAgent(t *testing.T) {
 		}
 		return &model.Response{Message: model.AssistantMessage("Noted.")}, nil
 	})))
-	for range 100_000 {
+	for range 1000 {
 		resp, err := runner.Evaluate(context.Background(), runner.Request{Prompt: p, Session: s, Model: m, UserMessage: "Take a note.", Continue: last})
 		require.NoError(t, err)
 		last = resp.Evaluation
@@ -138,9 +138,6 @@ func TestCrash(t *testing.T) {
 	p := agentPrompt(t)
 	for i := range 50 {
 		kind, after := kinds[i%len(kinds)], 1+rng.IntN(6)
-		if kind == "checkpoint" {
-			after = 1 + rng.IntN(3) // checkpoints grow apart as the log grows
-		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashAgent$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashEnv+"="+path)
 		out, err := cmd.StdoutPipe()
