@@ -111,6 +111,9 @@ func NewClient(opts Options) (*Client, error) {
 	if eo.Logger == nil {
 		eo.Logger = opts.Logger
 	}
+	if eo.Store == nil {
+		eo.Store = opts.Store
+	}
 	c.engine = subagent.New(eo)
 
 	var taskOpts []task.Option
