@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 	"testing"
 
@@ -162,6 +163,33 @@ func storedConversation(b *testing.B, varied bool) {
 	}
 }
 
+// samplePeakHeap samples the bytes of heap objects (live and not yet
+// swept) until the returned func is called, which returns the largest
+// sample: the heap's peak, give or take what grew and was collected
+// between two samples. runtime/metrics reads without stopping the world.
+func samplePeakHeap() (stop func() uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	done, peak := make(chan struct{}), make(chan uint64)
+	go func() {
+		var most uint64
+		for {
+			metrics.Read(sample)
+			most = max(most, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				peak <- most
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		return <-peak
+	}
+}
+
 // vocabulary is what prose draws its words from.
 var vocabulary = strings.Fields(`the ledger rounds each line half to even before it sums the column and
 carries what remains into the next period where a reviewer checks totals against bank statements
@@ -231,6 +259,21 @@ func BenchmarkOpen(b *testing.B) {
 		_ = again.Close()
 		b.StartTimer()
 	}
+	// The peak, on one more open (the sampler takes a core: not timed).
+	b.StopTimer()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	stop := samplePeakHeap()
+	again, err := j.Open(ctx, "big", reg, []session.Reducers{bank()})
+	require.NoError(b, err)
+	peakHeap := stop()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	peak := float64(peakHeap-before.HeapAlloc) / float64(after.HeapAlloc-before.HeapAlloc)
+	runtime.KeepAlive(again)
+	_ = again.Close()
+	b.ReportMetric(peak, "peak-heap/live")
 	b.ReportMetric(ratio, "allocated/live")
 	require.NoError(b, j.Close())
 }
