@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -274,4 +275,25 @@ func TestATypeNamedLaterStillReads(t *testing.T) {
 	again := newProcess(t, st, -1).open(t, "s") // its registry names Deposit "bank.Deposit"
 	b, _ := session.Latest[Balance](again)
 	assert.Equal(t, 5, b.Total)
+}
+
+// An open that stops in the middle of a long log — a batch it cannot
+// decode — stops reading it too: no reader is left behind.
+func TestAnOpenThatFailsLeavesNoReader(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	st := store.NewMemory()
+	require.NoError(t, st.Create(ctx, store.Header{ID: "long"}))
+	for i := uint64(1); i <= 500; i++ {
+		typ := "offshoot.test.Deposit"
+		if i == 3 {
+			typ = "offshoot.test.Unknown"
+		}
+		require.NoError(t, st.Append(ctx, "long", store.Batch{Seq: i, Events: []store.Event{{Type: typ, Data: json.RawMessage(`{"amount":1}`)}}}))
+	}
+	j := store.NewJournal(st, store.JournalOptions{})
+	defer j.Close()
+	reg := serde.NewRegistry()
+	require.NoError(t, serde.Register[Deposit](reg, "offshoot.test.Deposit"))
+	_, err := j.Open(ctx, "long", reg, nil)
+	require.ErrorContains(t, err, `is a "offshoot.test.Unknown", a type this program does not know`)
 }
