@@ -63,7 +63,7 @@ func (j *Journal) Open(ctx context.Context, id string, reg *serde.Registry, sets
 	}
 	j.mu.Lock()
 	if _, ok := j.batches[id]; !ok {
-		j.batches[id] = 0
+		j.remember(id, 0)
 	}
 	j.mu.Unlock()
 	return s, nil

@@ -297,3 +297,26 @@ func TestAnOpenThatFailsLeavesNoReader(t *testing.T) {
 	_, err := j.Open(ctx, "long", reg, nil)
 	require.ErrorContains(t, err, `is a "offshoot.test.Unknown", a type this program does not know`)
 }
+
+// A journal remembers a bounded number of sessions: one that forks a
+// child per request does not grow forever, and a session it forgot still
+// commits.
+func TestAJournalForgetsSessionsBeyondItsBound(t *testing.T) {
+	st := store.NewMemory()
+	j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: -1})
+	defer j.Close()
+	first, err := session.New(session.WithID("first"), session.WithJournal(j))
+	require.NoError(t, err)
+	require.NoError(t, first.Install(ctx, bank()))
+	for i := range store.MaxRemembered + 10 {
+		s, err := session.New(session.WithID(fmt.Sprintf("s%d", i)), session.WithJournal(j))
+		require.NoError(t, err)
+		require.NoError(t, s.Install(ctx, bank()))
+		require.NoError(t, s.Close())
+	}
+	assert.LessOrEqual(t, store.Remembered(j), store.MaxRemembered)
+	require.NoError(t, first.Dispatch(ctx, Deposit{5}))
+	h, err := st.Header(ctx, "first")
+	require.NoError(t, err)
+	assert.Equal(t, first.Snapshot().Seq(), h.Seq)
+}
