@@ -265,6 +265,9 @@ func (c *Client) open(opts Options, ts tools.Toolset) (opened bool, err error) {
 	if opts.SessionID != "" {
 		sopts = append(sopts, session.WithID(opts.SessionID))
 	}
+	if opts.SessionTags != nil {
+		sopts = append(sopts, session.WithTags(opts.SessionTags))
+	}
 	if opts.Store != nil {
 		ctx := context.Background()
 		c.journal = store.NewJournal(opts.Store, store.JournalOptions{})
