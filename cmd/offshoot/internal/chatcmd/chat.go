@@ -52,8 +52,8 @@ The conversation is kept in .offshoot/sessions.db in the project (--store
 for another SQLite file or a postgres:// URL, --no-store for none); chat
 says which session it is on standard error. --resume carries on your
 session updated last (one run or chat made for you: not one that came in
-a cloned repository's store), or the one of the id given (--resume ID); its files
-are the session's, not copied again. 'offshoot sessions' lists them.
+a cloned repository's store), or the one of the id given (--resume ID);
+its files are the session's, not copied again. 'offshoot sessions' lists them.
 
 Lines are edited with the usual keys on a terminal, with a history; from a
 pipe or a file they are read one by one, as typed.
