@@ -91,6 +91,10 @@ type Observer struct {
 	// launched a background task the engine has not said it started.
 	lastCall map[string]trace.SpanContext
 	launched map[string]trace.SpanContext
+	// ended holds the spans of the calls that returned in the evaluations
+	// still open, for a background task the engine says it started after
+	// its launching call returned.
+	ended map[callKey]trace.SpanContext
 }
 
 // Observe attaches an observer to b that reports its agents' work to the
@@ -116,7 +120,7 @@ func Observe(b *bus.Bus, opts Options) (*Observer, error) {
 		bus: b, opts: opts, metrics: m,
 		tracer: tp.Tracer(instrumentation, trace.WithSchemaURL(semconv.SchemaURL)),
 		evals:  map[evalKey]*evaluation{}, calls: map[callKey]*toolCall{}, children: map[string]*child{},
-		lastCall: map[string]trace.SpanContext{}, launched: map[string]trace.SpanContext{},
+		lastCall: map[string]trace.SpanContext{}, launched: map[string]trace.SpanContext{}, ended: map[callKey]trace.SpanContext{},
 	}
 	if err := o.subscribe(); err != nil {
 		o.Stop()
@@ -209,6 +213,7 @@ type evaluation struct {
 	// started.
 	mark  time.Time
 	calls []string // ids of the calls its model made that have not returned
+	ended []string // ids of the calls that returned
 
 	// With Options.RecordContent: the messages so far, and the answer of
 	// the model call being recorded.

@@ -91,6 +91,8 @@ func (o *Observer) delegation(ch *child) trace.SpanContext {
 	}
 	if c := o.calls[ch.parent]; c != nil {
 		ch.parentSpan = o.callSpan(c, time.Time{}).SpanContext()
+	} else if sc, ok := o.ended[ch.parent]; ok {
+		ch.parentSpan = sc
 	}
 	return ch.parentSpan
 }
@@ -217,6 +219,8 @@ func (o *Observer) toolInvoked(_ context.Context, env bus.Envelope, e runner.Too
 	if ev != nil {
 		ev.mark = env.Time
 		ev.calls = removeID(ev.calls, e.CallID)
+		ev.ended = append(ev.ended, e.CallID)
+		o.ended[ck] = c.span.SpanContext()
 		o.lastCall[env.SessionID] = c.span.SpanContext()
 	}
 	if o.opts.RecordContent {
@@ -353,6 +357,9 @@ func (o *Observer) endEvaluation(key evalKey, ev *evaluation, t time.Time, cause
 			}
 			delete(o.calls, ck)
 		}
+	}
+	for _, id := range ev.ended {
+		delete(o.ended, callKey{key.session, id})
 	}
 	if cause != nil {
 		ev.span.SetAttributes(semconv.ErrorTypeKey.String(errorTypeOther))
