@@ -26,9 +26,10 @@ import (
 const turns = 10
 
 // evaluation runs turns scripted turns of one tool call each, then a
-// final answer — runner.BenchmarkEvaluate's K=10 — on a new session,
-// and calls observe with the session first.
-func evaluation(tb testing.TB, observe func(s *session.Session) func()) func() {
+// final answer — runner.BenchmarkEvaluate's K=10 — on a new session on
+// b, as a program runs one evaluation after another with one observer
+// attached to their bus.
+func evaluation(tb testing.TB, b *bus.Bus) func() {
 	echo, err := tools.New("echo", "Echo the text back.", func(_ context.Context, _ *tools.Invocation, p EchoParams) (tools.Result[string], error) {
 		return tools.OK("echoed", p.Text), nil
 	})
@@ -40,11 +41,9 @@ func evaluation(tb testing.TB, observe func(s *session.Session) func()) func() {
 		Usage: model.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12}, FinishReason: model.FinishToolCalls}
 	final := &model.Response{Message: model.AssistantMessage("done"), Usage: model.Usage{TotalTokens: 3}, FinishReason: model.FinishStop}
 	return func() {
-		s, err := session.New(session.WithRegistry(serde.NewRegistry()))
+		s, err := session.New(session.WithRegistry(serde.NewRegistry()), session.WithBus(b))
 		require.NoError(tb, err)
 		defer s.Close()
-		stop := observe(s)
-		defer stop()
 		turn := 0
 		m := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
 			if turn++; turn > turns {
@@ -65,19 +64,19 @@ func BenchmarkTurn(b *testing.B) {
 	defer tp.Shutdown(context.Background())
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	defer mp.Shutdown(context.Background())
-	for _, tc := range []struct {
-		name    string
-		observe func(s *session.Session) func()
-	}{
-		{"telemetry=off", func(*session.Session) func() { return func() {} }},
-		{"telemetry=on", func(s *session.Session) func() {
-			obs, err := telemetry.Observe(s.Bus(), telemetry.Options{TracerProvider: tp, MeterProvider: mp, Provider: "bench"})
-			require.NoError(b, err)
-			return obs.Stop
-		}},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			run := evaluation(b, tc.observe)
+	for _, on := range []bool{false, true} {
+		name := "telemetry=off"
+		if on {
+			name = "telemetry=on"
+		}
+		b.Run(name, func(b *testing.B) {
+			bb := bus.New()
+			if on {
+				obs, err := telemetry.Observe(bb, telemetry.Options{TracerProvider: tp, MeterProvider: mp, Provider: "bench"})
+				require.NoError(b, err)
+				defer obs.Stop()
+			}
+			run := evaluation(b, bb)
 			b.ReportAllocs()
 			for b.Loop() {
 				run()

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -22,45 +23,81 @@ var (
 type instruments struct {
 	tokens   metric.Int64Histogram   // gen_ai.client.token.usage, {token}
 	duration metric.Float64Histogram // gen_ai.client.operation.duration, s
+	provider string
+
+	// options holds, by model name, the attributes of its points, made
+	// once: a program has a handful of model names.
+	mu      sync.Mutex
+	options map[string]*pointOptions
 }
 
-func newInstruments(m metric.Meter) (instruments, error) {
+// pointOptions are the attributes of a model's points: its duration's,
+// on success and on failure, and its input and output tokens'.
+type pointOptions struct {
+	ok, failed, input, output []metric.RecordOption
+}
+
+// maxModels bounds the model names whose attributes are kept.
+const maxModels = 256
+
+func newInstruments(m metric.Meter, provider string) (*instruments, error) {
 	tokens, err := genaiconv.NewClientTokenUsage(m, metric.WithExplicitBucketBoundaries(tokenBuckets...))
 	if err != nil {
-		return instruments{}, err
+		return nil, err
 	}
 	duration, err := genaiconv.NewClientOperationDuration(m, metric.WithExplicitBucketBoundaries(durationBuckets...))
 	if err != nil {
-		return instruments{}, err
+		return nil, err
 	}
-	return instruments{tokens: tokens.Inst(), duration: duration.Inst()}, nil
+	return &instruments{tokens: tokens.Inst(), duration: duration.Inst(), provider: provider, options: map[string]*pointOptions{}}, nil
 }
 
 // record records a model call: its duration, and the input and output
 // tokens it spent when the provider reported them.
-func (in instruments) record(ctx context.Context, provider string, e runner.ModelCalled) {
+func (in *instruments) record(ctx context.Context, e runner.ModelCalled) {
 	durationOn, tokensOn := in.duration.Enabled(ctx), in.tokens.Enabled(ctx) && e.Error == "" && !e.Usage.Unreported
 	if !durationOn && !tokensOn {
 		return
 	}
-	var buf [6]attribute.KeyValue
-	attrs := append(buf[:0], semconv.GenAIOperationNameChat)
-	if provider != "" {
-		attrs = append(attrs, semconv.GenAIProviderNameKey.String(provider))
-	}
-	if e.Model != "" {
-		attrs = append(attrs, semconv.GenAIRequestModel(e.Model), semconv.GenAIResponseModel(e.Model))
-	}
+	o := in.optionsFor(e.Model)
 	if durationOn {
-		da := attrs
+		opts := o.ok
 		if e.Error != "" {
-			da = append(da, semconv.ErrorTypeKey.String(errorTypeOther))
+			opts = o.failed
 		}
-		in.duration.Record(ctx, e.Duration.Seconds(), metric.WithAttributes(da...))
+		in.duration.Record(ctx, e.Duration.Seconds(), opts...)
 	}
 	if tokensOn {
-		n := len(attrs)
-		in.tokens.Record(ctx, int64(e.Usage.InputTokens), metric.WithAttributes(append(attrs[:n:n], semconv.GenAITokenTypeInput)...))
-		in.tokens.Record(ctx, int64(e.Usage.OutputTokens), metric.WithAttributes(append(attrs[:n:n], semconv.GenAITokenTypeOutput)...))
+		in.tokens.Record(ctx, int64(e.Usage.InputTokens), o.input...)
+		in.tokens.Record(ctx, int64(e.Usage.OutputTokens), o.output...)
 	}
+}
+
+// optionsFor returns the attributes of the points of the model name.
+func (in *instruments) optionsFor(name string) *pointOptions {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if o := in.options[name]; o != nil {
+		return o
+	}
+	attrs := []attribute.KeyValue{semconv.GenAIOperationNameChat}
+	if in.provider != "" {
+		attrs = append(attrs, semconv.GenAIProviderNameKey.String(in.provider))
+	}
+	if name != "" {
+		attrs = append(attrs, semconv.GenAIRequestModel(name), semconv.GenAIResponseModel(name))
+	}
+	with := func(kv attribute.KeyValue) []metric.RecordOption {
+		return []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(attrs[:len(attrs):len(attrs)], kv)...))}
+	}
+	o := &pointOptions{
+		ok:     []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attrs...))},
+		failed: with(semconv.ErrorTypeKey.String(errorTypeOther)),
+		input:  with(semconv.GenAITokenTypeInput),
+		output: with(semconv.GenAITokenTypeOutput),
+	}
+	if len(in.options) < maxModels {
+		in.options[name] = o
+	}
+	return o
 }

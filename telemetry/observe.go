@@ -76,7 +76,7 @@ type Options struct {
 type Observer struct {
 	bus     *bus.Bus
 	tracer  trace.Tracer
-	metrics instruments
+	metrics *instruments
 	opts    Options
 	unsubs  []func()
 
@@ -112,7 +112,7 @@ func Observe(b *bus.Bus, opts Options) (*Observer, error) {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	m, err := newInstruments(mp.Meter(instrumentation, metric.WithSchemaURL(semconv.SchemaURL)))
+	m, err := newInstruments(mp.Meter(instrumentation, metric.WithSchemaURL(semconv.SchemaURL)), opts.Provider)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,12 @@ const maxOpenEvaluations = 4096
 // errorTypeOther is error.type's value when no better one is known.
 const errorTypeOther = "_OTHER"
 
+// The span kinds, as options made once.
+var (
+	internal = trace.WithSpanKind(trace.SpanKindInternal)
+	client   = trace.WithSpanKind(trace.SpanKindClient)
+)
+
 var (
 	errUnfinished = errors.New("the evaluation ended without a record of its end (it failed or was cancelled)")
 	errModelCall  = errors.New("the model call failed, which ends the evaluation")
@@ -76,7 +82,7 @@ func (o *Observer) promptRendered(ctx context.Context, env bus.Envelope, e runne
 	if o.opts.RecordContent && e.Text != "" {
 		attrs = append(attrs, semconv.GenAISystemInstructionsKey.String(instructionsJSON(e.Text)))
 	}
-	spanCtx, span := o.tracer.Start(parent, "invoke_agent "+name, trace.WithSpanKind(trace.SpanKindInternal),
+	spanCtx, span := o.tracer.Start(parent, "invoke_agent "+name, internal,
 		trace.WithTimestamp(env.Time), trace.WithAttributes(attrs...), trace.WithLinks(links...))
 	o.started++
 	o.evals[key] = &evaluation{span: span, ctx: spanCtx, seq: o.started, mark: env.Time}
@@ -138,7 +144,7 @@ func (o *Observer) message(_ context.Context, env bus.Envelope, m runner.Convers
 // record, and the call's metric points. A failed call ends its
 // evaluation's span too: the runner stops after one.
 func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.ModelCalled) error {
-	o.metrics.record(ctx, o.opts.Provider, e)
+	o.metrics.record(ctx, e)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.stopped {
@@ -185,7 +191,7 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 	if e.Model != "" {
 		name += " " + e.Model
 	}
-	_, span := o.tracer.Start(parent, name, trace.WithSpanKind(trace.SpanKindClient),
+	_, span := o.tracer.Start(parent, name, client,
 		trace.WithTimestamp(env.Time.Add(-e.Duration)), trace.WithAttributes(attrs...))
 	if e.Error != "" {
 		span.SetStatus(codes.Error, e.Error)
@@ -254,7 +260,7 @@ func (o *Observer) startCall(c *toolCall, ev *evaluation, start time.Time) trace
 	if ev != nil {
 		parent = ev.ctx
 	}
-	_, span := o.tracer.Start(parent, "execute_tool "+c.name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(start),
+	_, span := o.tracer.Start(parent, "execute_tool "+c.name, internal, trace.WithTimestamp(start),
 		trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(c.name),
 			semconv.GenAIToolCallID(c.callID), semconv.GenAIToolTypeKey.String("function")))
 	return span
