@@ -56,9 +56,10 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 	// MeterProvider makes the histograms (the global one when nil).
 	MeterProvider metric.MeterProvider
-	// Provider is the gen_ai.provider.name of the model calls: "openai"
-	// for an OpenAI-compatible server, "anthropic", or a name of your own;
-	// left out when empty.
+	// Provider is the gen_ai.provider.name of the model calls, which the
+	// conventions require: "openai" for an OpenAI-compatible server,
+	// "anthropic", or a name of your own. Left out when empty (the runner's
+	// records name a model, not who serves it).
 	Provider string
 	// RecordContent records what the agents read and write: the system
 	// instructions and the messages of each model call
@@ -186,7 +187,7 @@ func (o *Observer) CallContext(ctx context.Context, sessionID, callID string) co
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	c := o.calls[callKey{sessionID, callID}]
-	if c == nil {
+	if o.stopped || c == nil {
 		return ctx
 	}
 	span := o.callSpan(c, o.bus.Now())
