@@ -7,9 +7,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
@@ -58,30 +60,41 @@ func evaluation(tb testing.TB, b *bus.Bus) func() {
 
 // BenchmarkTurn is a scripted turn (a model call and a tool call) without
 // telemetry and with it on — the SDK's providers batching spans to an
-// exporter that drops them and aggregating metrics — per turn.
+// exporter that drops them and aggregating metrics — per turn, in time
+// and in the CPU time the process spent.
 func BenchmarkTurn(b *testing.B) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 	defer tp.Shutdown(context.Background())
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	defer mp.Shutdown(context.Background())
-	for _, on := range []bool{false, true} {
-		name := "telemetry=off"
-		if on {
-			name = "telemetry=on"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		opts *telemetry.Options
+	}{
+		{"telemetry=off", nil},
+		{"telemetry=on", &telemetry.Options{TracerProvider: tp, MeterProvider: mp, Provider: "bench"}},
+		// The observer's own share: providers that record nothing.
+		{"telemetry=on/noop-providers", &telemetry.Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider(), Provider: "bench"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
 			bb := bus.New()
-			if on {
-				obs, err := telemetry.Observe(bb, telemetry.Options{TracerProvider: tp, MeterProvider: mp, Provider: "bench"})
+			if tc.opts != nil {
+				obs, err := telemetry.Observe(bb, *tc.opts)
 				require.NoError(b, err)
 				defer obs.Stop()
 			}
 			run := evaluation(b, bb)
 			b.ReportAllocs()
+			cpu := cpuTime()
 			for b.Loop() {
 				run()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(turns+1)), "ns/turn")
+			if cpu := cpuTime() - cpu; cpu > 0 {
+				// On a busy machine the CPU time spent is steadier than the
+				// time that passed.
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*(turns+1)), "cpu-ns/turn")
+			}
 		})
 	}
 }

@@ -38,11 +38,13 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
 )
 
 // instrumentation names the spans' tracer and the metrics' meter.
@@ -96,6 +98,11 @@ type Observer struct {
 	// still open, for a background task the engine says it started after
 	// its launching call returned.
 	ended map[callKey]trace.SpanContext
+	names map[[2]string]string // span names, by operation and target
+	// reasons holds the finish_reasons attributes made; scratch the
+	// attributes of the chat span being started.
+	reasons map[model.FinishReason]attribute.KeyValue
+	scratch []attribute.KeyValue
 }
 
 // Observe attaches an observer to b that reports its agents' work to the
@@ -122,6 +129,7 @@ func Observe(b *bus.Bus, opts Options) (*Observer, error) {
 		tracer: tp.Tracer(instrumentation, trace.WithSchemaURL(semconv.SchemaURL)),
 		evals:  map[evalKey]*evaluation{}, calls: map[callKey]*toolCall{}, children: map[string]*child{},
 		lastCall: map[string]trace.SpanContext{}, launched: map[string]trace.SpanContext{}, ended: map[callKey]trace.SpanContext{},
+		names: map[[2]string]string{}, reasons: map[model.FinishReason]attribute.KeyValue{},
 	}
 	if err := o.subscribe(); err != nil {
 		o.Stop()

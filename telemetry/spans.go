@@ -82,7 +82,7 @@ func (o *Observer) promptRendered(ctx context.Context, env bus.Envelope, e runne
 	if o.opts.RecordContent && e.Text != "" {
 		attrs = append(attrs, semconv.GenAISystemInstructionsKey.String(instructionsJSON(e.Text)))
 	}
-	spanCtx, span := o.tracer.Start(parent, "invoke_agent "+name, internal,
+	spanCtx, span := o.tracer.Start(parent, o.spanName("invoke_agent", name), internal,
 		trace.WithTimestamp(env.Time), trace.WithAttributes(attrs...), trace.WithLinks(links...))
 	o.started++
 	o.evals[key] = &evaluation{span: span, ctx: spanCtx, seq: o.started, mark: env.Time}
@@ -157,8 +157,9 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 		parent = ev.ctx
 		ev.mark = env.Time
 	}
-	attrs := make([]attribute.KeyValue, 0, 9)
-	attrs = append(attrs, semconv.GenAIOperationNameChat)
+	// The span copies its attributes: the scratch slice serves every call.
+	attrs := append(o.scratch[:0], semconv.GenAIOperationNameChat)
+	defer func() { o.scratch = attrs[:0] }()
 	if o.opts.Provider != "" {
 		attrs = append(attrs, semconv.GenAIProviderNameKey.String(o.opts.Provider))
 	}
@@ -172,7 +173,7 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 		}
 	}
 	if e.FinishReason != "" {
-		attrs = append(attrs, semconv.GenAIResponseFinishReasons(string(e.FinishReason)))
+		attrs = append(attrs, o.finishReasons(e.FinishReason))
 	}
 	if e.Error != "" {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(errorTypeOther))
@@ -187,10 +188,7 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 			ev.answer = nil
 		}
 	}
-	name := "chat"
-	if e.Model != "" {
-		name += " " + e.Model
-	}
+	name := o.spanName("chat", e.Model)
 	_, span := o.tracer.Start(parent, name, client,
 		trace.WithTimestamp(env.Time.Add(-e.Duration)), trace.WithAttributes(attrs...))
 	if e.Error != "" {
@@ -260,7 +258,7 @@ func (o *Observer) startCall(c *toolCall, ev *evaluation, start time.Time) trace
 	if ev != nil {
 		parent = ev.ctx
 	}
-	_, span := o.tracer.Start(parent, "execute_tool "+c.name, internal, trace.WithTimestamp(start),
+	_, span := o.tracer.Start(parent, o.spanName("execute_tool", c.name), internal, trace.WithTimestamp(start),
 		trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(c.name),
 			semconv.GenAIToolCallID(c.callID), semconv.GenAIToolTypeKey.String("function")))
 	return span
@@ -388,6 +386,40 @@ func (o *Observer) endOldest(t time.Time) {
 	if first != nil {
 		o.endEvaluation(oldest, first, t, errUnfinished)
 	}
+}
+
+// finishReasons returns the gen_ai.response.finish_reasons attribute of
+// one reason, made once for each of the few reasons there are.
+func (o *Observer) finishReasons(r model.FinishReason) attribute.KeyValue {
+	if kv, ok := o.reasons[r]; ok {
+		return kv
+	}
+	kv := semconv.GenAIResponseFinishReasons(string(r))
+	if len(o.reasons) < maxNames {
+		o.reasons[r] = kv
+	}
+	return kv
+}
+
+// maxNames bounds the span names kept.
+const maxNames = 1024
+
+// spanName returns "operation target", as the conventions name spans, or
+// the operation alone for no target; made once for the names a program
+// uses (its prompts, models and tools).
+func (o *Observer) spanName(operation, target string) string {
+	if target == "" {
+		return operation
+	}
+	key := [2]string{operation, target}
+	if name, ok := o.names[key]; ok {
+		return name
+	}
+	name := operation + " " + target
+	if len(o.names) < maxNames {
+		o.names[key] = name
+	}
+	return name
 }
 
 // removeID returns ids without id.
