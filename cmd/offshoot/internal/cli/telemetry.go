@@ -58,7 +58,9 @@ func (e *Env) Telemetry(ctx context.Context, b *bus.Bus, provider string) (stop 
 	}
 	var warnOnce sync.Once
 	warn := func(err error) {
-		warnOnce.Do(func() { e.Warn("telemetry: %v (traces and metrics may be missing)", err) })
+		warnOnce.Do(func() {
+			e.Warn("telemetry: %v; check that a collector listens where OTEL_EXPORTER_OTLP_ENDPOINT says (this run's traces and metrics may be missing)", err)
+		})
 	}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(warn))
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))

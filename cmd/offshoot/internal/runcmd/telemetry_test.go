@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -142,4 +143,20 @@ func TestRunWithoutTelemetry(t *testing.T) {
 	defer c.mu.Unlock()
 	assert.Empty(t, c.spans)
 	assert.Empty(t, c.metrics)
+}
+
+// TestRunWarnsWhenTheCollectorIsDown: a collector that cannot be reached
+// costs a warning and at most the flush's bound at the end, never the
+// run.
+func TestRunWarnsWhenTheCollectorIsDown(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there any more
+	f := newFixture(t, map[string]string{"README.md": "hello\n"})
+	f.script(t, story)
+	f.vars["OTEL_EXPORTER_OTLP_ENDPOINT"] = url
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", url)
+	require.NoError(t, f.run(t, context.Background(), &run{task: "What is in this project?"}))
+	assert.Contains(t, f.stderr.String(), "warning: telemetry: ")
+	assert.Equal(t, 1, strings.Count(f.stderr.String(), "warning: telemetry: "), "one warning: %s", f.stderr.String())
 }
