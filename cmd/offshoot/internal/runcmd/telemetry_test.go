@@ -119,7 +119,9 @@ func TestRunSendsTelemetry(t *testing.T) {
 			assert.Equal(t, "invoke_agent offshoot/main", parentOf(s))
 		}
 	}
-	assert.Equal(t, 2, names["invoke_agent offshoot/main"], "the task, then the main agent reading the task's report")
+	// The task; then, when the background task reported after the task's
+	// evaluation ended, a second one reading the report.
+	assert.Contains(t, []int{1, 2}, names["invoke_agent offshoot/main"])
 	assert.Equal(t, 1, names["invoke_agent offshoot/worker"])
 	assert.Equal(t, 1, names["invoke_agent general-purpose"])
 	assert.Contains(t, c.service, "offshoot-test")
