@@ -82,3 +82,20 @@ func finishReason(r model.FinishReason) string {
 	}
 	return string(r)
 }
+
+// finalAnswer returns an evaluation's answer: its last assistant message,
+// or text, the final text records made before the runner left it out of
+// PromptExecuted carry.
+func finalAnswer(msgs []contentMessage, text string) (contentMessage, bool) {
+	if text != "" {
+		return contentMessage{Role: "assistant", Parts: []contentPart{{Type: "text", Content: text}}, FinishReason: "stop"}, true
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == string(model.RoleAssistant) {
+			answer := msgs[i]
+			answer.FinishReason = "stop"
+			return answer, true
+		}
+	}
+	return contentMessage{}, false
+}

@@ -278,8 +278,9 @@ func (o *Observer) promptExecuted(_ context.Context, env bus.Envelope, e runner.
 		ev.span.SetAttributes(semconv.GenAIUsageInputTokens(e.Usage.InputTokens), semconv.GenAIUsageOutputTokens(e.Usage.OutputTokens))
 	}
 	if o.opts.RecordContent {
-		ev.span.SetAttributes(semconv.GenAIOutputMessagesKey.String(messagesJSON([]contentMessage{{Role: "assistant",
-			Parts: []contentPart{{Type: "text", Content: e.Text}}, FinishReason: "stop"}})))
+		if answer, ok := finalAnswer(ev.messages, e.Text); ok {
+			ev.span.SetAttributes(semconv.GenAIOutputMessagesKey.String(messagesJSON([]contentMessage{answer})))
+		}
 	}
 	o.endEvaluation(key, ev, env.Time, nil)
 	return nil
