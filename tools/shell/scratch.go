@@ -49,10 +49,15 @@ type scratch struct {
 	// files are the regular files the directory holds that the tool
 	// knows of, by slash-separated path.
 	files map[string]entry
-	// synced is the session's file table as of the last sync or read
-	// back: when it is still the session's, the directory needs no sync.
+	// synced is the session's file table as of the last sync: when it is
+	// still the session's, and the command after that sync changed
+	// nothing, the directory needs no sync.
 	synced vfs.Table
 	fresh  bool // synced is not set yet
+	// changed is set when the directory changed since the last sync
+	// (whether the session took the changes or not: it may have been
+	// rolled back since).
+	changed bool
 	// writes counts the files written into the directory, for tests.
 	writes int
 }
@@ -91,7 +96,7 @@ func newScratch(dir string) *scratch {
 // hold. Files the command made that the session never took (binary, too
 // large) stay.
 func (s *scratch) sync(files vfs.Table) error {
-	if !s.fresh && s.synced.Equal(files) {
+	if !s.fresh && !s.changed && s.synced.Equal(files) {
 		return nil
 	}
 	root, err := os.OpenRoot(s.dir)
@@ -116,7 +121,7 @@ func (s *scratch) sync(files vfs.Table) error {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 	}
-	s.synced, s.fresh = files, false
+	s.synced, s.fresh, s.changed = files, false, false
 	return nil
 }
 
@@ -320,6 +325,7 @@ func (s *scratch) readBack(files vfs.Table) (events []any, changes []change, err
 		return nil
 	})
 	if err != nil {
+		s.changed = true
 		return nil, nil, err
 	}
 	if complete {
@@ -340,7 +346,11 @@ func (s *scratch) readBack(files vfs.Table) (events []any, changes []change, err
 	} else {
 		changes = append(changes, change{Path: ".", Change: "not copied", Reason: fmt.Sprintf("the directory could not be read whole (more than %d entries, or unreadable ones), so no deletion was taken", maxScanEntries)})
 	}
-	return append(events, writes...), append(written, changes...), nil
+	events, changes = append(events, writes...), append(written, changes...)
+	if len(changes) > 0 {
+		s.changed = true
+	}
+	return events, changes, nil
 }
 
 // readBounded reads the regular file name of root, at most limit bytes
