@@ -12,8 +12,13 @@ type (
 	Change  = change
 	Output  = output
 	Command = command
-	Ran     = ran
 )
+
+// Ran is what a faked command gave.
+type Ran struct {
+	ExitCode int
+	Output   string
+}
 
 const (
 	MaxOutputChars = maxOutputChars
@@ -37,7 +42,10 @@ func Writes(t *Tool, id string) (int, string) {
 
 // Fake has t run commands with run instead of running them.
 func Fake(t *Tool, run func(ctx context.Context, argv []string, timeout time.Duration) Ran) {
-	t.run = func(ctx context.Context, c command) (ran, error) { return run(ctx, c.argv, c.timeout), nil }
+	t.run = func(ctx context.Context, c command) (ran, error) {
+		r := run(ctx, c.argv, c.timeout)
+		return ran{exitCode: r.ExitCode, output: r.Output}, nil
+	}
 }
 
 // BwrapArgs is bwrapArgs.
