@@ -31,9 +31,14 @@ type result struct {
 	// TimedOut is set when it ran out of time and was killed.
 	TimedOut bool `json:"timed_out,omitempty"`
 	// Changes are the files it created, edited or deleted, and those the
-	// files did not take.
+	// files did not take: the first maxChanges of them.
 	Changes []change `json:"changes,omitempty"`
+	// MoreChanges counts the changes left out of Changes.
+	MoreChanges int `json:"more_changes,omitempty"`
 }
+
+// maxChanges bounds the changes a result value lists.
+const maxChanges = 500
 
 // describe is what the model is told of the tool.
 func describe(confined, network bool) string {
@@ -134,7 +139,8 @@ func (t *Tool) call(ctx context.Context, inv *tools.Invocation, p params) (tools
 	if err != nil {
 		return tools.Result[result]{}, fmt.Errorf("reading back the scratch directory: %w", err)
 	}
-	res := result{ExitCode: r.exitCode, Output: r.output, TimedOut: r.timedOut, Changes: changes}
+	res := result{ExitCode: r.exitCode, Output: r.output, TimedOut: r.timedOut, Changes: changes[:min(len(changes), maxChanges)]}
+	res.MoreChanges = len(changes) - len(res.Changes)
 	return tools.OK(report(r, timeout, cut, changes), res).WithEvents(events...), nil
 }
 

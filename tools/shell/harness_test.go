@@ -142,3 +142,6 @@ func requireGroupGone(t *testing.T, ctx context.Context, pgid int) {
 		}
 	}
 }
+
+// vfsTools returns the VFS tools.
+func vfsTools() (tools.Toolset, error) { return vfs.Tools(vfs.Options{}) }

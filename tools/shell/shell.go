@@ -189,10 +189,10 @@ func (t *Tool) acquire(id string) (*slot, error) {
 		}
 		sl = &slot{s: newScratch(dir)}
 		t.dirs[id] = sl
-		t.evict()
 	}
 	sl.used = t.tick
 	sl.busy++
+	t.evict()
 	t.mu.Unlock()
 	sl.mu.Lock()
 	return sl, nil
