@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,6 +27,9 @@ You fix bugs.
 // when the user allows it: on its own fork's copy of the files, its
 // change handed back to the main agent's session.
 func TestRunAgentWithBash(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the bash tool needs a Unix system")
+	}
 	f := newFixture(t, map[string]string{"main.txt": "a bug\n", ".claude/agents/fixer.md": fixer})
 	f.script(t, `{"turns": [
   {"when": {"system_contains": "You fix bugs."}, "turns": [
