@@ -61,12 +61,21 @@ func (e *Env) bashTool(values []string, ask bool) (*shell.Tool, error) {
 	if err != nil {
 		return nil, Usagef("--allow bash: %v", err)
 	}
-	if !tool.Confined() && !a.unconfined && !ask {
+	if err := checkConfinement(tool.Confined(), a, ask); err != nil {
 		_ = tool.Close()
-		return nil, Usagef("--allow bash: bubblewrap (bwrap) is not installed here, or cannot make namespaces, so the commands would run unconfined, " +
-			"with your permissions on this machine; install bubblewrap (Debian and Ubuntu: apt install bubblewrap), or allow that with --allow bash=unconfined")
+		return nil, err
 	}
 	return tool, nil
+}
+
+// checkConfinement refuses commands that would run unconfined unless the
+// user allowed that (bash=unconfined) or is asked before each (ask).
+func checkConfinement(confined bool, a allowed, ask bool) error {
+	if confined || a.unconfined || ask {
+		return nil
+	}
+	return Usagef("--allow bash: bubblewrap (bwrap) is not installed here, or cannot make namespaces, so the commands would run unconfined, " +
+		"with your permissions on this machine; install bubblewrap (Debian and Ubuntu: apt install bubblewrap), or allow that with --allow bash=unconfined")
 }
 
 // bashApprover returns the approver (offshoot.Options.Approver) that asks
@@ -86,6 +95,9 @@ func bashApprover(ask func(question string) string, confined bool) func(context.
 			return nil
 		}
 		answer := ask(bashQuestion(gjson.Get(call.Arguments, "command").String(), confined))
+		if err := ctx.Err(); err != nil {
+			return err // stopped while the user was asked
+		}
 		switch {
 		case answer == "a" || answer == "always":
 			always = true

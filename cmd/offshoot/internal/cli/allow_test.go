@@ -107,3 +107,31 @@ func TestBashApprover(t *testing.T) {
 	assert.Contains(t, confined, "in a sandbox")
 	assert.NotContains(t, confined, "\x1b", "control characters are not shown raw")
 }
+
+// TestCheckConfinement: commands that would run unconfined need
+// bash=unconfined, or a user asked before each.
+func TestCheckConfinement(t *testing.T) {
+	tests := []struct {
+		confined bool
+		a        allowed
+		ask      bool
+		ok       bool
+	}{
+		{true, allowed{bash: true}, false, true},
+		{false, allowed{bash: true}, false, false},
+		{false, allowed{bash: true, unconfined: true}, false, true},
+		{false, allowed{bash: true}, true, true},
+	}
+	for _, tt := range tests {
+		err := checkConfinement(tt.confined, tt.a, tt.ask)
+		if tt.ok {
+			assert.NoError(t, err, "%+v", tt)
+			continue
+		}
+		require.Error(t, err, "%+v", tt)
+		assert.Equal(t, ExitUsage, Code(err, true))
+		for _, want := range []string{"bubblewrap", "unconfined", "--allow bash=unconfined", "apt install bubblewrap"} {
+			assert.Contains(t, err.Error(), want)
+		}
+	}
+}
