@@ -16,7 +16,7 @@ type params struct {
 	// Command is the command line.
 	Command string `json:"command" validate:"required,max=100000" jsonschema:"the command line, run with /bin/sh -c in a directory holding a copy of your files"`
 	// Timeout is how long it may run, in milliseconds.
-	Timeout int `json:"timeout,omitempty" validate:"gte=0" jsonschema:"how long the command may run, in milliseconds: 120000 (2 minutes) when left out, at most 600000 (10 minutes)"`
+	Timeout int `json:"timeout,omitempty" validate:"gte=0" jsonschema:"how long the command may run, in milliseconds, at most 600000 (10 minutes); the default the tool's description gives when left out"`
 	// Description says what it does, for the user.
 	Description string `json:"description,omitempty" validate:"max=1000" jsonschema:"what the command does, in a few words, for the user"`
 }
@@ -41,7 +41,7 @@ type result struct {
 const maxChanges = 500
 
 // describe is what the model is told of the tool.
-func describe(confined, network bool) string {
+func describe(confined, network bool, timeout time.Duration) string {
 	where := "It runs unconfined, as the user: it can read and change anything the user can outside that directory, so keep to the directory."
 	if confined {
 		where = "It runs in a sandbox that sees only that directory (writable), the system's programs (read-only) and a private /tmp, without network."
@@ -51,7 +51,7 @@ func describe(confined, network bool) string {
 	}
 	return "Run a shell command with /bin/sh -c in a directory that holds a copy of your files: the files it creates, edits or deletes there become changes to your files. " +
 		"It gets no input; what it prints (output and errors together) is cut to 30000 characters, keeping the start and the end. " +
-		"It may run 2 minutes (timeout, in milliseconds: at most 600000); when time is up it is killed with everything it started. " +
+		"It may run " + inWords(timeout) + " (timeout, in milliseconds: at most 600000); when time is up it is killed with everything it started. " +
 		"Binary files and files over 48000 characters stay out of your files. " + where
 }
 
@@ -195,4 +195,19 @@ func listed(items []string, sep string) string {
 		return strings.Join(items, sep)
 	}
 	return fmt.Sprintf("%s%sand %d more", strings.Join(items[:maxListed], sep), sep, len(items)-maxListed)
+}
+
+// inWords says a duration as the model reads it: "2 minutes", "90 seconds".
+func inWords(d time.Duration) string {
+	switch {
+	case d == time.Minute:
+		return "1 minute"
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	case d == time.Second:
+		return "1 second"
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d seconds", d/time.Second)
+	}
+	return fmt.Sprintf("%d milliseconds", d/time.Millisecond)
 }

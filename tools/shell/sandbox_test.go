@@ -113,6 +113,8 @@ func TestConfinedKilled(t *testing.T) {
 // TestDescription: the model is told whether commands run confined.
 func TestDescription(t *testing.T) {
 	assert.Contains(t, unconfined(t).Spec().Description, "It runs unconfined, as the user")
+	assert.Contains(t, unconfined(t).Spec().Description, "It may run 2 minutes (timeout")
+	assert.Contains(t, newTool(t, shell.Options{Unconfined: true, Timeout: 90 * time.Second}).Spec().Description, "It may run 90 seconds (timeout")
 	tool := newTool(t, shell.Options{})
 	if tool.Confined() {
 		assert.Contains(t, tool.Spec().Description, "It runs in a sandbox")

@@ -110,7 +110,7 @@ func New(opts Options) (*Tool, error) {
 		t.bwrap = findBwrap()
 	}
 	t.vfsKey = vfs.Reducers(vfs.Table{}).Key
-	t.tool, err = tools.New("bash", describe(t.bwrap != "", t.network), t.call,
+	t.tool, err = tools.New("bash", describe(t.bwrap != "", t.network, t.timeout), t.call,
 		tools.WithReducers(vfs.Reducers(vfs.Table{})), tools.WithState(filesState()), tools.ExcludeValue(),
 		tools.WithExamples(tools.Example[params, result]{
 			Description: "list the files",
