@@ -123,7 +123,13 @@ func (t *Tool) call(ctx context.Context, inv *tools.Invocation, p params) (tools
 	}
 	files := vfs.Files(inv.Session)
 	if err := sl.s.sync(files); err != nil {
-		return tools.Result[result]{}, fmt.Errorf("copying the files into the scratch directory: %w", err)
+		// A command may have left the directory unusable: start it over.
+		if rerr := sl.s.reset(); rerr != nil {
+			return tools.Result[result]{}, fmt.Errorf("copying the files into the scratch directory: %w (and emptying it: %v)", err, rerr)
+		}
+		if err := sl.s.sync(files); err != nil {
+			return tools.Result[result]{}, fmt.Errorf("copying the files into the scratch directory: %w", err)
+		}
 	}
 	dir := sl.s.dir
 	argv := []string{"/bin/sh", "-c", p.Command}

@@ -145,3 +145,8 @@ func requireGroupGone(t *testing.T, ctx context.Context, pgid int) {
 
 // vfsTools returns the VFS tools.
 func vfsTools() (tools.Toolset, error) { return vfs.Tools(vfs.Options{}) }
+
+// vfsWrite is the event that creates a file.
+func vfsWrite(p, content string) vfs.FileWritten {
+	return vfs.FileWritten{Path: p, Content: content, Version: 0}
+}

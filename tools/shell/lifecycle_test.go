@@ -131,3 +131,17 @@ func TestNoSession(t *testing.T) {
 	assert.False(t, out.Success)
 	assert.Contains(t, out.Text, "the file reducers are not installed")
 }
+
+// TestUnusableDirectory: a command that takes the permissions of a
+// directory away does not stop the session's later commands, nor Close.
+func TestUnusableDirectory(t *testing.T) {
+	ctx := watchdog(t)
+	tool := unconfined(t)
+	s := newSession(t, tool, map[string]string{"d/a.txt": "a\n"})
+	out := run(t, ctx, tool, s, "mkdir -p locked/deep && echo x > locked/deep/f && chmod 000 locked/deep locked", 0)
+	assert.Contains(t, out.Text, "Exit code 0.")
+	// The session writes a file into the locked directory.
+	require.NoError(t, s.Dispatch(ctx, vfsWrite("locked/deep/g.txt", "g\n")))
+	out = run(t, ctx, tool, s, "cat locked/deep/g.txt d/a.txt", 0)
+	assert.Contains(t, out.Text, "Output:\ng\na\n")
+}

@@ -193,6 +193,35 @@ func (s *scratch) clearWay(root *os.Root, p string) error {
 	return nil
 }
 
+// reset empties the directory and forgets what it held, so that the next
+// sync writes it whole: for a directory a command left unusable (a
+// directory without permissions in the way of a file, say).
+func (s *scratch) reset() error {
+	if err := removeAll(s.dir); err != nil {
+		return err
+	}
+	if err := os.Mkdir(s.dir, 0o700); err != nil {
+		return err
+	}
+	s.files, s.fresh, s.changed = map[string]entry{}, true, false
+	return nil
+}
+
+// removeAll removes dir and everything below it, giving back to its
+// directories the permissions a command may have taken away.
+func removeAll(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, _ error) error {
+		if d != nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700) // before WalkDir reads it
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
+
 // forget drops the entries below prefix.
 func (s *scratch) forget(prefix string) {
 	for p := range s.files {

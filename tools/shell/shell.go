@@ -160,7 +160,7 @@ func (t *Tool) Close() error {
 	if root == "" {
 		return nil
 	}
-	return os.RemoveAll(root)
+	return removeAll(root)
 }
 
 // acquire returns the locked scratch directory of session id, making it
@@ -221,6 +221,6 @@ func (t *Tool) evict() {
 			return
 		}
 		delete(t.dirs, oldID)
-		_ = os.RemoveAll(old.s.dir)
+		_ = removeAll(old.s.dir)
 	}
 }
