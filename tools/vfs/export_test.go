@@ -55,3 +55,12 @@ const (
 
 // NormalizePath is the normalization every path of the VFS goes through.
 var NormalizePath = normalizePath
+
+// The write-back's path check and diff, for the external tests.
+var (
+	HostPath    = hostPath
+	UnifiedDiff = unifiedDiff
+)
+
+// MaxDiffWork bounds the work of one file's diff.
+const MaxDiffWork = maxDiffWork
