@@ -31,6 +31,8 @@ type Change struct {
 	// "changed on disk since it was mounted" or "excluded: a write-back
 	// never writes it".
 	Left string
+
+	onDisk bool // the host already has the change: nothing to write
 }
 
 // The values of Change.Op.

@@ -22,7 +22,7 @@ const maxDiffWork = 2000 * 2000
 func (w *WriteBack) Diff() string {
 	var b strings.Builder
 	for _, c := range w.Changes {
-		if c.Left != "" {
+		if c.Left != "" || c.onDisk {
 			continue
 		}
 		from, to := "a/"+c.Path, "b/"+c.Path

@@ -42,6 +42,7 @@ type onHost struct {
 	old    string      // its content, when it may be replaced
 	perm   fs.FileMode // its permissions
 	left   string      // why the change is left, or ""
+	done   bool        // the host already has the change
 }
 
 // inspect looks at where the change c lands in root: the directories on
@@ -74,8 +75,11 @@ func inspect(root *os.Root, c Change) onHost {
 	info, err := root.Lstat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if c.Op == opCreated {
+		switch c.Op {
+		case opCreated:
 			return onHost{}
+		case opDeleted:
+			return onHost{done: true} // deleted on disk too
 		}
 		return onHost{left: leftGoneOnDisk}
 	case err != nil:
@@ -89,14 +93,15 @@ func inspect(root *os.Root, c Change) onHost {
 	if err != nil {
 		return onHost{left: unreadable(err)}
 	}
-	if c.Op == opCreated {
-		if string(data) != c.Content {
-			return onHost{left: leftExistsOnDisk}
-		}
-	} else if hashOf(data) != c.Base {
+	h := onHost{exists: true, old: string(data), perm: info.Mode().Perm(), done: c.Op != opDeleted && string(data) == c.Content}
+	switch {
+	case h.done:
+	case c.Op == opCreated:
+		return onHost{left: leftExistsOnDisk}
+	case hashOf(data) != c.Base:
 		return onHost{left: leftChangedOnDisk}
 	}
-	return onHost{exists: true, old: string(data), perm: info.Mode().Perm()}
+	return h
 }
 
 // unreadable words an error reading the host as a reason to leave a

@@ -61,7 +61,7 @@ func PlanWriteBack(snap session.Snapshot, dir string) (*WriteBack, error) {
 			continue
 		}
 		h := inspect(root, *c)
-		c.Old, c.Left = h.old, h.left
+		c.Old, c.Left, c.onDisk = h.old, h.left, h.done
 	}
 	return w, nil
 }
@@ -90,17 +90,14 @@ func (w *WriteBack) Apply() error {
 			continue
 		}
 		h := inspect(root, *c)
-		if h.left != "" {
-			c.Left = h.left
+		c.Left, c.onDisk = h.left, h.done
+		if h.left != "" || h.done {
 			continue
 		}
 		rel, _ := hostPath(c.Path) // inspect checked it
-		switch {
-		case c.Op == opDeleted:
+		if c.Op == opDeleted {
 			err = root.Remove(rel)
-		case h.exists && h.old == c.Content:
-			err = nil // already there
-		default:
+		} else {
 			err = writeAtomic(root, rel, c.Content, h)
 		}
 		if err != nil {
@@ -111,6 +108,18 @@ func (w *WriteBack) Apply() error {
 		return fmt.Errorf("vfs: write-back to %s left %s: %s", w.Dir, fmt.Sprintf("%d %s", len(left), plural(len(left), "file", "files")), listLeft(left))
 	}
 	return nil
+}
+
+// Pending returns how many changes are still to be written: neither left
+// nor already on disk.
+func (w *WriteBack) Pending() int {
+	n := 0
+	for _, c := range w.Changes {
+		if c.Left == "" && !c.onDisk {
+			n++
+		}
+	}
+	return n
 }
 
 // Left returns the changes that are not written, with why in their Left.
@@ -126,14 +135,18 @@ func (w *WriteBack) Left() []Change {
 
 // Summary says in one line what the write-back writes (or wrote, once
 // applied) and what it leaves: "2 created, 1 edited, 0 deleted; 1 left:
-// a.go (changed on disk since it was mounted)", or "no changes".
+// a.go (changed on disk since it was mounted)", or "no changes". Changes
+// the directory already has are counted apart ("1 already on disk").
 func (w *WriteBack) Summary() string {
 	if len(w.Changes) == 0 {
 		return "no changes"
 	}
-	var created, edited, deleted int
+	var created, edited, deleted, onDisk int
 	for _, c := range w.Changes {
-		if c.Left != "" {
+		if c.onDisk {
+			onDisk++
+		}
+		if c.Left != "" || c.onDisk {
 			continue
 		}
 		switch c.Op {
@@ -146,6 +159,9 @@ func (w *WriteBack) Summary() string {
 		}
 	}
 	s := fmt.Sprintf("%d created, %d edited, %d deleted", created, edited, deleted)
+	if onDisk > 0 {
+		s += fmt.Sprintf(", %d already on disk", onDisk)
+	}
 	if left := w.Left(); len(left) > 0 {
 		s += fmt.Sprintf("; %d left: %s", len(left), listLeft(left))
 	}

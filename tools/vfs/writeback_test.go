@@ -180,7 +180,7 @@ func TestWriteBack(t *testing.T) {
 		{
 			name:    "created with the content already on disk",
 			edits:   []edit{{Path: "build/out.txt", Content: "built\n"}},
-			summary: "1 created, 0 edited, 0 deleted",
+			summary: "0 created, 0 edited, 0 deleted, 1 already on disk",
 		},
 		{
 			name:  "excluded paths are never written",
@@ -333,6 +333,14 @@ func TestWriteBackKeepsModes(t *testing.T) {
 		assert.NotContains(t, p, ".offshoot-", "a temporary file stayed")
 	}
 	assert.ErrorContains(t, w.Apply(), "applied already")
+
+	// Planned again, the changes are all on disk: nothing to write.
+	again, err := vfs.PlanWriteBack(s.Snapshot(), repo)
+	require.NoError(t, err)
+	assert.Equal(t, "0 created, 0 edited, 0 deleted, 3 already on disk", again.Summary())
+	assert.Zero(t, again.Pending())
+	assert.Empty(t, again.Diff())
+	require.NoError(t, again.Apply())
 }
 
 // The diff shows each written change as a unified diff, and nothing of

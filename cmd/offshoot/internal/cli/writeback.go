@@ -70,7 +70,7 @@ func (e *Env) RunWriteBack(w WriteBack) error {
 		fmt.Fprint(w.Out, Printable(d))
 	}
 	summary := Printable(plan.Summary())
-	writable := len(plan.Changes) - len(plan.Left())
+	writable := plan.Pending()
 	write := w.Flags.Write
 	switch {
 	case w.Flags.DryRun || writable == 0:
@@ -92,7 +92,7 @@ func (e *Env) RunWriteBack(w WriteBack) error {
 	say("wrote to %s: %s", e.Show(plan.Dir), Printable(plan.Summary()))
 	if err != nil {
 		left := plan.Left()
-		return Failf("%s left as they are on disk: %s; merge those changes by hand, or run again from the files as they are now", files(len(left)), leftList(left))
+		return Failf("%s not written, left unchanged on disk: %s; make those changes by hand, or run again on the files as they are now", files(len(left)), leftList(left))
 	}
 	return nil
 }

@@ -113,7 +113,7 @@ func TestRunWriteBackConflict(t *testing.T) {
 	err := f.run(t, context.Background(), r)
 	require.Error(t, err)
 	assert.Equal(t, cli.ExitFailed, code(err))
-	assert.Contains(t, err.Error(), "1 file left as they are on disk: README.md (changed on disk since it was mounted)")
+	assert.Contains(t, err.Error(), "1 file not written, left unchanged on disk: README.md (changed on disk since it was mounted)")
 	assert.Contains(t, f.stdout.String(), "offshoot run: wrote to "+f.env.ProjectDir+": 1 created, 0 edited, 0 deleted; 1 left: README.md (changed on disk since it was mounted)\n")
 	assert.Equal(t, "theirs\n", f.readme(t))
 	notes, err := os.ReadFile(filepath.Join(f.env.ProjectDir, "NOTES.md"))
