@@ -40,8 +40,14 @@ type mountedDir struct {
 
 // hashOf returns the hex SHA-256 of content.
 func hashOf[T string | []byte](content T) string {
-	sum := sha256.Sum256([]byte(content))
-	return hex.EncodeToString(sum[:])
+	h := sha256.New()
+	var buf [8 << 10]byte // through a buffer: converting a whole file would copy it
+	for len(content) > 0 {
+		n := copy(buf[:], content)
+		h.Write(buf[:n])
+		content = content[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // baselineOf returns the baseline a snapshot holds, and false for a
