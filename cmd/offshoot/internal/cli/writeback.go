@@ -25,7 +25,15 @@ type WriteBackFlags struct {
 func (f *WriteBackFlags) Add(cmd *cobra.Command, what string) {
 	cmd.Flags().BoolVar(&f.Write, "write", false, "write "+what+" to the directory, without asking (files changed on disk meanwhile are left, and make exit code 1)")
 	cmd.Flags().BoolVar(&f.DryRun, "dry-run", false, "only show "+what+" as a diff; write nothing")
-	cmd.MarkFlagsMutuallyExclusive("write", "dry-run")
+}
+
+// Check returns a usage error when the flags contradict each other; call
+// it before the command does anything.
+func (f WriteBackFlags) Check() error {
+	if f.Write && f.DryRun {
+		return Usagef("--write writes the changes and --dry-run only shows them; give one or the other")
+	}
+	return nil
 }
 
 // WriteBack is one showing (and maybe writing) of a session's changes.
@@ -55,6 +63,9 @@ type WriteBack struct {
 // they make an ExitFailed error, with --dry-run too. The diff is made
 // printable: a file's content cannot act on the terminal.
 func (e *Env) RunWriteBack(w WriteBack) error {
+	if err := w.Flags.Check(); err != nil {
+		return err
+	}
 	plan, err := vfs.PlanWriteBack(w.Snapshot, w.Dir)
 	if err != nil {
 		return Failf("cannot compare the session's files with %s: %v", w.Dir, err)

@@ -104,6 +104,9 @@ func (r *run) run(ctx context.Context) error {
 	if strings.TrimSpace(r.task) == "" {
 		return cli.Usagef("the task is empty; say what the agent should do, such as offshoot run \"Summarize the README\"")
 	}
+	if err := r.writeFlags.Check(); err != nil {
+		return err
+	}
 	client, err := r.env.NewClient(r.flags, r.adjust)
 	if err != nil {
 		return err

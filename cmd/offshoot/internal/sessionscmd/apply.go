@@ -29,6 +29,9 @@ excluded from the copy; apply names what it left and exits with 1.`,
   offshoot sessions apply 3f2a… --write`,
 		Args: cli.Args("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := flags.Check(); err != nil {
+				return err
+			}
 			if dir == "" {
 				dir = s.env.ProjectDir
 			}

@@ -36,6 +36,9 @@ written, or the snapshot cannot be read, 2 a usage error.`,
   offshoot snapshot apply run.json --dir . --write`,
 		Args: cli.Args("FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := flags.Check(); err != nil {
+				return err
+			}
 			if dir == "" {
 				return cli.Usagef("--dir: give the directory the session's files were copied from, such as --dir .")
 			}
