@@ -29,7 +29,8 @@ type Change struct {
 	Old string
 	// Left, when not empty, says why the change is not written, such as
 	// "changed on disk since it was mounted" or "excluded: a write-back
-	// never writes it".
+	// never writes it". A change the directory already has is neither
+	// left nor written again (see WriteBack.Pending).
 	Left string
 
 	onDisk bool // the host already has the change: nothing to write

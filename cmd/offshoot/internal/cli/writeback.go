@@ -16,7 +16,9 @@ import (
 // --write writes them, --dry-run only shows them; with neither, the user
 // is asked at a terminal, and elsewhere they are only shown.
 type WriteBackFlags struct {
-	Write  bool
+	// Write writes the changes without asking (--write).
+	Write bool
+	// DryRun only shows them (--dry-run).
 	DryRun bool
 }
 
