@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -62,6 +63,13 @@ const (
 // .offshoot, secrets such as .env files) or one outside the mounted
 // directories. Take snap from Session.Snapshot, or from a saved snapshot.
 func Changes(snap session.Snapshot) []Change {
+	changes, _ := changesOf(snap)
+	return changes
+}
+
+// changesOf is Changes, which also returns the rules the changes were
+// checked by.
+func changesOf(snap session.Snapshot) ([]Change, writeRules) {
 	t := FilesOf(snap)
 	base, mounted := baselineOf(snap)
 	var out []Change
@@ -84,7 +92,7 @@ func Changes(snap session.Snapshot) []Change {
 	for i := range out {
 		out[i].Left = rules.refuse(out[i])
 	}
-	return out
+	return out, rules
 }
 
 // writeRules decide which paths a write-back may write, from the
@@ -136,6 +144,9 @@ func newWriteRules(base baseline, mounted bool) writeRules {
 
 // refuse returns why the change c is never written, or "".
 func (r writeRules) refuse(c Change) string {
+	if c.Op != opCreated && c.Op != opEdited && c.Op != opDeleted {
+		return fmt.Sprintf("not a change a write-back makes (%q)", clip(c.Op))
+	}
 	if !isCanonical(c.Path) || excluded(r.floor, c.Path) {
 		return leftNeverWritten
 	}

@@ -64,3 +64,11 @@ var (
 
 // MaxDiffWork bounds the work of one file's diff.
 const MaxDiffWork = maxDiffWork
+
+// DecodeBaseline decodes a mount baseline's JSON as snapshot JSON does,
+// and returns its file paths and hashes.
+func DecodeBaseline(data []byte) (map[string]string, error) {
+	var b baseline
+	err := b.UnmarshalJSON(data)
+	return b.Files, err
+}

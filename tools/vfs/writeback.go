@@ -31,7 +31,8 @@ type WriteBack struct {
 	// is not written.
 	Changes []Change
 
-	planned bool // made by PlanWriteBack
+	rules   writeRules // the rules of the session's mounts
+	planned bool       // made by PlanWriteBack
 	applied bool
 }
 
@@ -54,7 +55,8 @@ func PlanWriteBack(snap session.Snapshot, dir string) (*WriteBack, error) {
 		return nil, fmt.Errorf("vfs: write-back to %s: %w; give an existing directory", dir, err)
 	}
 	defer root.Close()
-	w := &WriteBack{Dir: abs, Changes: Changes(snap), planned: true}
+	changes, rules := changesOf(snap)
+	w := &WriteBack{Dir: abs, Changes: changes, rules: rules, planned: true}
 	for i := range w.Changes {
 		c := &w.Changes[i]
 		if c.Left != "" {
@@ -67,8 +69,9 @@ func PlanWriteBack(snap session.Snapshot, dir string) (*WriteBack, error) {
 }
 
 // Apply writes the changes PlanWriteBack found writable to Dir. Each is
-// checked again just before it is written, so a file changed on disk
-// since the plan is left too. It returns an error naming the changes
+// checked again just before it is written — against the disk, so a file
+// changed since the plan is left too, and against the mounts' rules, so
+// a change added to Changes by hand is held to them as well. It returns an error naming the changes
 // left (those of the plan included), or nil when every change was
 // written; a WriteBack is applied once.
 func (w *WriteBack) Apply() error {
@@ -87,6 +90,9 @@ func (w *WriteBack) Apply() error {
 	for i := range w.Changes {
 		c := &w.Changes[i]
 		if c.Left != "" {
+			continue
+		}
+		if c.Left = w.rules.refuse(*c); c.Left != "" {
 			continue
 		}
 		h := inspect(root, *c)

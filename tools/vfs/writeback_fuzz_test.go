@@ -72,3 +72,33 @@ func FuzzWriteBackPath(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBaselineJSON checks that decoding a mount baseline from (untrusted)
+// snapshot JSON never panics, and that what it accepts holds canonical
+// paths and SHA-256 hashes only.
+func FuzzBaselineJSON(f *testing.F) {
+	h := strings.Repeat("ab", 32)
+	for _, seed := range []string{
+		`{"dirs":[{"path":"","exclude":[".git","**/.git"]}],"files":{"a.md":"` + h + `"}}`,
+		`{"dirs":[],"files":{"../x":"` + h + `"}}`,
+		`{"dirs":[{"path":"a/"}],"files":{}}`,
+		`{"dirs":[{"path":"","exclude":["[["]}],"files":null}`,
+		`{"files":{"a":"x"}}`, `null`, `[]`, `{"dirs":[{}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		files, err := vfs.DecodeBaseline(data)
+		if err != nil {
+			return
+		}
+		for p, hash := range files {
+			if n, err := vfs.NormalizePath(p); err != nil || n != p {
+				t.Fatalf("accepted the path %q", p)
+			}
+			if len(hash) != 64 || strings.Trim(hash, "0123456789abcdef") != "" {
+				t.Fatalf("accepted the hash %q", hash)
+			}
+		}
+	})
+}

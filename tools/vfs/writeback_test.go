@@ -501,3 +501,25 @@ func replaceSlice(t *testing.T, data []byte, name, items string) []byte {
 	require.NoError(t, err)
 	return out
 }
+
+// A change added by hand to a planned write-back is held to the same
+// rules when applied: an excluded path, a path outside, an unknown op.
+func TestWriteBackHoldsChangesAddedByHand(t *testing.T) {
+	base := t.TempDir()
+	materialize(t, base, host)
+	repo := filepath.Join(base, "repo")
+	s := mounted(t, base, "")
+	w, err := vfs.PlanWriteBack(s.Snapshot(), repo)
+	require.NoError(t, err)
+	before := hostFiles(t, base)
+	w.Changes = append(w.Changes,
+		vfs.Change{Path: ".git/config", Op: "created", Content: "x"},
+		vfs.Change{Path: "../outside/secret.txt", Op: "created", Content: "x"},
+		vfs.Change{Path: "fine.txt", Op: "replaced", Content: "x"},
+	)
+	err = w.Apply()
+	require.Error(t, err)
+	assert.Len(t, w.Left(), 3)
+	assert.Contains(t, err.Error(), `fine.txt (not a change a write-back makes ("replaced"))`)
+	assert.Equal(t, before, hostFiles(t, base))
+}
