@@ -42,7 +42,11 @@ func (r *run) writeBack(client *offshoot.Client) error {
 func (r *run) later(client *offshoot.Client, dir string) string {
 	switch {
 	case r.env.Stored != nil:
-		return fmt.Sprintf("write them with 'offshoot sessions apply %s --dir %s --write', or run again with --write", client.Session().ID(), r.env.Show(dir))
+		store := ""
+		if r.flags.Store.DSN != "" {
+			store = " --store " + r.env.Stored.Where // a URL without its password
+		}
+		return fmt.Sprintf("write them with 'offshoot sessions apply %s --dir %s%s --write', or run again with --write", client.Session().ID(), r.env.Show(dir), store)
 	case r.flags.Save != "":
 		return fmt.Sprintf("write them with 'offshoot snapshot apply %s --dir %s --write', or run again with --write", r.flags.Save, r.env.Show(dir))
 	}
