@@ -25,8 +25,8 @@ type Change struct {
 	// created file. The host file must still have it to be replaced or
 	// removed.
 	Base string
-	// Old is the host file's content when it still is what was mounted
-	// (filled by PlanWriteBack, for the diff).
+	// Old is the host file's content, as PlanWriteBack read it for the
+	// diff: what was mounted, or, for a conflict, what the disk has now.
 	Old string
 	// Left, when not empty, says why the change is not written, such as
 	// "changed on disk since it was mounted" or "excluded: a write-back

@@ -37,6 +37,25 @@ func (w *WriteBack) Diff() string {
 	return b.String()
 }
 
+// ConflictDiff returns, for the changes left because the file on disk
+// changed since it was mounted (or exists where the session created one),
+// the unified diff from the disk's content ("--- disk/PATH") to the
+// session's ("+++ session/PATH"): what to merge by hand.
+func (w *WriteBack) ConflictDiff() string {
+	var b strings.Builder
+	for _, c := range w.Changes {
+		if c.Left != leftChangedOnDisk && c.Left != leftExistsOnDisk {
+			continue
+		}
+		to := "session/" + c.Path
+		if c.Op == opDeleted {
+			to = "/dev/null"
+		}
+		b.WriteString(unifiedDiff(c.Old, c.Content, "disk/"+c.Path, to))
+	}
+	return b.String()
+}
+
 // unifiedDiff returns the unified diff of old and new text, headed from
 // and to; "" when they are equal. The lines both texts begin and end
 // with are left out of the matching (save three of context each side), so

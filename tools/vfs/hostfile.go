@@ -39,7 +39,7 @@ func hostPath(p string) (string, bool) {
 // onHost is what the host directory has where a change lands.
 type onHost struct {
 	exists bool        // whether there is a file
-	old    string      // its content, when it may be replaced
+	old    string      // its content (also when it is a conflict)
 	perm   fs.FileMode // its permissions
 	left   string      // why the change is left, or ""
 	done   bool        // the host already has the change
@@ -97,9 +97,9 @@ func inspect(root *os.Root, c Change) onHost {
 	switch {
 	case h.done:
 	case c.Op == opCreated:
-		return onHost{left: leftExistsOnDisk}
+		return onHost{old: h.old, left: leftExistsOnDisk}
 	case hashOf(data) != c.Base:
-		return onHost{left: leftChangedOnDisk}
+		return onHost{old: h.old, left: leftChangedOnDisk}
 	}
 	return h
 }

@@ -98,6 +98,7 @@ func (w *WriteBack) Apply() error {
 		h := inspect(root, *c)
 		c.Left, c.onDisk = h.left, h.done
 		if h.left != "" || h.done {
+			c.Old = h.old // for a conflict, what the disk has now
 			continue
 		}
 		rel, _ := hostPath(c.Path) // inspect checked it

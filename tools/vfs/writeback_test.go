@@ -440,6 +440,13 @@ func TestWriteBackChecksAgainWhenApplying(t *testing.T) {
 	writeHost(t, repo, "README.md", "theirs\n")
 	require.ErrorContains(t, w.Apply(), "README.md (changed on disk since it was mounted)")
 	assert.Equal(t, "theirs\n", hostFiles(t, repo)["README.md"])
+
+	// Planned again, the conflict's diff shows the disk's content against
+	// the session's, to merge by hand.
+	again, err := vfs.PlanWriteBack(s.Snapshot(), repo)
+	require.NoError(t, err)
+	assert.Empty(t, again.Diff())
+	assert.Equal(t, "--- disk/README.md\n+++ session/README.md\n@@ -1 +1 @@\n-theirs\n+mine\n", again.ConflictDiff())
 }
 
 func TestPlanWriteBackNeedsADirectory(t *testing.T) {

@@ -91,12 +91,19 @@ func (e *Env) RunWriteBack(w WriteBack) error {
 	case w.Ask != nil:
 		write = w.Ask(fmt.Sprintf("Write these changes to %s (%s)?", e.Show(plan.Dir), summary))
 	}
+	conflicts := func() {
+		if d := plan.ConflictDiff(); d != "" {
+			say("the files changed on disk since they were copied in, against the session's version, to merge by hand:")
+			fmt.Fprint(w.Out, Printable(d))
+		}
+	}
 	if !write {
 		say("not written to %s: %s", e.Show(plan.Dir), summary)
 		if writable > 0 && w.Later != "" {
 			say("%s", w.Later)
 		}
 		if left := plan.Left(); len(left) > 0 {
+			conflicts()
 			return Failf("%s cannot be written to %s: %s", files(len(left)), e.Show(plan.Dir), leftList(left))
 		}
 		return nil
@@ -104,6 +111,7 @@ func (e *Env) RunWriteBack(w WriteBack) error {
 	err = plan.Apply()
 	say("wrote to %s: %s", e.Show(plan.Dir), Printable(plan.Summary()))
 	if err != nil {
+		conflicts()
 		left := plan.Left()
 		return Failf("%s not written, left unchanged on disk: %s; make those changes by hand, or run again on the files as they are now", files(len(left)), leftList(left))
 	}

@@ -115,6 +115,8 @@ func TestRunWriteBackConflict(t *testing.T) {
 	assert.Equal(t, cli.ExitFailed, code(err))
 	assert.Contains(t, err.Error(), "1 file not written, left unchanged on disk: README.md (changed on disk since it was mounted)")
 	assert.Contains(t, f.stdout.String(), "offshoot run: wrote to "+f.env.ProjectDir+": 1 created, 0 edited, 0 deleted; 1 left: README.md (changed on disk since it was mounted)\n")
+	assert.Contains(t, f.stdout.String(), "offshoot run: the files changed on disk since they were copied in, against the session's version, to merge by hand:\n"+
+		"--- disk/README.md\n+++ session/README.md\n@@ -1 +1 @@\n-theirs\n+mine\n")
 	assert.Equal(t, "theirs\n", f.readme(t))
 	notes, err := os.ReadFile(filepath.Join(f.env.ProjectDir, "NOTES.md"))
 	require.NoError(t, err)
