@@ -75,7 +75,7 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 		c.maxDepth = spec.MaxDepth
 	}
 	if spec.Resume != "" {
-		if err := c.loadResumed(); err != nil {
+		if err := c.loadResumed(ctx); err != nil {
 			return nil, ctx, err
 		}
 	}
@@ -86,7 +86,11 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 	if !e.spawn(c.run) {
 		return nil, ctx, budgetError(e.maxSpawns)
 	}
-	s, err := e.hydrate(spec)
+	c.id = spec.Resume
+	if c.id == "" {
+		c.id = e.newID()
+	}
+	s, err := e.hydrate(spec, c.tags())
 	if err != nil {
 		return nil, ctx, err
 	}
@@ -99,10 +103,6 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 		return nil, ctx, setupError(err)
 	}
 	c.session = s
-	c.id = spec.Resume
-	if c.id == "" {
-		c.id = e.newID()
-	}
 	if !e.claim(c.id, spec.Resume != "") {
 		_ = s.Close()
 		return nil, ctx, stillRunning(c.id)
@@ -122,11 +122,11 @@ func leaveInbound(ctx context.Context, child *session.Session) error {
 	return child.Dispatch(ctx, runner.InboundRead{Upto: n})
 }
 
-// hydrate creates the child session: fresh for a fresh agent, forked
-// otherwise — also when the agent is resumed, so a resumed forked agent
-// works on its parent's state as it is now (or on Spec.Snapshot).
-func (e *Engine) hydrate(spec Spec) (*session.Session, error) {
-	var opts []session.Option
+// hydrate creates the child session with tags: fresh for a fresh agent,
+// forked otherwise — also when the agent is resumed, so a resumed forked
+// agent works on its parent's state as it is now (or on Spec.Snapshot).
+func (e *Engine) hydrate(spec Spec, tags map[string]string) (*session.Session, error) {
+	opts := []session.Option{session.WithTags(tags)}
 	switch {
 	case spec.Mode == Fresh:
 		opts = append(opts, session.Fresh())
