@@ -204,7 +204,7 @@ func (c *Client) build(opts Options, router *model.Router, taskOpts []task.Optio
 	}
 	if opts.DispatchSubagent != nil {
 		c.dispatch = opts.DispatchSubagent
-		sections = append(sections, promptsubagent.Section(opts.DispatchSubagent, c.engine), dispatchSection)
+		sections = append(sections, promptsubagent.Section(opts.DispatchSubagent, c.engine, promptsubagent.Options{}), dispatchSection)
 	}
 	if c.main, err = prompt.New(promptNS, promptKey, sections...); err != nil {
 		return fmt.Errorf("offshoot: the main agent's prompt: %w", err)

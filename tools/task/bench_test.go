@@ -53,7 +53,7 @@ func benchParent(b *testing.B, n int) (dispatch, taskFront benchFront, ctx conte
 	worker, err := prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", workerText))
 	must(err)
 	must(preg.Register(worker))
-	dtool, err := promptsubagent.Tool(preg, subagent.New(unlimited))
+	dtool, err := promptsubagent.Tool(preg, subagent.New(unlimited), promptsubagent.Options{})
 	must(err)
 
 	areg := agents.Load(agents.Options{NoBuiltins: true, ToolNames: []string{task.ToolName}, Agents: map[string]agents.Definition{
