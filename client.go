@@ -116,16 +116,13 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	c.engine = subagent.New(eo)
 
-	var taskOpts []task.Option
-	if opts.MaxDepth > 0 {
-		taskOpts = append(taskOpts, task.WithMaxDepth(opts.MaxDepth))
-	}
+	taskOpts := task.Options{MaxDepth: opts.MaxDepth}
 	if len(opts.MCPServers) > 0 {
 		if c.mcp, err = mcp.NewManager(opts.MCPServers, mcp.WithWarnings(c.serverUnavailable)); err != nil {
 			return nil, fmt.Errorf("offshoot: the MCP servers: %w", err)
 		}
 		c.mcpNames = slices.Sorted(maps.Keys(opts.MCPServers))
-		taskOpts = append(taskOpts, task.WithMCP(c.mcp))
+		taskOpts.MCP = c.mcp
 	}
 	if err := c.build(opts, router, taskOpts); err != nil {
 		c.closeMCP()
@@ -158,7 +155,7 @@ func routerOf(opts Options) (*model.Router, error) {
 }
 
 // build loads the agents and builds the main agent's prompt.
-func (c *Client) build(opts Options, router *model.Router, taskOpts []task.Option) error {
+func (c *Client) build(opts Options, router *model.Router, taskOpts task.Options) error {
 	vfsOpts := vfs.Options{Mounts: withoutTranscripts(opts.Mounts, opts.Transcripts)}
 	for _, m := range opts.Mounts {
 		vfsOpts.AllowedRoots = append(vfsOpts.AllowedRoots, m.HostPath)
@@ -200,11 +197,11 @@ func (c *Client) build(opts Options, router *model.Router, taskOpts []task.Optio
 		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithTools(slices.DeleteFunc(slices.Clone(opts.Tools), func(t tools.Tool) bool { return t == nil })...)),
 		vfs.Section(vfsOpts),
 		planning.Section(planning.Options{}),
-		task.Section(c.registry, c.engine, router, taskOpts...),
+		task.Section(c.registry, c.engine, router, taskOpts),
 	}
 	if opts.DispatchSubagent != nil {
 		c.dispatch = opts.DispatchSubagent
-		sections = append(sections, promptsubagent.Section(opts.DispatchSubagent, c.engine), dispatchSection)
+		sections = append(sections, promptsubagent.Section(opts.DispatchSubagent, c.engine, promptsubagent.Options{}), dispatchSection)
 	}
 	if c.main, err = prompt.New(promptNS, promptKey, sections...); err != nil {
 		return fmt.Errorf("offshoot: the main agent's prompt: %w", err)

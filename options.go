@@ -143,7 +143,7 @@ type Options struct {
 	// MaxTurns bounds the main agent's model calls per query;
 	// runner.DefaultMaxTurns when 0.
 	MaxTurns int
-	// MaxDepth is how deep Task delegation nests (task.WithMaxDepth).
+	// MaxDepth is how deep Task delegation nests (task.Options.MaxDepth).
 	// With 0 it is the limit given to the engine among Subagents
 	// (subagent.Options.MaxDepth), else 1: the agents the main agent starts
 	// have no Task. With 2 they may start agents of their own, which may

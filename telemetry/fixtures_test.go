@@ -23,6 +23,7 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/telemetry"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 )
 
 // epoch is where the story's clock stands.
@@ -85,7 +86,7 @@ func story(t testing.TB, opts telemetry.Options) []subagent.Started {
 	require.NoError(t, err)
 	defer parent.Close()
 	engine := subagent.New(subagent.Options{NewID: counter("agent-"), Clock: clock})
-	reg, err := billing.Prompts(engine)
+	reg, err := billing.Prompts(engine, promptsubagent.Options{})
 	require.NoError(t, err)
 	planner, err := reg.Lookup(billing.PlannerNS, billing.PlannerKey)
 	require.NoError(t, err)

@@ -81,12 +81,14 @@ func offshootParent(tb testing.TB, r *rig, n int, child model.Model, concurrent 
 		tb.Fatal(err)
 	}
 	engine := subagent.New(subagent.Options{MaxSpawns: 1 << 30, MaxConcurrent: concurrent})
-	dispatch := must(promptsubagent.Tool(reg, engine,
-		promptsubagent.WithModel(child, "child"),
-		promptsubagent.WithChildSetup(func(c *session.Session) error {
+	dispatch := must(promptsubagent.Tool(reg, engine, promptsubagent.Options{
+		Model:     child,
+		ModelName: "child",
+		ChildSetup: func(c *session.Session) error {
 			r.childSaw.Store(int64(session.Len[parentEvent](c)))
 			return nil
-		})))(tb)
+		},
+	}))(tb)
 	p := must(prompt.New("bench", "lead", prompt.Markdown[prompt.NoParams]("Lead", parentPrompt, prompt.WithTools(offshootEcho(tb, r), dispatch))))(tb)
 	return p, offshootParentSession(tb, n)
 }

@@ -67,7 +67,7 @@ func offshootTaskParent(tb testing.TB, r *rig, n int, parent, child model.Model,
 		r.childSaw.Store(int64(session.Len[parentEvent](c)))
 		return nil
 	}})
-	taskTool := must(task.Tool(reg, engine, router))(tb)
+	taskTool := must(task.Tool(reg, engine, router, task.Options{}))(tb)
 	p := must(prompt.New("bench", "lead", prompt.Markdown[prompt.NoParams]("Lead", parentPrompt, prompt.WithTools(offshootEcho(tb, r), taskTool))))(tb)
 	return p, offshootParentSession(tb, n)
 }

@@ -38,7 +38,7 @@ const (
 // Prompts registers the planner and the reviewer it dispatches in a new
 // registry. The planner's sections bring the VFS, planning and
 // dispatch_subagent tools (with opts); dispatched reviewers run on engine.
-func Prompts(engine *subagent.Engine, opts ...promptsubagent.Option) (*prompt.Registry, error) {
+func Prompts(engine *subagent.Engine, opts promptsubagent.Options) (*prompt.Registry, error) {
 	reg := prompt.NewRegistry()
 	reviewer, err := prompt.New(ReviewerNS, ReviewerKey, prompt.Markdown[prompt.NoParams]("Reviewer", `
 		You review one module of a code base for correctness. Read the code with the
@@ -55,7 +55,7 @@ func Prompts(engine *subagent.Engine, opts ...promptsubagent.Option) (*prompt.Re
 			one turn so they run in parallel, and report what they found.`),
 		vfs.Section(vfs.Options{}),
 		planning.Section(planning.Options{}),
-		promptsubagent.Section(reg, engine, opts...),
+		promptsubagent.Section(reg, engine, opts),
 	)
 	if err != nil {
 		return nil, err

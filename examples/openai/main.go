@@ -76,7 +76,7 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	// The planner and the reviewer it dispatches (examples/billing); each
 	// reviewer may make childTurns model calls.
 	engine := subagent.New(subagent.Options{})
-	reg, err := billing.Prompts(engine, promptsubagent.WithMaxTurns(childTurns))
+	reg, err := billing.Prompts(engine, promptsubagent.Options{MaxTurns: childTurns})
 	if err != nil {
 		return err
 	}

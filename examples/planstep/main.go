@@ -48,7 +48,7 @@ func run(w io.Writer) error {
 	chk := newChecks(parent)
 	defer chk.stop()
 	engine := subagent.New(subagent.Options{ChildSetup: chk.childSetup, NewID: counter("agent-")})
-	reg, err := billing.Prompts(engine)
+	reg, err := billing.Prompts(engine, promptsubagent.Options{})
 	if err != nil {
 		return err
 	}

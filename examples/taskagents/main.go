@@ -87,7 +87,7 @@ func run(w io.Writer, dir string) error {
 			You are a coding assistant. For reviews and digests, delegate to the agents below,
 			in parallel when the tasks are independent, then answer the user from their reports.`),
 		vfs.Section(vfs.Options{}),
-		task.Section(reg, engine, router),
+		task.Section(reg, engine, router, task.Options{}),
 	)
 	if err != nil {
 		return err

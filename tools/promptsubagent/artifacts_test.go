@@ -50,7 +50,7 @@ func TestArtifactsOfTheChildPromptsOwnTools(t *testing.T) {
 			if tt.parentVFS {
 				sections = append(sections, vfs.Section(vfs.Options{}))
 			}
-			sections = append(sections, promptsubagent.Section(reg, engine))
+			sections = append(sections, promptsubagent.Section(reg, engine, promptsubagent.Options{}))
 			parent, err := prompt.New("root", "lead", sections...)
 			require.NoError(t, err)
 			s, err := session.New()
@@ -108,7 +108,7 @@ func TestArtifactsWithMountedFiles(t *testing.T) {
 	require.NoError(t, reg.Register(worker))
 	engine := subagent.New(subagent.Options{})
 	parent, err := prompt.New("root", "lead", prompt.Markdown[prompt.NoParams]("Lead", "You delegate."),
-		vfs.Section(opts), promptsubagent.Section(reg, engine))
+		vfs.Section(opts), promptsubagent.Section(reg, engine, promptsubagent.Options{}))
 	require.NoError(t, err)
 	s, err := session.New()
 	require.NoError(t, err)

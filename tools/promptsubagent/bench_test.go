@@ -36,8 +36,8 @@ func benchParent(b *testing.B, n, concurrent int) (*promptsubagent.Dispatcher, *
 		b.Fatal(err)
 	}
 	engine := subagent.New(subagent.Options{MaxSpawns: 1 << 30, MaxConcurrent: concurrent})
-	d := promptsubagent.NewDispatcher(reg, engine)
-	tool, err := promptsubagent.Tool(reg, engine)
+	d := promptsubagent.NewDispatcher(reg, engine, promptsubagent.Options{})
+	tool, err := promptsubagent.Tool(reg, engine, promptsubagent.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

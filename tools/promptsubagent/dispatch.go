@@ -13,7 +13,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/serde"
@@ -29,63 +28,16 @@ import (
 type Dispatcher struct {
 	reg    *prompt.Registry
 	engine *subagent.Engine
-	cfg    config
+	opts   Options
 	// children caches the prompts children run, by registry prompt: the
 	// registry's prompts are few and live as long as it does.
 	children sync.Map // *prompt.Prompt -> *prompt.Prompt
 }
 
-type config struct {
-	model       model.Model
-	modelName   string
-	noReconcile bool
-	noCopy      bool
-	setup       func(*session.Session) error
-	maxTurns    int
-	title       string
-}
-
-// Option configures a Dispatcher (and Section, Tool).
-type Option func(*config)
-
-// WithModel makes children run on m, called name in records, instead of
-// the model of the evaluation that dispatches them.
-func WithModel(m model.Model, name string) Option {
-	return func(c *config) { c.model, c.modelName = m, name }
-}
-
-// WithoutPlanReconciliation leaves the plan alone after plan_step
-// dispatches (by default the step gets a note and becomes done or blocked).
-func WithoutPlanReconciliation() Option { return func(c *config) { c.noReconcile = true } }
-
-// WithoutArtifactCopy leaves the artifacts a child produced in the child:
-// by default, when a dispatch completes, each file the child wrote (any
-// artifact of a tools.State of its toolset that the parent's toolset keeps
-// too, such as the VFS) is copied into the parent's session, atomically
-// with the tool's result. The result lists the artifacts either way.
-func WithoutArtifactCopy() Option { return func(c *config) { c.noCopy = true } }
-
-// WithChildSetup runs setup on each child after hydration, for derived
-// reducers. A failure rejects the dispatch as invalid and leaves the parent
-// untouched.
-func WithChildSetup(setup func(child *session.Session) error) Option {
-	return func(c *config) { c.setup = setup }
-}
-
-// WithMaxTurns bounds each child's model calls.
-func WithMaxTurns(n int) Option { return func(c *config) { c.maxTurns = n } }
-
-// WithTitle sets the title of the section Section builds.
-func WithTitle(title string) Option { return func(c *config) { c.title = title } }
-
 // NewDispatcher returns a dispatcher looking child prompts up in reg and
-// running them on engine.
-func NewDispatcher(reg *prompt.Registry, engine *subagent.Engine, opts ...Option) *Dispatcher {
-	d := &Dispatcher{reg: reg, engine: engine}
-	for _, o := range opts {
-		o(&d.cfg)
-	}
-	return d
+// running them on engine, configured by opts.
+func NewDispatcher(reg *prompt.Registry, engine *subagent.Engine, opts Options) *Dispatcher {
+	return &Dispatcher{reg: reg, engine: engine, opts: opts}
 }
 
 var delegationType = reflect.TypeFor[Delegation]()
@@ -123,14 +75,14 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 		}
 	}
 
-	m, name := d.cfg.model, d.cfg.modelName
+	m, name := d.opts.Model, d.opts.ModelName
 	if m == nil {
 		m, name = inv.Model, inv.ModelName
 	}
 	if m == nil {
-		return res, nil, errors.New("dispatch_subagent has no model to run the subagent on; give one with promptsubagent.WithModel")
+		return res, nil, errors.New("dispatch_subagent has no model to run the subagent on; give one with promptsubagent.Options.Model")
 	}
-	out, err := d.engine.Run(ctx, subagent.Spec{Name: in.PromptNS + "/" + in.PromptKey, Description: describe(in.Instructions), Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, TaskInPrompt: true, Withhold: []string{ToolName}, Setup: d.cfg.setup, Request: runner.Request{Prompt: p, Params: []any{deleg}, UserMessage: kickoff, Model: m, ModelName: name, Tools: inv.Tools, MaxTurns: d.cfg.maxTurns}})
+	out, err := d.engine.Run(ctx, subagent.Spec{Name: in.PromptNS + "/" + in.PromptKey, Description: describe(in.Instructions), Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, TaskInPrompt: true, Withhold: []string{ToolName}, Setup: d.opts.ChildSetup, Request: runner.Request{Prompt: p, Params: []any{deleg}, UserMessage: kickoff, Model: m, ModelName: name, Tools: inv.Tools, MaxTurns: d.opts.MaxTurns}})
 	var events []any
 	if out != nil {
 		events = append(events, out.Spent())
@@ -256,7 +208,7 @@ func (d *Dispatcher) childPrompt(p *prompt.Prompt) (*prompt.Prompt, error) {
 
 // reconcile returns the planning event marking the dispatched step.
 func (d *Dispatcher) reconcile(plan planning.Plan, in DispatchSubagent, ok bool, text string) []any {
-	if d.cfg.noReconcile || in.Mode != ModePlanStep || !plan.Exists() {
+	if d.opts.NoPlanReconciliation || in.Mode != ModePlanStep || !plan.Exists() {
 		return nil
 	}
 	status, note := planning.StepBlocked, "Subagent failed: "+text
@@ -289,7 +241,7 @@ func (d *Dispatcher) artifacts(parent []tools.State, out *subagent.Outcome) ([]s
 				names = append(names, n)
 			}
 		}
-		if !d.cfg.noCopy && slices.Contains(parent, st) {
+		if !d.opts.NoArtifactCopy && slices.Contains(parent, st) {
 			events = append(events, evs...)
 		}
 	}

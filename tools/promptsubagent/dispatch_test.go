@@ -37,13 +37,13 @@ func TestDispatchEndToEnd(t *testing.T) {
 	var child weak.Pointer[session.Session]
 	var parity bool
 	var w *world
-	w = newWorld(t, promptsubagent.WithChildSetup(func(c *session.Session) error {
+	w = newWorld(t, promptsubagent.Options{ChildSetup: func(c *session.Session) error {
 		child = weak.Make(c)
 		// The parent cannot change while its child runs: its state now is
 		// the state it dispatched from.
 		parity = sessiontest.AssertParity(t, w.s.Snapshot(), c)
 		return nil
-	}))
+	}})
 	m := scripted.New(
 		scripted.When(scripted.SystemContains(workerText),
 			scripted.ToolCall("read_file", `{"file_path":"src/a.go"}`),
@@ -110,7 +110,7 @@ func TestDispatchEndToEnd(t *testing.T) {
 }
 
 func TestToolPropagation(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, promptsubagent.Options{})
 	m := scripted.New(
 		scripted.When(scripted.SystemContains(workerText), scripted.Text("nothing to do")),
 		scripted.ToolCall("dispatch_subagent", args(t, adHoc("Look around."))),
@@ -126,12 +126,12 @@ func TestToolPropagation(t *testing.T) {
 func TestParallelDispatchesForkFromTheSameStateAndReturnInCallOrder(t *testing.T) {
 	var mu sync.Mutex
 	var starts []session.Snapshot
-	w := newWorld(t, promptsubagent.WithChildSetup(func(c *session.Session) error {
+	w := newWorld(t, promptsubagent.Options{ChildSetup: func(c *session.Session) error {
 		mu.Lock()
 		defer mu.Unlock()
 		starts = append(starts, c.Snapshot())
 		return nil
-	}))
+	}})
 	m := scripted.New(
 		scripted.When(scripted.All(scripted.SystemContains(workerText), scripted.SystemContains("first")),
 			scripted.ToolCall("write_file", `{"file_path":"notes/x.md","content":"first"}`), scripted.Text("first done")),
@@ -163,7 +163,7 @@ func TestParallelDispatchesForkFromTheSameStateAndReturnInCallOrder(t *testing.T
 }
 
 func TestValidation(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, promptsubagent.Options{})
 	disabled, err := prompt.New("agents", "retired", prompt.Markdown[prompt.NoParams]("Old", "old"))
 	require.NoError(t, err)
 	require.NoError(t, w.reg.Register(disabled))
@@ -205,7 +205,7 @@ func TestValidation(t *testing.T) {
 		{"disabled prompt", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.PromptKey = "retired"; return d }(), "prompt_key", "disabled"},
 		{"snapshot version", func() promptsubagent.DispatchSubagent { d := adHoc("x"); d.SnapshotVersion = "2"; return d }(), "snapshot_version", `"2" is not this session's snapshot schema version "1"`},
 	}
-	tool, err := promptsubagent.Tool(w.reg, w.engine)
+	tool, err := promptsubagent.Tool(w.reg, w.engine, promptsubagent.Options{})
 	require.NoError(t, err)
 	r, err := w.parent.Render()
 	require.NoError(t, err)
@@ -232,7 +232,7 @@ func TestValidation(t *testing.T) {
 
 func TestFailureReporting(t *testing.T) {
 	t.Run("hydration failure", func(t *testing.T) {
-		w := newWorld(t, promptsubagent.WithChildSetup(func(*session.Session) error { return errors.New("index unavailable") }))
+		w := newWorld(t, promptsubagent.Options{ChildSetup: func(*session.Session) error { return errors.New("index unavailable") }})
 		before := sessiontest.Capture(w.s)
 		res, _, err := dispatch(t, w, adHoc("x"), scripted.New())
 		var ve *tools.ValidationError
@@ -243,7 +243,7 @@ func TestFailureReporting(t *testing.T) {
 		assert.Empty(t, w.s.ChildIDs())
 	})
 	t.Run("render failure", func(t *testing.T) {
-		w := newWorld(t)
+		w := newWorld(t, promptsubagent.Options{})
 		type Needs struct {
 			Topic string `validate:"required"`
 		}
@@ -268,7 +268,7 @@ func TestFailureReporting(t *testing.T) {
 		assert.Zero(t, cu.Usage)
 	})
 	t.Run("model error", func(t *testing.T) {
-		w := newWorld(t)
+		w := newWorld(t, promptsubagent.Options{})
 		before := sessiontest.Capture(w.s)
 		d := adHoc("x")
 		d.Mode, d.PlanStepID = "plan_step", "S002"
@@ -299,7 +299,7 @@ func TestFailureReporting(t *testing.T) {
 		assert.Equal(t, planning.StepBlocked, step.Status)
 	})
 	t.Run("a crashing tool is the child's business", func(t *testing.T) {
-		w := newWorld(t)
+		w := newWorld(t, promptsubagent.Options{})
 		m := scripted.New(
 			scripted.When(scripted.SystemContains(workerText),
 				scripted.ToolCall("read_file", `{"file_path":"../etc/passwd"}`),
@@ -313,7 +313,7 @@ func TestFailureReporting(t *testing.T) {
 	t.Run("cycle", func(t *testing.T) {
 		// The worker dispatches a worker again: the nested dispatch is
 		// refused, and the worker reads why.
-		w := newWorld(t)
+		w := newWorld(t, promptsubagent.Options{})
 		m := scripted.New(
 			scripted.When(scripted.SystemContains(workerText),
 				scripted.ToolCall(promptsubagent.ToolName, args(t, adHoc("again"))),
@@ -344,7 +344,7 @@ func dispatch(t *testing.T, w *world, in promptsubagent.DispatchSubagent, m mode
 	t.Helper()
 	r, err := w.parent.Render()
 	require.NoError(t, err)
-	d := promptsubagent.NewDispatcher(w.reg, w.engine, w.opts...)
+	d := promptsubagent.NewDispatcher(w.reg, w.engine, w.opts)
 	inv := &tools.Invocation{Session: w.s, PromptNS: "root", PromptKey: "planner", Tools: r.Tools, Model: m, ModelName: "scripted"}
 	return d.Dispatch(ctx, inv, in)
 }
@@ -356,7 +356,7 @@ type Report struct {
 }
 
 func TestStructuredOutputArtifactsJoinTheWrittenFiles(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, promptsubagent.Options{})
 	reporter, err := prompt.New("agents", "reporter", prompt.Markdown[prompt.NoParams]("Reporter", "You report."), prompt.WithOutput[Report]())
 	require.NoError(t, err)
 	require.NoError(t, w.reg.Register(reporter))

@@ -25,7 +25,7 @@ func ExampleSection() {
 	parent, _ := prompt.New("demo", "lead",
 		prompt.Markdown[prompt.NoParams]("Lead", "You lead the work."),
 		vfs.Section(vfs.Options{}),
-		promptsubagent.Section(reg, subagent.New(subagent.Options{})),
+		promptsubagent.Section(reg, subagent.New(subagent.Options{}), promptsubagent.Options{}),
 	)
 	s, _ := session.New()
 	defer s.Close()

@@ -32,10 +32,10 @@ type world struct {
 	engine *subagent.Engine
 	parent *prompt.Prompt
 	s      *session.Session
-	opts   []promptsubagent.Option
+	opts   promptsubagent.Options
 }
 
-func newWorld(t testing.TB, opts ...promptsubagent.Option) *world {
+func newWorld(t testing.TB, opts promptsubagent.Options) *world {
 	t.Helper()
 	reg := prompt.NewRegistry()
 	worker, err := prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", workerText))
@@ -47,7 +47,7 @@ func newWorld(t testing.TB, opts ...promptsubagent.Option) *world {
 		prompt.Markdown[prompt.NoParams]("Planner", "You coordinate the work."),
 		vfs.Section(vfs.Options{}),
 		planning.Section(planning.Options{}),
-		promptsubagent.Section(reg, engine, opts...),
+		promptsubagent.Section(reg, engine, opts),
 	)
 	require.NoError(t, err)
 

@@ -24,7 +24,7 @@ import (
 // runs without dispatch_subagent, and the root's ChildUsage is the worker's
 // total, helper included, counted as they spent it.
 func TestNestedDispatchWithholdsTheToolAtTheDepthLimitAndTotalsUsage(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, promptsubagent.Options{})
 	var ids atomic.Int64
 	engine := subagent.New(subagent.Options{MaxDepth: 2, MaxConcurrent: 1, NewID: func() string { return fmt.Sprintf("agent-%d", ids.Add(1)) }})
 	reg := w.reg
@@ -33,7 +33,7 @@ func TestNestedDispatchWithholdsTheToolAtTheDepthLimitAndTotalsUsage(t *testing.
 	require.NoError(t, reg.Register(helper))
 	parent, err := prompt.New("root", "planner",
 		prompt.Markdown[prompt.NoParams]("Planner", "You coordinate the work."),
-		promptsubagent.Section(reg, engine),
+		promptsubagent.Section(reg, engine, promptsubagent.Options{}),
 	)
 	require.NoError(t, err)
 	usage := model.Usage{InputTokens: 100, OutputTokens: 10, TotalTokens: 110}

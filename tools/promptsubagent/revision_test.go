@@ -32,10 +32,10 @@ func TestArtifactsReachTheParentWhenTheChildIsDone(t *testing.T) {
 	var w *world
 	var during sessiontest.Captured
 	var duringOK bool
-	w = newWorld(t, promptsubagent.WithChildSetup(func(c *session.Session) error {
+	w = newWorld(t, promptsubagent.Options{ChildSetup: func(c *session.Session) error {
 		during = sessiontest.Capture(w.s)
 		return nil
-	}))
+	}})
 	m := scripted.New(
 		scripted.When(scripted.SystemContains(workerText),
 			scripted.ToolCall("write_file", `{"file_path":"notes/new.md","content":"new"}`),
@@ -71,7 +71,7 @@ func TestArtifactsReachTheParentWhenTheChildIsDone(t *testing.T) {
 }
 
 func TestArtifactCopyCanBeTurnedOff(t *testing.T) {
-	w := newWorld(t, promptsubagent.WithoutArtifactCopy())
+	w := newWorld(t, promptsubagent.Options{NoArtifactCopy: true})
 	m := scripted.New(
 		scripted.When(scripted.SystemContains(workerText),
 			scripted.ToolCall("write_file", `{"file_path":"notes/new.md","content":"new"}`), scripted.Text("wrote it")),
@@ -90,7 +90,7 @@ func TestArtifactCopyCanBeTurnedOff(t *testing.T) {
 // A child that fails keeps its work: the parent's tool message holds the
 // child's partial text after the failure line.
 func TestAFailedChildsPartialTextReachesTheParent(t *testing.T) {
-	w := newWorld(t, promptsubagent.WithMaxTurns(2))
+	w := newWorld(t, promptsubagent.Options{MaxTurns: 2})
 	m := scripted.New(
 		scripted.When(scripted.SystemContains(workerText),
 			scripted.Reply(&model.Response{Message: model.AssistantMessage("Found the bug in a.go.", model.ToolCall{ID: "1", Name: "ls", Arguments: `{}`})}),
@@ -111,17 +111,17 @@ func TestAThousandParallelDispatchesLeaveNothingBehind(t *testing.T) {
 		t.Skip("a thousand children")
 	}
 	const n = 1000
-	w := newWorld(t)
+	w := newWorld(t, promptsubagent.Options{})
 	var mu sync.Mutex
 	var children []weak.Pointer[session.Session]
 	engine := subagent.New(subagent.Options{MaxConcurrent: n, MaxSpawns: n})
 	parent, err := prompt.New("root", "many", prompt.Markdown[prompt.NoParams]("Lead", "You fan out."),
-		vfs.Section(vfs.Options{}), promptsubagent.Section(w.reg, engine, promptsubagent.WithChildSetup(func(c *session.Session) error {
+		vfs.Section(vfs.Options{}), promptsubagent.Section(w.reg, engine, promptsubagent.Options{ChildSetup: func(c *session.Session) error {
 			mu.Lock()
 			children = append(children, weak.Make(c))
 			mu.Unlock()
 			return nil
-		})))
+		}}))
 	require.NoError(t, err)
 	calls := make([]model.ToolCall, n)
 	for i := range calls {

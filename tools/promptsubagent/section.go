@@ -53,11 +53,11 @@ var delegatedTask = prompt.Markdown[Delegation]("Delegated task", `
 
 // Tool returns the dispatch_subagent tool: a concurrent-safe typed tool
 // whose calls run through a Dispatcher on reg and engine.
-func Tool(reg *prompt.Registry, engine *subagent.Engine, opts ...Option) (tools.Tool, error) {
+func Tool(reg *prompt.Registry, engine *subagent.Engine, opts Options) (tools.Tool, error) {
 	if engine == nil {
 		return nil, errors.New("promptsubagent: Tool needs a subagent engine; create one with subagent.New")
 	}
-	d := NewDispatcher(reg, engine, opts...)
+	d := NewDispatcher(reg, engine, opts)
 	return tools.New(ToolName, description, d.handle, tools.ConcurrentSafe())
 }
 
@@ -81,14 +81,10 @@ func (d *Dispatcher) handle(ctx context.Context, inv *tools.Invocation, in Dispa
 // Section returns a prompt section with model-facing guidance on when to
 // dispatch and the one tool dispatch_subagent. It holds no session: the
 // tool forks whatever session its evaluation runs on.
-func Section(reg *prompt.Registry, engine *subagent.Engine, opts ...Option) *prompt.Section {
-	var c config
-	for _, o := range opts {
-		o(&c)
-	}
-	title := c.title
+func Section(reg *prompt.Registry, engine *subagent.Engine, opts Options) *prompt.Section {
+	title := opts.Title
 	if title == "" {
 		title = defaultTitle
 	}
-	return prompt.Markdown[prompt.NoParams](title, guide, prompt.WithTool(Tool(reg, engine, opts...)))
+	return prompt.Markdown[prompt.NoParams](title, guide, prompt.WithTool(Tool(reg, engine, opts)))
 }

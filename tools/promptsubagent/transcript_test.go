@@ -35,11 +35,11 @@ func TestTheTranscriptHoldsTheDelegatedTask(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			w := newWorld(t)
+			w := newWorld(t, promptsubagent.Options{})
 			var n atomic.Int64
 			engine := subagent.New(subagent.Options{Transcripts: transcript.Dir(dir), NewID: func() string { return fmt.Sprintf("agent-%d", n.Add(1)) }})
 			parent, err := prompt.New("root", "planner", prompt.Markdown[prompt.NoParams]("Planner", "You coordinate the work."),
-				promptsubagent.Section(w.reg, engine))
+				promptsubagent.Section(w.reg, engine, promptsubagent.Options{}))
 			require.NoError(t, err)
 			m := scripted.New(
 				scripted.When(scripted.SystemContains(workerText), scripted.Text("a.go is fine")),

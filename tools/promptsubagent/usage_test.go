@@ -23,21 +23,21 @@ func TestEveryFinishedChildLeavesAUsageRecord(t *testing.T) {
 	usage := model.Usage{InputTokens: 20, OutputTokens: 5, TotalTokens: 25}
 	tests := []struct {
 		name    string
-		opts    []promptsubagent.Option
+		opts    promptsubagent.Options
 		child   []scripted.Turn
 		success bool
 		spent   int
 	}{
-		{"a child that completes", nil, []scripted.Turn{
+		{"a child that completes", promptsubagent.Options{}, []scripted.Turn{
 			scripted.ToolCall("ls", `{}`).WithUsage(usage), scripted.Text("two files").WithUsage(usage),
 		}, true, 2 * usage.TotalTokens},
-		{"a child that fails at max turns", []promptsubagent.Option{promptsubagent.WithMaxTurns(1)}, []scripted.Turn{
+		{"a child that fails at max turns", promptsubagent.Options{MaxTurns: 1}, []scripted.Turn{
 			scripted.ToolCall("ls", `{}`).WithUsage(usage),
 		}, false, usage.TotalTokens},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := newWorld(t, tt.opts...)
+			w := newWorld(t, tt.opts)
 			m := scripted.New(
 				scripted.When(scripted.SystemContains(workerText), tt.child...),
 				scripted.ToolCall("dispatch_subagent", args(t, adHoc("List the files."))),

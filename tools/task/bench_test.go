@@ -53,13 +53,13 @@ func benchParent(b *testing.B, n int) (dispatch, taskFront benchFront, ctx conte
 	worker, err := prompt.New("agents", "worker", prompt.Markdown[prompt.NoParams]("Worker", workerText))
 	must(err)
 	must(preg.Register(worker))
-	dtool, err := promptsubagent.Tool(preg, subagent.New(unlimited))
+	dtool, err := promptsubagent.Tool(preg, subagent.New(unlimited), promptsubagent.Options{})
 	must(err)
 
 	areg := agents.Load(agents.Options{NoBuiltins: true, ToolNames: []string{task.ToolName}, Agents: map[string]agents.Definition{
 		"worker": {Description: "Investigates one thing.", Prompt: workerText},
 	}})
-	ttool, err := task.Tool(areg, subagent.New(unlimited), nil)
+	ttool, err := task.Tool(areg, subagent.New(unlimited), nil, task.Options{})
 	must(err)
 
 	s, err := session.New(session.WithRegistry(serde.NewRegistry()))
@@ -131,7 +131,7 @@ func BenchmarkForkContext(b *testing.B) {
 		"isolated": {Description: "Works from its task.", Prompt: workerText},
 		"forked":   {Description: "Carries on.", Prompt: workerText, ForkContext: true},
 	}})
-	tool, err := task.Tool(reg, subagent.New(subagent.Options{MaxSpawns: 1 << 30}), nil)
+	tool, err := task.Tool(reg, subagent.New(subagent.Options{MaxSpawns: 1 << 30}), nil, task.Options{})
 	must(err)
 	set, err := tools.NewToolset(tool)
 	must(err)

@@ -38,16 +38,16 @@ func TestAChildNeverSeesTaskAtTheDepthLimit(t *testing.T) {
 	// the program set one, else 1.
 	tests := []struct {
 		name            string
-		opts            []task.Option
+		opts            task.Options
 		engine          subagent.Options
 		main            []scripted.Turn
 		leadTask, wrote bool
 	}{
-		{"default depth", nil, subagent.Options{}, alone, false, false},
-		{"depth 2", []task.Option{task.WithMaxDepth(2)}, subagent.Options{}, delegating, true, true},
-		{"the engine's depth 2", nil, subagent.Options{MaxDepth: 2}, delegating, true, true},
-		{"the engine's default is not Task's", nil, subagent.Options{MaxDepth: 0}, alone, false, false},
-		{"Task's depth wins over the engine's", []task.Option{task.WithMaxDepth(1)}, subagent.Options{MaxDepth: 3}, alone, false, false},
+		{"default depth", task.Options{}, subagent.Options{}, alone, false, false},
+		{"depth 2", task.Options{MaxDepth: 2}, subagent.Options{}, delegating, true, true},
+		{"the engine's depth 2", task.Options{}, subagent.Options{MaxDepth: 2}, delegating, true, true},
+		{"the engine's default is not Task's", task.Options{}, subagent.Options{MaxDepth: 0}, alone, false, false},
+		{"Task's depth wins over the engine's", task.Options{MaxDepth: 1}, subagent.Options{MaxDepth: 3}, alone, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,7 +211,7 @@ func TestMatchingTheSubagentType(t *testing.T) {
 func TestMatchingByDescriptionWhenTheProgramOptsIn(t *testing.T) {
 	w := newWorld(t, worldConfig{main: []scripted.Turn{scripted.Text("reviewed")}})
 	reg := agents.Load(agents.Options{NoBuiltins: true, MatchDescriptions: true, Agents: testAgents})
-	tool, err := task.Tool(reg, w.engine, w.router)
+	tool, err := task.Tool(reg, w.engine, w.router, task.Options{})
 	require.NoError(t, err)
 	out := tool.Call(ctx, invocationOn(w.s, w.tools(t), w.main), args(t, input("reviews code", "Review the code", "Review.")))
 	res := result(t, out)

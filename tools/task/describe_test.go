@@ -20,7 +20,7 @@ import (
 // The input schema: the seed's three required fields, the SDK's options,
 // nothing else.
 func TestTheInputSchema(t *testing.T) {
-	tool, err := task.Tool(agents.Load(agents.Options{}), subagent.New(subagent.Options{}), nil)
+	tool, err := task.Tool(agents.Load(agents.Options{}), subagent.New(subagent.Options{}), nil, task.Options{})
 	require.NoError(t, err)
 	var schema struct {
 		Type                 string                     `json:"type"`
@@ -51,7 +51,7 @@ func TestTheInputSchema(t *testing.T) {
 // the section either way.
 func TestTheDescriptionListsTheAgents(t *testing.T) {
 	reg := agents.Load(agents.Options{NoBuiltins: true, Agents: testAgents})
-	tool, err := task.Tool(reg, subagent.New(subagent.Options{}), nil)
+	tool, err := task.Tool(reg, subagent.New(subagent.Options{}), nil, task.Options{})
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(tool.Spec().Description, "Agents:\n"+strings.TrimSpace(reg.Listing())), tool.Spec().Description)
 	assert.Contains(t, tool.Spec().Description, "- reader: Reads files and answers questions about them. Use it for lookups. (Tools: read_file, grep, glob, ls)")
@@ -59,7 +59,7 @@ func TestTheDescriptionListsTheAgents(t *testing.T) {
 
 	// A new registry is a new tool: what the tool describes is what it runs.
 	other := agents.Load(agents.Options{NoBuiltins: true, Agents: map[string]agents.Definition{"solo": {Description: "Works alone.", Prompt: "x"}}})
-	tool2, err := task.Tool(other, subagent.New(subagent.Options{}), nil)
+	tool2, err := task.Tool(other, subagent.New(subagent.Options{}), nil, task.Options{})
 	require.NoError(t, err)
 	assert.Contains(t, tool2.Spec().Description, "- solo: Works alone. (Tools: all)")
 	assert.NotContains(t, tool2.Spec().Description, "reader")
@@ -90,7 +90,7 @@ func TestTheDescriptionFitsTheLimit(t *testing.T) {
 					opts.Agents[fmt.Sprintf("agent-%02d", i)] = agents.Definition{Description: tt.desc, Prompt: "x"}
 				}
 			}
-			tool, err := task.Tool(agents.Load(opts), subagent.New(subagent.Options{}), nil)
+			tool, err := task.Tool(agents.Load(opts), subagent.New(subagent.Options{}), nil, task.Options{})
 			require.NoError(t, err)
 			d := tool.Spec().Description
 			assert.LessOrEqual(t, utf8.RuneCountInString(d), tools.MaxDescription)
@@ -105,7 +105,7 @@ func TestTheDescriptionFitsTheLimit(t *testing.T) {
 // carries the tool; without agents it is off, and offers no tool.
 func TestTheSection(t *testing.T) {
 	reg := agents.Load(agents.Options{NoBuiltins: true, Agents: testAgents})
-	p, err := prompt.New("app", "main", task.Section(reg, subagent.New(subagent.Options{}), nil))
+	p, err := prompt.New("app", "main", task.Section(reg, subagent.New(subagent.Options{}), nil, task.Options{}))
 	require.NoError(t, err)
 	r, err := p.Render()
 	require.NoError(t, err)
@@ -114,13 +114,13 @@ func TestTheSection(t *testing.T) {
 	assert.Contains(t, r.Text, "main for\n  complex reasoning")
 	assert.Equal(t, []string{task.ToolName, task.OutputToolName, task.StopToolName}, r.Tools.Names())
 
-	p, err = prompt.New("app", "main", task.Section(agents.Load(agents.Options{NoBuiltins: true}), subagent.New(subagent.Options{}), nil))
+	p, err = prompt.New("app", "main", task.Section(agents.Load(agents.Options{NoBuiltins: true}), subagent.New(subagent.Options{}), nil, task.Options{}))
 	require.NoError(t, err)
 	r, err = p.Render()
 	require.NoError(t, err)
 	assert.Empty(t, r.Text)
 	assert.Zero(t, r.Tools.Len())
 
-	_, err = prompt.New("app", "main", task.Section(reg, nil, nil))
+	_, err = prompt.New("app", "main", task.Section(reg, nil, nil, task.Options{}))
 	require.ErrorContains(t, err, "task: Tool needs a subagent engine; create one with subagent.New")
 }

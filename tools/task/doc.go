@@ -11,7 +11,7 @@
 //	main, err := prompt.New("app", "main",
 //		prompt.Markdown[prompt.NoParams]("Role", "You are a coding assistant."),
 //		vfs.Section(vfs.Options{}),
-//		task.Section(reg, subagent.New(subagent.Options{}), router),
+//		task.Section(reg, subagent.New(subagent.Options{}), router, task.Options{}),
 //	)
 //
 // One call of the tool, {"description", "prompt", "subagent_type"} and
@@ -24,7 +24,7 @@
 //   - Its model is the call's model, else the definition's, else the
 //     caller's ("inherit" passes the choice on), resolved through the
 //     model.Router; its tools are the caller's, narrowed by the definition
-//     (Definition.ResolveTools), plus its MCP servers' (WithMCP), and
+//     (Definition.ResolveTools), plus its MCP servers' (Options.MCP), and
 //     without Task at the depth limit (DefaultMaxDepth: agents started by
 //     Task cannot start agents of their own).
 //   - Its system prompt is the definition's prompt, "\n\n# Task\n" and the

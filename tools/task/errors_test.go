@@ -71,7 +71,7 @@ func TestFailureTextsAreExact(t *testing.T) {
 // A registry without agents, or none at all, fails every call the same
 // way.
 func TestNoRegistry(t *testing.T) {
-	tool, err := task.Tool(nil, subagent.New(subagent.Options{}), nil)
+	tool, err := task.Tool(nil, subagent.New(subagent.Options{}), nil, task.Options{})
 	require.NoError(t, err)
 	out := tool.Call(ctx, nil, args(t, input("reader", "Find the code", "Where?")))
 	// Outside an evaluation there is no session to delegate from.
@@ -79,7 +79,7 @@ func TestNoRegistry(t *testing.T) {
 	assert.Contains(t, out.Text, "needs the session of the calling evaluation")
 
 	w := newWorld(t, worldConfig{})
-	tool, err = task.Tool(nil, w.engine, w.router)
+	tool, err = task.Tool(nil, w.engine, w.router, task.Options{})
 	require.NoError(t, err)
 	out = tool.Call(ctx, &tools.Invocation{Session: w.s}, args(t, input("reader", "Find the code", "Where?")))
 	assert.Equal(t, "No subagents available for delegation", out.Text)
@@ -91,7 +91,7 @@ func TestNoRegistry(t *testing.T) {
 func TestCircularDelegationIsPrevented(t *testing.T) {
 	const want = "Circular delegation prevented: app/main -> code-reviewer -> code-reviewer"
 	w := newWorld(t, worldConfig{
-		task: []task.Option{task.WithMaxDepth(3)},
+		task: task.Options{MaxDepth: 3},
 		main: []scripted.Turn{
 			scripted.When(scripted.SystemContains("You review code."),
 				scripted.ToolCall("Task", `{"subagent_type":"code-reviewer","description":"Review it again","prompt":"Review src/login.go"}`),
@@ -178,7 +178,7 @@ func TestABrokenAgentFailsToInitialize(t *testing.T) {
 	w := newWorld(t, worldConfig{})
 	reg := agents.Load(agents.Options{NoBuiltins: true, AgentsJSON: []byte(`{"deployer": {"prompt": "You deploy."}}`)})
 	require.NotEmpty(t, reg.Errors())
-	tool, err := task.Tool(reg, w.engine, w.router)
+	tool, err := task.Tool(reg, w.engine, w.router, task.Options{})
 	require.NoError(t, err)
 	out := tool.Call(ctx, &tools.Invocation{Session: w.s}, args(t, input("deployer", "Deploy the app", "Deploy it.")))
 	assert.False(t, out.Success)

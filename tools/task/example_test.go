@@ -48,7 +48,7 @@ func ExampleSection() {
 	main, err := prompt.New("app", "main",
 		prompt.Markdown[prompt.NoParams]("Assistant", "You are a coding assistant."),
 		vfs.Section(vfs.Options{}),
-		task.Section(reg, subagent.New(subagent.Options{}), router),
+		task.Section(reg, subagent.New(subagent.Options{}), router, task.Options{}),
 	)
 	if err != nil {
 		panic(err)
@@ -83,7 +83,7 @@ func ExampleResult() {
 	}})
 	light := scripted.New(scripted.Text("Two files, both short."))
 	router, _ := model.NewStaticRouter(map[string]model.Model{"main": scripted.New(), "light": light}, nil)
-	tool, _ := task.Tool(reg, subagent.New(subagent.Options{NewID: func() string { return "agent-1" }}), router)
+	tool, _ := task.Tool(reg, subagent.New(subagent.Options{NewID: func() string { return "agent-1" }}), router, task.Options{})
 
 	s, _ := session.New()
 	defer s.Close()
@@ -117,7 +117,7 @@ func ExampleTools() {
 	)
 	light := scripted.New(scripted.Text("The build passed: 212 tests."))
 	router, _ := model.NewStaticRouter(map[string]model.Model{"main": mainModel, "light": light}, nil)
-	set, err := task.Tools(reg, engine, router)
+	set, err := task.Tools(reg, engine, router, task.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -78,7 +78,7 @@ type worldConfig struct {
 	agents  map[string]agents.Definition
 	noAgent bool
 	engine  subagent.Options
-	task    []task.Option
+	task    task.Options
 	main    []scripted.Turn
 	light   []scripted.Turn
 	// tools are more tools of the main agent's, which agents without a
@@ -110,7 +110,7 @@ func newWorld(t testing.TB, cfg worldConfig) *world {
 	w.parent, err = prompt.New("app", "main",
 		prompt.Markdown[prompt.NoParams]("Assistant", "You are a coding assistant.", prompt.WithTools(cfg.tools...)),
 		vfs.Section(vfs.Options{}),
-		task.Section(w.reg, w.engine, w.router, cfg.task...),
+		task.Section(w.reg, w.engine, w.router, cfg.task),
 	)
 	require.NoError(t, err)
 	// Background agents end before the test does.
@@ -144,7 +144,7 @@ func (w *world) call(t testing.TB, m model.Model, in any) tools.Outcome {
 	if !ok {
 		// The section is off without agents; the tool still answers.
 		var err error
-		tool, err = task.Tool(w.reg, w.engine, w.router)
+		tool, err = task.Tool(w.reg, w.engine, w.router, task.Options{})
 		require.NoError(t, err)
 	}
 	return tool.Call(subagent.WithRun(ctx), invocationOn(w.s, set, m), args(t, in))

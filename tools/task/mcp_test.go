@@ -53,7 +53,7 @@ func TestAnAgentGetsItsMCPServersTools(t *testing.T) {
 	}
 	w := newWorld(t, worldConfig{
 		agents: defs,
-		task:   []task.Option{task.WithMCP(weatherServers(t))},
+		task:   task.Options{MCP: weatherServers(t)},
 		light: []scripted.Turn{
 			scripted.ToolCall("mcp__weather__forecast", `{"city":"Lisbon"}`),
 			scripted.Text("Pack sunglasses."),

@@ -52,7 +52,7 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in input
 	}
 
 	// A child at the depth limit does not get the tools that delegate.
-	atLimit := subagent.Depth(ctx)+1 >= d.cfg.maxDepth
+	atLimit := subagent.Depth(ctx)+1 >= d.opts.MaxDepth
 	parent, err := d.withMCP(ctx, inv.Tools, def)
 	if err != nil {
 		return nil, fail("Failed to initialize subagent: %v", err)
@@ -81,7 +81,7 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in input
 	if in.MaxTurns > 0 {
 		maxTurns = in.MaxTurns
 	}
-	run := &childRun{def: def, spec: subagent.Spec{Name: def.Name, Description: in.Description, Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, Withhold: delegationTools, MaxDepth: d.cfg.maxDepth, Request: runner.Request{Prompt: p, Params: []any{
+	run := &childRun{def: def, spec: subagent.Spec{Name: def.Name, Description: in.Description, Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, Withhold: delegationTools, MaxDepth: d.opts.MaxDepth, Request: runner.Request{Prompt: p, Params: []any{
 		role{Text: systemText(def.Prompt, in.Description)},
 		state,
 		reminder{Text: def.CriticalSystemReminder},
@@ -153,10 +153,10 @@ func joinOr(names []string) string {
 // added to the manager first; a server named but configured nowhere is
 // left out, as loading the definition warned.
 func (d *delegator) withMCP(ctx context.Context, parent tools.Toolset, def agents.Definition) (tools.Toolset, error) {
-	if d.cfg.mcp == nil || len(def.MCPServers) == 0 {
+	if d.opts.MCP == nil || len(def.MCPServers) == 0 {
 		return parent, nil
 	}
-	known := d.cfg.mcp.Names()
+	known := d.opts.MCP.Names()
 	var names []string
 	for _, s := range def.MCPServers {
 		if s.Config != nil {
@@ -164,7 +164,7 @@ func (d *delegator) withMCP(ctx context.Context, parent tools.Toolset, def agent
 			if err != nil {
 				return parent, err
 			}
-			if err := d.cfg.mcp.Add(s.Name, cfg); err != nil {
+			if err := d.opts.MCP.Add(s.Name, cfg); err != nil {
 				return parent, err
 			}
 		} else if !slices.Contains(known, s.Name) {
@@ -175,7 +175,7 @@ func (d *delegator) withMCP(ctx context.Context, parent tools.Toolset, def agent
 	if len(names) == 0 {
 		return parent, nil
 	}
-	set, err := d.cfg.mcp.Tools(ctx, names...)
+	set, err := d.opts.MCP.Tools(ctx, names...)
 	if err != nil {
 		return parent, err
 	}

@@ -114,7 +114,7 @@ type Data struct {
 	// Name is the call's name for the agent, if it gave one.
 	Name string `json:"name,omitempty"`
 	// Artifacts are the files the agent wrote that were copied into the
-	// caller's state (see WithoutArtifactCopy), sorted.
+	// caller's state (see Options.NoArtifactCopy), sorted.
 	Artifacts []string `json:"artifacts,omitempty"`
 }
 
@@ -142,7 +142,7 @@ type Stats struct {
 // CallContext is where the call was made and with what.
 type CallContext struct {
 	// Cwd is the working directory the program gives its tools (see
-	// WithWorkingDir).
+	// Options.WorkingDir).
 	Cwd string `json:"cwd"`
 	// ParamsInput is the call's input as decoded, team_name and mode
 	// included.

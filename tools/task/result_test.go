@@ -133,7 +133,7 @@ func TestAFailureKeepsThePartialText(t *testing.T) {
 }
 
 // The files an agent writes reach the caller with the result, atomically
-// with the call's record; WithoutArtifactCopy keeps them in the agent.
+// with the call's record; Options.NoArtifactCopy keeps them in the agent.
 func TestArtifactsReachTheCaller(t *testing.T) {
 	script := func() []scripted.Turn {
 		return []scripted.Turn{
@@ -142,11 +142,7 @@ func TestArtifactsReachTheCaller(t *testing.T) {
 		}
 	}
 	for _, copyBack := range []bool{true, false} {
-		var opts []task.Option
-		if !copyBack {
-			opts = append(opts, task.WithoutArtifactCopy())
-		}
-		w := newWorld(t, worldConfig{main: script(), task: opts})
+		w := newWorld(t, worldConfig{main: script(), task: task.Options{NoArtifactCopy: !copyBack}})
 		m := scripted.New(
 			scripted.ToolCall("Task", `{"subagent_type":"writer","description":"Write login notes","prompt":"Write notes/login.md."}`),
 			scripted.Text("Done."),

@@ -15,7 +15,6 @@ import (
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
-	"github.com/offshoot-dev/offshoot/tools/mcp"
 )
 
 // ToolName is the name the model calls the tool by.
@@ -24,7 +23,7 @@ const ToolName = "Task"
 // DefaultMaxDepth is how deep Task delegation nests by default: 1, so an
 // agent started by Task has no Task tool of its own.
 //
-// Task's depth limit is, first of these: WithMaxDepth's, the engine's when
+// Task's depth limit is, first of these: Options.MaxDepth, the engine's when
 // the program set one (subagent.Options.MaxDepth; see
 // subagent.Engine.MaxDepthConfigured), DefaultMaxDepth.
 const DefaultMaxDepth = 1
@@ -46,40 +45,6 @@ var records = session.Reducers{
 	Names: map[reflect.Type]string{reflect.TypeFor[subagent.TaskStarted](): "offshoot.subagent.TaskStarted"},
 }
 
-type config struct {
-	maxDepth int
-	mcp      *mcp.Manager
-	cwd      string
-	noCopy   bool
-}
-
-// Option configures the Task tool (Tool, Section).
-type Option func(*config)
-
-// WithMaxDepth sets how deep Task delegation may nest: at depth n an agent
-// runs without Task, TaskOutput and TaskStop. With 2, the agents the main
-// agent starts may start agents of their own, which may not. Without it
-// (or with n below 1), Task follows the engine's limit when the program set
-// one with subagent.Options.MaxDepth, and DefaultMaxDepth otherwise.
-func WithMaxDepth(n int) Option { return func(c *config) { c.maxDepth = n } }
-
-// WithMCP gives agents the tools of the MCP servers their definitions name
-// (mcpServers), from m: a server configured inline in a definition is
-// added to m on first use. Without it, agents run with their caller's
-// tools only. m belongs to the program, which closes it when the run ends.
-func WithMCP(m *mcp.Manager) Option { return func(c *config) { c.mcp = m } }
-
-// WithWorkingDir sets the working directory results report (context.cwd);
-// "." by default.
-func WithWorkingDir(dir string) Option { return func(c *config) { c.cwd = dir } }
-
-// WithoutArtifactCopy leaves the files an agent wrote in the agent's own
-// session: by default, when an agent completes, each file it wrote (each
-// artifact of a tools.State of its toolset, such as the virtual
-// filesystem's) is copied into the caller's session, atomically with the
-// call's result.
-func WithoutArtifactCopy() Option { return func(c *config) { c.noCopy = true } }
-
 // Tool returns the Task tool: a concurrent-safe tool that runs the agent
 // of reg a call names on engine, choosing its model through router (nil
 // when every agent runs on its caller's model), and answers with a Result.
@@ -91,18 +56,18 @@ func WithoutArtifactCopy() Option { return func(c *config) { c.noCopy = true } }
 // agents again (agents.Load) builds the tool, or the Section, again with
 // the new registry; an evaluation keeps the agents it started with, and
 // what the tool describes is always what it runs.
-func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts ...Option) (tools.Tool, error) {
+func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts Options) (tools.Tool, error) {
 	if engine == nil {
 		return nil, errors.New("task: Tool needs a subagent engine; create one with subagent.New")
 	}
-	d := &delegator{reg: reg, engine: engine, router: router, cfg: config{cwd: "."}}
-	for _, o := range opts {
-		o(&d.cfg)
+	d := &delegator{reg: reg, engine: engine, router: router, opts: opts}
+	if d.opts.WorkingDir == "" {
+		d.opts.WorkingDir = "."
 	}
-	if d.cfg.maxDepth < 1 {
-		d.cfg.maxDepth = DefaultMaxDepth
+	if d.opts.MaxDepth < 1 {
+		d.opts.MaxDepth = DefaultMaxDepth
 		if engine.MaxDepthConfigured() {
-			d.cfg.maxDepth = engine.MaxDepth()
+			d.opts.MaxDepth = engine.MaxDepth()
 		}
 	}
 	if _, err := childPrompt(); err != nil {
@@ -115,8 +80,8 @@ func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, o
 // Tool), and TaskOutput and TaskStop (see outputTool and stopTool) over
 // the engine's background tasks — what Section offers, for a program that
 // builds its own section or toolset.
-func Tools(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts ...Option) (tools.Toolset, error) {
-	taskTool, err := Tool(reg, engine, router, opts...)
+func Tools(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts Options) (tools.Toolset, error) {
+	taskTool, err := Tool(reg, engine, router, opts)
 	if err != nil {
 		return tools.Toolset{}, err
 	}
@@ -139,13 +104,13 @@ func Tools(reg *agents.Registry, engine *subagent.Engine, router *model.Router, 
 //	main, err := prompt.New("app", "main",
 //		prompt.Markdown[prompt.NoParams]("Role", "You are a coding assistant."),
 //		vfs.Section(vfs.Options{}),
-//		task.Section(reg, subagent.New(subagent.Options{}), router),
+//		task.Section(reg, subagent.New(subagent.Options{}), router, task.Options{}),
 //	)
 //
 // The section is shown only when reg holds agents. A problem building the
 // tools is the section's construction error, which prompt.New returns.
-func Section(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts ...Option) *prompt.Section {
-	set, err := Tools(reg, engine, router, opts...)
+func Section(reg *agents.Registry, engine *subagent.Engine, router *model.Router, opts Options) *prompt.Section {
+	set, err := Tools(reg, engine, router, opts)
 	if err != nil {
 		return agents.Section(reg, prompt.WithTool(nil, err))
 	}
@@ -157,7 +122,7 @@ type delegator struct {
 	reg    *agents.Registry
 	engine *subagent.Engine
 	router *model.Router
-	cfg    config
+	opts   Options
 }
 
 // failure is why a call failed: the text the model reads first, and the
@@ -176,7 +141,7 @@ func (d *delegator) handle(ctx context.Context, inv *tools.Invocation, in input)
 	started := clock.Now()
 	res := Result{
 		Data:    Data{SubagentType: in.SubagentType, Name: in.Name, ToolSummary: []ToolCount{}},
-		Context: CallContext{Cwd: d.cfg.cwd, ParamsInput: in},
+		Context: CallContext{Cwd: d.opts.WorkingDir, ParamsInput: in},
 	}
 	events, err := d.delegate(ctx, inv, in, &res)
 	res.Stats.TimeMS = clock.Now().Sub(started).Milliseconds()
@@ -253,7 +218,7 @@ func (d *delegator) foreground(ctx context.Context, run *childRun, res *Result) 
 		return events, f
 	}
 	res.completed(run.def.Name, run.spec.Request.ModelName, out, out.Transcript != "" && !run.def.ForkContext)
-	if d.cfg.noCopy {
+	if d.opts.NoArtifactCopy {
 		return events, nil
 	}
 	for _, st := range run.spec.Request.Tools.States() {

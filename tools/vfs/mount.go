@@ -17,8 +17,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// DefaultMountMaxBytes is the byte cap of a mount whose MaxBytes is 0.
-const DefaultMountMaxBytes = 4 << 20
+// defaultMountMaxBytes is the byte cap of a mount whose MaxBytes is 0
+// (Mount.MaxBytes says it in words: keep the two in step).
+const defaultMountMaxBytes = 4 << 20
 
 // errOutsideRoots is matched (errors.Is) by the error of a mount whose
 // host path does not resolve inside an allowed root.
@@ -56,8 +57,7 @@ type Mount struct {
 	Exclude []string
 	// MaxBytes caps the total size of the files copied, counted as they
 	// are read (never from the size the host reports); a mount that would
-	// copy more is an error. Skipped files do not count. 0 means
-	// DefaultMountMaxBytes.
+	// copy more is an error. Skipped files do not count. 0 means 4 MiB.
 	MaxBytes int64
 	// Secrets are names of files and directories that may hold
 	// credentials, left out at any depth (the glob syntax of Exclude,
@@ -155,7 +155,7 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 		return t, errors.New("the host path is empty; give a host directory or file")
 	}
 	if m.MaxBytes < 0 {
-		return t, fmt.Errorf("MaxBytes is %d; give a positive cap, or 0 for %d bytes", m.MaxBytes, DefaultMountMaxBytes)
+		return t, fmt.Errorf("MaxBytes is %d; give a positive cap, or 0 for %d bytes", m.MaxBytes, defaultMountMaxBytes)
 	}
 	mountDir, err := normalizeDir(m.MountPath)
 	if err != nil {
@@ -214,7 +214,7 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 	}
 	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, secrets: secrets, budget: m.MaxBytes, report: m.Report, hashes: base.Files}
 	if l.budget == 0 {
-		l.budget = DefaultMountMaxBytes
+		l.budget = defaultMountMaxBytes
 	}
 	switch {
 	case info.Mode().IsRegular():

@@ -22,6 +22,11 @@ import (
 // maxTurns bounds --max-turns, as the Task tool bounds max_turns.
 const maxTurns = 10000
 
+// dirMaxBytes caps the text files copied from --dir (the mount's
+// MaxBytes): the default cap of a vfs.Mount, set here so that the messages
+// about a directory too large name the cap in force.
+const dirMaxBytes = 4 << 20
+
 // AgentFlags are the flags of the commands that run a main agent (run and
 // chat): which agent it plays, on which model, over which directory, and
 // where its session is saved.
@@ -122,7 +127,7 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 	}
 	e.Copied = vfs.MountReport{}
 	mount := offshoot.DirectoryMount(dir, "")
-	mount.Report = &e.Copied
+	mount.Report, mount.MaxBytes = &e.Copied, dirMaxBytes
 	prompts, err := workerPrompts()
 	if err != nil {
 		e.CloseStore()
@@ -240,10 +245,10 @@ func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err er
 		return Usagef("--model %s: no model is called so here; use one of %s (configure more in %s)", f.Model, strings.Join(router.Names(), ", "), modelconfig.Path)
 	case errors.Is(err, vfs.ErrMountTooLarge):
 		return Usagef("--dir %s: its text files come to more than %d MiB, the most the agents' files take; point --dir at a smaller directory, such as the part of the project the task is about",
-			dir, vfs.DefaultMountMaxBytes>>20)
+			dir, dirMaxBytes>>20)
 	default:
 		return Usagef("cannot set up the main agent with the files of %s: %v; give a smaller directory with --dir (at most %d MiB of text files are copied), or check --agent and the configuration",
-			dir, err, vfs.DefaultMountMaxBytes>>20)
+			dir, err, dirMaxBytes>>20)
 	}
 }
 

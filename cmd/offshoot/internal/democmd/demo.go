@@ -26,6 +26,7 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools/planning"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -117,7 +118,7 @@ func (d demo) run(ctx context.Context) error {
 		}
 		return chk.childSetup(child)
 	}})
-	reg, err := billing.Prompts(engine)
+	reg, err := billing.Prompts(engine, promptsubagent.Options{})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,32 @@
+package task
+
+import "github.com/offshoot-dev/offshoot/tools/mcp"
+
+// Options configures the Task tool (Tool, Tools, Section). The zero value
+// is the default: the depth limit the engine gives (else DefaultMaxDepth),
+// no MCP servers, working directory ".", the files agents write copied
+// into their caller's session.
+type Options struct {
+	// MaxDepth is how deep Task delegation may nest: at depth MaxDepth an
+	// agent runs without Task, TaskOutput and TaskStop. With 2, the agents
+	// the main agent starts may start agents of their own, which may not.
+	// With 0 (or below 1), Task follows the engine's limit when the
+	// program set one with subagent.Options.MaxDepth, and DefaultMaxDepth
+	// otherwise.
+	MaxDepth int
+	// MCP, when set, gives agents the tools of the MCP servers their
+	// definitions name (mcpServers): a server configured inline in a
+	// definition is added to it on first use. Without it, agents run with
+	// their caller's tools only. The manager belongs to the program, which
+	// closes it when the run ends.
+	MCP *mcp.Manager
+	// WorkingDir is the working directory results report (context.cwd);
+	// "." when empty.
+	WorkingDir string
+	// NoArtifactCopy leaves the files an agent wrote in the agent's own
+	// session: by default, when an agent completes, each file it wrote
+	// (each artifact of a tools.State of its toolset, such as the virtual
+	// filesystem's) is copied into the caller's session, atomically with
+	// the call's result.
+	NoArtifactCopy bool
+}
