@@ -80,7 +80,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, inv *tools.Invocation, in Dis
 		m, name = inv.Model, inv.ModelName
 	}
 	if m == nil {
-		return res, nil, errors.New("dispatch_subagent has no model to run the subagent on; give one with promptsubagent.Options.Model")
+		return res, nil, errors.New("dispatch_subagent has no model to run the subagent on: the program that offers this tool gives it none (a setup mistake, not the call's)")
 	}
 	out, err := d.engine.Run(ctx, subagent.Spec{Name: in.PromptNS + "/" + in.PromptKey, Description: describe(in.Instructions), Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, TaskInPrompt: true, Withhold: []string{ToolName}, Setup: d.opts.ChildSetup, Request: runner.Request{Prompt: p, Params: []any{deleg}, UserMessage: kickoff, Model: m, ModelName: name, Tools: inv.Tools, MaxTurns: d.opts.MaxTurns}})
 	var events []any
