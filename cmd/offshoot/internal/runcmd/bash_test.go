@@ -48,13 +48,25 @@ func TestRunAgentWithBash(t *testing.T) {
 	assert.Contains(t, out, "The fixer fixed it.")
 	assert.NotContains(t, f.stderr.String(), "Bash")
 
-	// The change is the session's; the directory is untouched.
+	// The change is the session's; without --write the directory is
+	// untouched.
 	got, ok := vfs.FilesOf(readSnapshot(t, save)).Get("main.txt")
 	require.True(t, ok)
 	assert.Equal(t, "a good fix\n", got.Content)
 	host, err := os.ReadFile(filepath.Join(f.env.ProjectDir, "main.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "a bug\n", string(host))
+
+	// With --write, the command's change and the edit after it reach the
+	// directory.
+	f.stdout.Reset()
+	f.stderr.Reset()
+	err = f.run(t, context.Background(), &run{task: "Fix the bug", flags: cli.AgentFlags{Allow: []string{"bash=unconfined"}}, writeFlags: cli.WriteBackFlags{Write: true}})
+	require.NoError(t, err, f.stderr.String())
+	assert.Contains(t, f.stdout.String(), "-a bug\n+a good fix\n")
+	host, err = os.ReadFile(filepath.Join(f.env.ProjectDir, "main.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "a good fix\n", string(host))
 }
 
 // Without --allow bash, an agent listing Bash runs without it.
