@@ -1,0 +1,118 @@
+package remote_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/examples/billing"
+	"github.com/offshoot-dev/offshoot/remote"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
+)
+
+func counter(prefix string) func() string {
+	var n atomic.Int64
+	return func() string { return fmt.Sprintf("%s%d", prefix, n.Add(1)) }
+}
+
+// story runs the billing story — a planner dispatching two reviewers in
+// parallel — with the engine's executor (nil: in process) and returns
+// the planner's final state as normalized JSON, and the ran events seen.
+func story(t *testing.T, ctx context.Context, exec subagent.Executor) (string, []remote.Ran) {
+	t.Helper()
+	parent, err := session.New(session.WithIDGenerator(counter("s")))
+	require.NoError(t, err)
+	defer parent.Close()
+	var ran []remote.Ran
+	unsub, err := bus.Subscribe(parent.Bus(), "ran", func(_ context.Context, _ bus.Envelope, r remote.Ran) error {
+		ran = append(ran, r)
+		return nil
+	})
+	require.NoError(t, err)
+	defer unsub()
+	engine := subagent.New(subagent.Options{NewID: counter("agent-"), Executor: exec})
+	reg, err := billing.Prompts(engine)
+	require.NoError(t, err)
+	planner, err := reg.Lookup(billing.PlannerNS, billing.PlannerKey)
+	require.NoError(t, err)
+	require.NoError(t, billing.Seed(ctx, parent, planner))
+	_, err = runner.Evaluate(ctx, runner.Request{Prompt: planner, Session: parent, Model: billing.Script(), ModelName: "scripted",
+		UserMessage: "Review the billing module."})
+	require.NoError(t, err)
+	_, ok := vfs.Files(parent).Get("notes/invoice.md")
+	require.True(t, ok, "the reviewer's notes were copied into the planner's files")
+	data, err := session.MarshalSnapshot(parent.Snapshot(), parent.Registry())
+	require.NoError(t, err)
+	return normalize(t, data), ran
+}
+
+// normalize blanks what differs between two runs of one story: ids,
+// times and durations.
+func normalize(t *testing.T, data []byte) string {
+	var v any
+	require.NoError(t, json.Unmarshal(data, &v))
+	var walk func(any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				switch lk := strings.ToLower(k); {
+				case lk == "evaluation", lk == "session_id", lk == "parent_id", strings.HasSuffix(lk, "_at"), lk == "time",
+					strings.HasSuffix(lk, "duration"), lk == "call_id", lk == "source_id", lk == "children", lk == "child_ids":
+					x[k] = "-"
+				default:
+					x[k] = walk(e)
+				}
+			}
+			return x
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+			return x
+		}
+		return v
+	}
+	out, err := json.MarshalIndent(walk(v), "", " ")
+	require.NoError(t, err)
+	return string(out)
+}
+
+func watchdog(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestTheStoryOnThreeWorkerProcessesEqualsInProcess(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	_, js := connect(t, s)
+	startWorkers(t, s.ClientURL(), "story", 3)
+
+	want, _ := story(t, ctx, nil)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "story", Setup: setup})
+	require.NoError(t, err)
+	defer x.Close()
+	got, ran := story(t, ctx, x)
+	assert.Equal(t, want, got)
+	require.Len(t, ran, 2, "each reviewer ran once, on a worker")
+	for _, r := range ran {
+		assert.NotZero(t, r.PID)
+		assert.Equal(t, 1, r.Attempt)
+	}
+}
