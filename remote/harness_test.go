@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,7 +69,7 @@ func workerMain(url, pool string) int {
 		script := billing.Script()
 		first := true
 		return model.Func(func(ctx context.Context, req *model.Request) (*model.Response, error) {
-			if barrier && first && len(req.Messages) > 0 && strings.Contains(req.Messages[0].Content, "step S001 of the plan") {
+			if barrier && first && slices.ContainsFunc(req.Messages, func(m model.Message) bool { return strings.Contains(m.Content, "step S001 of the plan") }) {
 				first = false
 				sub, err := nc.SubscribeSync("offshoot.test.release")
 				if err != nil {

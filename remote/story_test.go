@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,7 +30,7 @@ func counter(prefix string) func() string {
 // story runs the billing story — a planner dispatching two reviewers in
 // parallel — with the engine's executor (nil: in process) and returns
 // the planner's final state as normalized JSON, and the ran events seen.
-func story(t *testing.T, ctx context.Context, exec subagent.Executor) (string, []remote.Ran) {
+func story(t *testing.T, ctx context.Context, exec subagent.Executor, blank ...string) (string, []remote.Ran) {
 	t.Helper()
 	parent, err := session.New(session.WithIDGenerator(counter("s")))
 	require.NoError(t, err)
@@ -54,12 +55,12 @@ func story(t *testing.T, ctx context.Context, exec subagent.Executor) (string, [
 	require.True(t, ok, "the reviewer's notes were copied into the planner's files")
 	data, err := session.MarshalSnapshot(parent.Snapshot(), parent.Registry())
 	require.NoError(t, err)
-	return normalize(t, data), ran
+	return normalize(t, data, blank...), ran
 }
 
 // normalize blanks what differs between two runs of one story: ids,
 // times and durations.
-func normalize(t *testing.T, data []byte) string {
+func normalize(t *testing.T, data []byte, blank ...string) string {
 	var v any
 	require.NoError(t, json.Unmarshal(data, &v))
 	var walk func(any) any
@@ -68,7 +69,7 @@ func normalize(t *testing.T, data []byte) string {
 		case map[string]any:
 			for k, e := range x {
 				switch lk := strings.ToLower(k); {
-				case lk == "evaluation", lk == "session_id", lk == "parent_id", strings.HasSuffix(lk, "_at"), lk == "time",
+				case slices.Contains(blank, lk), lk == "evaluation", lk == "session_id", lk == "parent_id", strings.HasSuffix(lk, "_at"), lk == "time",
 					strings.HasSuffix(lk, "duration"), lk == "call_id", lk == "source_id", lk == "children", lk == "child_ids":
 					x[k] = "-"
 				default:
