@@ -31,6 +31,7 @@ func Example() {
 	nc, _ := nats.Connect(srv.ClientURL())
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
+	defer js.CleanupPublisher()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 

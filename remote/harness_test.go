@@ -147,6 +147,7 @@ func connect(t testing.TB, s *server.Server) (*nats.Conn, jetstream.JetStream) {
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
+	t.Cleanup(js.CleanupPublisher)
 	return nc, js
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,7 +37,10 @@ func story(t *testing.T, ctx context.Context, exec subagent.Executor, blank ...s
 	require.NoError(t, err)
 	defer parent.Close()
 	var ran []remote.Ran
+	var mu sync.Mutex
 	unsub, err := bus.Subscribe(parent.Bus(), "ran", func(_ context.Context, _ bus.Envelope, r remote.Ran) error {
+		mu.Lock()
+		defer mu.Unlock()
 		ran = append(ran, r)
 		return nil
 	})
