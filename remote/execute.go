@@ -58,6 +58,15 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	if err != nil {
 		return nil, failed(runner.PhaseRender, err)
 	}
+	if j.Approve != "" {
+		inv := &tools.Invocation{Session: child, Bus: child.Bus(), PromptNS: rendered.NS, PromptKey: rendered.Key, Tools: set,
+			Model: req.Model, ModelName: req.ModelName, CacheKey: req.CacheKey, Logger: req.Logger}
+		stop, err := x.answerApprovals(ctx, j.Approve, inv, req.Approve)
+		if err != nil {
+			return nil, failed(runner.PhaseRender, err)
+		}
+		defer stop()
+	}
 	start := child.Snapshot()
 	run := &remoteRun{x: x, ctx: ctx, child: child, start: start, agent: job.ID, attempts: map[string]*attempt{}}
 
@@ -192,7 +201,7 @@ func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.R
 		j.Snapshot = name
 	}
 	if req.Approve != nil {
-		return nil, errors.New("the remote executor cannot ask an approver (Options.Approve, or a forked-context agent's tool list) before a worker's tool calls yet; run such children in process")
+		j.Approve = "offshoot.approve." + x.id + "." + j.Token
 	}
 	return j, nil
 }

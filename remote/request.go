@@ -72,6 +72,9 @@ func (w *worker) request(ctx context.Context, j *job, s *session.Session) (runne
 	if req.Model == nil {
 		return req, fmt.Errorf("the worker has no model %q", j.ModelName)
 	}
+	if j.Approve != "" {
+		req.Approve = asker(w.nc, j.Approve)
+	}
 	req.Prompt, req.Params, err = w.prompt(j)
 	return req, err
 }

@@ -3,6 +3,7 @@ package remote_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,10 +17,12 @@ import (
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/examples/billing"
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/remote"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -32,6 +35,11 @@ func counter(prefix string) func() string {
 // parallel — with the engine's executor (nil: in process) and returns
 // the planner's final state as normalized JSON, and the ran events seen.
 func story(t *testing.T, ctx context.Context, exec subagent.Executor, blank ...string) (string, []remote.Ran) {
+	return storyWith(t, ctx, subagent.Options{Executor: exec}, blank...)
+}
+
+// storyWith is story with an engine of opts (ids counted).
+func storyWith(t *testing.T, ctx context.Context, opts subagent.Options, blank ...string) (string, []remote.Ran) {
 	t.Helper()
 	parent, err := session.New(session.WithIDGenerator(counter("s")))
 	require.NoError(t, err)
@@ -46,7 +54,8 @@ func story(t *testing.T, ctx context.Context, exec subagent.Executor, blank ...s
 	})
 	require.NoError(t, err)
 	defer unsub()
-	engine := subagent.New(subagent.Options{NewID: counter("agent-"), Executor: exec})
+	opts.NewID = counter("agent-")
+	engine := subagent.New(opts)
 	reg, err := billing.Prompts(engine)
 	require.NoError(t, err)
 	planner, err := reg.Lookup(billing.PlannerNS, billing.PlannerKey)
@@ -120,4 +129,31 @@ func TestTheStoryOnThreeWorkerProcessesEqualsInProcess(t *testing.T) {
 		assert.NotZero(t, r.PID)
 		assert.Equal(t, 1, r.Attempt)
 	}
+}
+
+func TestTheApproverOfTheParentDecidesAWorkersToolCalls(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	_, js := connect(t, s)
+	startWorkers(t, s.ClientURL(), "approve", 2)
+	var asked atomic.Int64
+	noGrep := func(_ context.Context, _ *tools.Invocation, call model.ToolCall) error {
+		asked.Add(1)
+		if call.Name == "grep" {
+			return errors.New("no searching in this review")
+		}
+		return nil
+	}
+	want, _ := storyWith(t, ctx, subagent.Options{Approve: noGrep})
+	inProcess := asked.Swap(0)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "approve", Setup: setup})
+	require.NoError(t, err)
+	defer x.Close()
+	got, _ := storyWith(t, ctx, subagent.Options{Approve: noGrep, Executor: x})
+	assert.Equal(t, want, got)
+	assert.Equal(t, inProcess, asked.Load(), "asked as often as in process")
+	assert.Positive(t, inProcess)
 }
