@@ -3,6 +3,7 @@ package remote_test
 import (
 	"context"
 	"errors"
+	"net"
 	"strconv"
 	"testing"
 	"time"
@@ -148,4 +149,73 @@ func TestCancellingTheParentStopsTheChildOnItsWorker(t *testing.T) {
 	err = <-errc
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.Canceled), "%v", err)
+}
+
+func TestQueuedJobsSurviveARestartOfTheServer(t *testing.T) {
+	ctx := watchdog(t)
+	dir := t.TempDir()
+	s := natsServer(t, dir, -1)
+	port := s.Addr().(*net.TCPAddr).Port
+	nc, js := connect(t, s)
+	sub, err := nc.SubscribeSync("offshoot.test.reached")
+	require.NoError(t, err)
+	// One worker, one child at a time: while the first reviewer waits at
+	// the barrier, the second one's job waits in the queue.
+	startWorkers(t, s.ClientURL(), "restart", 1, envBarrier+"=1", envSerial+"=1")
+	want, _ := story(t, ctx, nil)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "restart", Setup: setup})
+	require.NoError(t, err)
+	defer x.Close()
+	done := make(chan string, 1)
+	go func() {
+		st, _ := story(t, ctx, x, "child_usage")
+		done <- st
+	}()
+	reached(t, ctx, sub)
+	// One more child, queued behind the one at the barrier.
+	extra := make(chan error, 1)
+	go func() {
+		_, err := reviewer(t, ctx, x)
+		extra <- err
+	}()
+	jobs, err := js.Stream(ctx, "OFFSHOOT_JOBS")
+	require.NoError(t, err)
+	for {
+		si, err := jobs.Info(ctx)
+		require.NoError(t, err)
+		if si.State.Msgs >= 2 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the extra child's job never reached the queue")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+
+	s.Shutdown()
+	s.WaitForShutdown()
+	s = natsServer(t, dir, port)
+	defer s.Shutdown()
+
+	// Release the barrier until the story ends: the worker's subscription
+	// to the release comes back when it has reconnected.
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for finished := 0; finished < 2; {
+		select {
+		case got := <-done:
+			assert.Equal(t, normalizeAgain(t, want, "child_usage"), got)
+			finished++
+		case err := <-extra:
+			require.NoError(t, err, "the queued child completed")
+			finished++
+		case <-tick.C:
+			_ = nc.Publish("offshoot.test.release", nil)
+		case <-ctx.Done():
+			t.Fatal("the story did not finish after the restart")
+		}
+	}
 }

@@ -32,6 +32,7 @@ const (
 	envWorkerPool  = "OFFSHOOT_TEST_WORKER_POOL"
 	envBarrier     = "OFFSHOOT_TEST_BARRIER" // block the first model call of step S001's reviewer
 	envFingerprint = "OFFSHOOT_TEST_VARIANT" // build the setup with an extra tool: another program
+	envSerial      = "OFFSHOOT_TEST_SERIAL"  // run one child at a time
 )
 
 func TestMain(m *testing.M) {
@@ -90,6 +91,9 @@ func workerMain(url, pool string) int {
 		}), nil
 	}
 	setup.AckWait = 2 * time.Second
+	if os.Getenv(envSerial) != "" {
+		setup.Concurrency = 1
+	}
 	if err := remote.Serve(ctx, js, pool, setup); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		return 1

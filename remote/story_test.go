@@ -157,3 +157,8 @@ func TestTheApproverOfTheParentDecidesAWorkersToolCalls(t *testing.T) {
 	assert.Equal(t, inProcess, asked.Load(), "asked as often as in process")
 	assert.Positive(t, inProcess)
 }
+
+// normalizeAgain blanks more keys of a normalized state.
+func normalizeAgain(t *testing.T, state string, blank ...string) string {
+	return normalize(t, []byte(state), blank...)
+}
