@@ -86,4 +86,3 @@ func asker(nc *nats.Conn, subject string) func(context.Context, *tools.Invocatio
 		return nil
 	}
 }
-
