@@ -50,7 +50,9 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 		return fmt.Errorf("remote: subscribing to cancellations: %w", err)
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	it, err := in.pool.Messages(jetstream.PullMaxMessages(setup.Concurrency))
+	// One job asked for at a time, so that idle workers share the jobs
+	// rather than one worker taking several it cannot start yet.
+	it, err := in.pool.Messages(jetstream.PullMaxMessages(1))
 	if err != nil {
 		return fmt.Errorf("remote: consuming the pool %q: %w", pool, err)
 	}
