@@ -57,7 +57,16 @@ type Executor struct {
 	bySeq   map[uint64]string  // job's stream seq → its token
 	stored  map[string]bool    // objects known to be in the store
 	cache   []cached           // recent snapshots' object names
+	flights map[cached]*flight // snapshots being stored
 	jobs    int
+}
+
+// flight is a snapshot being stored: siblings that fork from the state
+// meanwhile wait for it rather than store it again.
+type flight struct {
+	done chan struct{}
+	name string
+	err  error
 }
 
 // NewExecutor returns an executor for the pool, creating the streams, the
@@ -76,7 +85,7 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 		return nil, err
 	}
 	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, id: token(randid.New())[:12], fp: setup.fingerprint(),
-		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]bool{}}
+		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]bool{}, flights: map[cached]*flight{}}
 	cons, err := js.OrderedConsumer(ctx, repliesStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{x.replyPrefix() + ">"}, DeliverPolicy: jetstream.DeliverNewPolicy})
 	if err != nil {
@@ -209,7 +218,30 @@ func (x *Executor) storeSnapshot(ctx context.Context, s *session.Session, snap s
 			return c.name, nil
 		}
 	}
+	if f := x.flights[key]; f != nil {
+		x.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.name, f.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	x.flights[key] = f
 	x.mu.Unlock()
+	defer func() {
+		x.mu.Lock()
+		delete(x.flights, key)
+		x.mu.Unlock()
+		close(f.done)
+	}()
+	f.name, f.err = x.store(ctx, s, snap, key)
+	return f.name, f.err
+}
+
+// store marshals snap and stores it under its hash unless it is there.
+func (x *Executor) store(ctx context.Context, s *session.Session, snap session.Snapshot, key cached) (string, error) {
 	data, err := session.MarshalSnapshot(snap, s.Registry())
 	if err != nil {
 		return "", err

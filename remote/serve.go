@@ -44,7 +44,8 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	}
 	host, _ := os.Hostname()
 	w := &worker{js: js, nc: js.Conn(), in: in, setup: setup, fingerprint: setup.fingerprint(),
-		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]context.CancelCauseFunc{}}
+		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]context.CancelCauseFunc{},
+		cache: newSnapshotCache(setup.MaxSnapshotBytes)}
 	sub, err := w.nc.Subscribe(cancelSubject("*"), w.onCancel)
 	if err != nil {
 		return fmt.Errorf("remote: subscribing to cancellations: %w", err)
@@ -97,6 +98,7 @@ type worker struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc // by job token
+	cache   *snapshotCache
 }
 
 // errCancelled is the cause of a child stopped because its parent
@@ -288,12 +290,9 @@ func (w *worker) restore(ctx context.Context, j *job, pub *publisher) (runner.Re
 	var req runner.Request
 	var snap session.Snapshot
 	if j.Snapshot != "" {
-		data, err := w.fetch(ctx, j.Snapshot)
-		if err != nil {
+		var err error
+		if snap, err = w.snapshot(ctx, j.Snapshot); err != nil {
 			return req, nil, err
-		}
-		if snap, err = session.UnmarshalSnapshot(data, w.setup.Registry); err != nil {
-			return req, nil, fmt.Errorf("restoring the parent's state: %w", err)
 		}
 	}
 	s, err := session.New(session.WithID(j.Session), session.WithSnapshot(snap), session.WithRegistry(w.setup.Registry),
@@ -307,6 +306,25 @@ func (w *worker) restore(ctx context.Context, j *job, pub *publisher) (runner.Re
 		return req, nil, err
 	}
 	return req, s, nil
+}
+
+// snapshot returns the snapshot of the given name: from the cache, or
+// read from the object store, bounded, checked against its hash and
+// decoded.
+func (w *worker) snapshot(ctx context.Context, name string) (session.Snapshot, error) {
+	if snap, ok := w.cache.get(name); ok {
+		return snap, nil
+	}
+	data, err := w.fetch(ctx, name)
+	if err != nil {
+		return session.Snapshot{}, err
+	}
+	snap, err := session.UnmarshalSnapshot(data, w.setup.Registry)
+	if err != nil {
+		return session.Snapshot{}, fmt.Errorf("restoring the parent's state: %w", err)
+	}
+	w.cache.put(name, snap, int64(len(data)))
+	return snap, nil
 }
 
 // fetch reads a snapshot from the object store, bounded, and checks its
