@@ -134,6 +134,11 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 				if err := json.Unmarshal(r.data, &rr); err != nil {
 					continue
 				}
+				if len(rr.Tail) > 0 {
+					if err := run.add(rr.Attempt, rr.Worker, rr.PID, rr.Tail); err != nil {
+						return run.partial(name, failed(runner.PhaseRecord, err))
+					}
+				}
 				if run.complete(&rr) {
 					res = &rr
 				} else {
@@ -144,7 +149,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 				if err := json.Unmarshal(r.data, &p); err != nil {
 					continue
 				}
-				if err := run.add(&p); err != nil {
+				if err := run.add(p.Attempt, p.Worker, p.PID, p.Batches); err != nil {
 					return run.partial(name, failed(runner.PhaseRecord, err))
 				}
 				if run.pending != nil && run.complete(run.pending) {

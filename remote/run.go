@@ -30,34 +30,38 @@ type remoteRun struct {
 
 // attempt is one delivery of the job to a worker: its batches by number.
 type attempt struct {
-	batches   map[int]*progress
+	batches   map[int]*batch
 	charged   map[int]bool
 	announced bool
 }
 
-// add takes a batch and applies what can be applied in order.
-func (r *remoteRun) add(p *progress) error {
-	a := r.attempts[p.Attempt]
+// add takes an attempt's batches and applies what can be applied in
+// order.
+func (r *remoteRun) add(id, worker string, pid int, batches []batch) error {
+	a := r.attempts[id]
 	if a == nil {
-		a = &attempt{batches: map[int]*progress{}, charged: map[int]bool{}}
-		r.attempts[p.Attempt] = a
+		a = &attempt{batches: map[int]*batch{}, charged: map[int]bool{}}
+		r.attempts[id] = a
 	}
-	if p.N < 1 || a.batches[p.N] != nil {
-		return nil
-	}
-	a.batches[p.N] = p
 	if !a.announced {
 		a.announced = true
-		if r.child.Bus() != nil {
-			publishRan(r.ctx, r.child, Ran{AgentID: r.agent, Worker: p.Worker, PID: p.PID, Attempt: len(r.attempts)})
-		}
+		publishRan(r.ctx, r.child, Ran{AgentID: r.agent, Worker: worker, PID: pid, Attempt: len(r.attempts)})
 	}
-	if r.applied != p.Attempt {
+	first := false
+	for i := range batches {
+		b := &batches[i]
+		if b.N < 1 || a.batches[b.N] != nil {
+			continue
+		}
+		a.batches[b.N] = b
+		first = first || b.N == 1
+	}
+	if r.applied != id {
 		// A new attempt: its worker started the child again from its start.
-		if r.applied != "" && p.N != 1 {
+		if r.applied != "" && !first {
 			return nil // wait for its first batch
 		}
-		if err := r.switchTo(p.Attempt); err != nil {
+		if err := r.switchTo(id); err != nil {
 			return err
 		}
 	}

@@ -182,13 +182,15 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	res := w.run(extract(jctx, msg.Headers()), j, pub)
 	close(alive)
 	if ctx.Err() != nil {
-		_ = msg.Nak() // the worker is stopping: another one takes the job
+		pub.flush(ctx) // stops the sender
+		_ = msg.Nak()  // the worker is stopping: another one takes the job
 		return
 	}
-	n := pub.flush(context.WithoutCancel(ctx))
+	n, tail := pub.flush(context.WithoutCancel(ctx))
 	if pub.err != nil {
 		res = &result{Error: &wireError{Kind: kindWorker, Message: "the worker could not send what the child recorded: " + pub.err.Error()}}
 	}
+	res.Tail = tail
 	w.finish(ctx, msg, j, attempt, n, res)
 }
 
@@ -247,7 +249,7 @@ func (w *worker) run(ctx context.Context, j *job, pub *publisher) *result {
 		return fail("the worker could not start the subagent: %v", err)
 	}
 	defer func() { _ = s.Close() }()
-	pub.on.Store(true)
+	pub.start()
 	resp, err := runner.Evaluate(jobContext(ctx, j), req)
 	return outcome(ctx, resp, err)
 }

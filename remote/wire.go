@@ -78,15 +78,22 @@ type typed struct {
 	Data json.RawMessage `json:"data"`
 }
 
-// progress is one batch the child committed on the worker, numbered
-// from 1 within its attempt (a delivery of the job to one worker).
+// progress is batches the child committed on the worker, in order, as
+// they were sent while it ran (one message carries those committed since
+// the last).
 type progress struct {
 	Token   string  `json:"token"`
 	Attempt string  `json:"attempt"`
 	Worker  string  `json:"worker"`
 	PID     int     `json:"pid"`
-	N       int     `json:"n"`
-	Events  []typed `json:"events,omitempty"`
+	Batches []batch `json:"batches"`
+}
+
+// batch is one batch the child committed, numbered from 1 within its
+// attempt (a delivery of the job to one worker).
+type batch struct {
+	N      int     `json:"n"`
+	Events []typed `json:"events,omitempty"`
 	// Object names the object the events are in, when they were too big
 	// for a message.
 	Object string `json:"object,omitempty"`
@@ -98,9 +105,11 @@ type result struct {
 	Attempt string `json:"attempt"`
 	Worker  string `json:"worker"`
 	PID     int    `json:"pid"`
-	// Batches is how many progress batches the attempt published before
-	// it: the parent applies all of them before the result.
+	// Batches is how many batches the attempt committed: the parent
+	// applies all of them before the result. Tail are the last of them,
+	// not sent before (all of them, for a short child).
 	Batches  int           `json:"batches"`
+	Tail     []batch       `json:"tail,omitempty"`
 	Response *wireResponse `json:"response,omitempty"`
 	Error    *wireError    `json:"error,omitempty"`
 }
