@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -217,5 +218,42 @@ func TestQueuedJobsSurviveARestartOfTheServer(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("the story did not finish after the restart")
 		}
+	}
+}
+
+func TestAJobNoWorkerFinishesFailsAfterMaxDeliver(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	_, js := connect(t, s)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	setup.MaxDeliver = 2
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "lost", Setup: setup})
+	require.NoError(t, err)
+	defer x.Close()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := reviewer(t, ctx, x)
+		errc <- err
+	}()
+	// A worker that takes the job and gives it back, twice.
+	pool, err := js.Consumer(ctx, "OFFSHOOT_JOBS", "offshoot-lost")
+	require.NoError(t, err)
+	for range 2 {
+		msg, err := pool.Next(jetstream.FetchMaxWait(30 * time.Second))
+		require.NoError(t, err)
+		require.NoError(t, msg.Nak())
+	}
+	// Asking again finds the job over its deliveries: the server gives up
+	// on it and says so.
+	_, err = pool.Next(jetstream.FetchMaxWait(time.Second))
+	require.ErrorIs(t, err, nats.ErrTimeout)
+	select {
+	case err := <-errc:
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `no worker of pool "lost" finished the subagent in 2 deliveries (MaxDeliver)`)
+	case <-ctx.Done():
+		t.Fatal("the child did not fail after its last delivery")
 	}
 }
