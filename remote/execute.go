@@ -73,7 +73,6 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	w := newWaiter()
 	x.mu.Lock()
 	x.waiting[j.Token] = w
-	x.jobs++
 	x.mu.Unlock()
 	defer func() {
 		x.mu.Lock()

@@ -58,7 +58,6 @@ type Executor struct {
 	stored  map[string]bool    // objects known to be in the store
 	cache   []cached           // recent snapshots' object names
 	flights map[cached]*flight // snapshots being stored
-	jobs    int
 }
 
 // flight is a snapshot being stored: siblings that fork from the state
