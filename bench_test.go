@@ -3,6 +3,7 @@ package offshoot_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/offshoot-dev/offshoot"
@@ -10,6 +11,7 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/store/sqlite"
 )
 
 // BenchmarkQuery is one query of one model turn through the client — the
@@ -90,6 +92,64 @@ func BenchmarkEvaluate(b *testing.B) {
 				last = keep
 				b.StartTimer()
 			}
+		})
+	}
+}
+
+// BenchmarkStoredQuery is BenchmarkQuery's turn of the main agent — its
+// whole toolset rendered, the conversation continued — on a client in
+// memory and on one whose session is stored in SQLite, every commit
+// appended before it returns (the bar: at most 3× in memory). The
+// conversation starts again every 100 queries (not timed), so that a
+// measured query follows 0 to 99 earlier ones whatever the count.
+func BenchmarkStoredQuery(b *testing.B) {
+	answer := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+		return &model.Response{Message: model.AssistantMessage("Done, as asked."), Usage: model.Usage{InputTokens: 10, OutputTokens: 4, TotalTokens: 14}}, nil
+	})
+	for _, stored := range []bool{false, true} {
+		name := "memory"
+		if stored {
+			name = "sqlite"
+		}
+		b.Run(name, func(b *testing.B) {
+			var c *offshoot.Client
+			done := func() {}
+			queries := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if queries%100 == 0 {
+					b.StopTimer()
+					done()
+					opts := offshoot.Options{Model: answer}
+					var st *sqlite.Store
+					if stored {
+						var err error
+						if st, err = sqlite.Open(filepath.Join(b.TempDir(), "sessions.db")); err != nil {
+							b.Fatal(err)
+						}
+						opts.Store = st
+					}
+					var err error
+					if c, err = offshoot.NewClient(opts); err != nil {
+						b.Fatal(err)
+					}
+					done = func() {
+						_ = c.Close()
+						if st != nil {
+							_ = st.Close()
+						}
+					}
+					b.StartTimer()
+				}
+				for msg := range c.Query(ctx, "Do it.") {
+					if r, ok := msg.(offshoot.ResultMessage); ok && r.Err != nil {
+						b.Fatal(r.Err)
+					}
+				}
+				queries++
+			}
+			b.StopTimer()
+			done()
 		})
 	}
 }

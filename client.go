@@ -111,6 +111,9 @@ func NewClient(opts Options) (*Client, error) {
 	if eo.Logger == nil {
 		eo.Logger = opts.Logger
 	}
+	if eo.Store == nil {
+		eo.Store = opts.Store
+	}
 	c.engine = subagent.New(eo)
 
 	var taskOpts []task.Option
@@ -261,6 +264,9 @@ func (c *Client) open(opts Options, ts tools.Toolset) (opened bool, err error) {
 	var sopts []session.Option
 	if opts.SessionID != "" {
 		sopts = append(sopts, session.WithID(opts.SessionID))
+	}
+	if opts.SessionTags != nil {
+		sopts = append(sopts, session.WithTags(opts.SessionTags))
 	}
 	if opts.Store != nil {
 		ctx := context.Background()

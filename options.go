@@ -120,6 +120,10 @@ type Options struct {
 	// SessionID is the id of the client's session: a stored one to open
 	// (with Store), or the id a new one gets (generated when empty).
 	SessionID string
+	// SessionTags are a new session's tags (session.WithTags): stored in
+	// its header, for finding it again (store.Query.Tags). A session
+	// opened from the store keeps the tags it was stored with.
+	SessionTags map[string]string
 
 	// OnTaskNotification, when set, is told when a background task of the
 	// client's agents ends — during a query or between queries. It runs on

@@ -155,3 +155,38 @@ func TestToolCallsWithoutIDsGetOne(t *testing.T) {
 	last := m.Calls()[1].Request.Messages
 	assert.Equal(t, "call_1_1", last[len(last)-1].ToolCallID, "the next request names the calls")
 }
+
+// A continued evaluation records its render once: a turn that renders
+// the same text and tools as the turn before records a repeat, not the
+// prompt again; a render that changed is recorded whole.
+func TestAContinuedEvaluationRecordsARepeatedRenderOnce(t *testing.T) {
+	s := newSession(t)
+	m := scripted.New(scripted.Repeat(scripted.Text("ok")))
+	first, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+	require.NoError(t, err)
+	again := request(newPrompt(t, echoTool(t)), s, m)
+	again.Continue, again.UserMessage = first.Evaluation, "and again"
+	for range 2 {
+		_, err = runner.Evaluate(ctx, again)
+		require.NoError(t, err)
+	}
+	changed := request(newPrompt(t), s, m)
+	changed.Continue, changed.UserMessage = first.Evaluation, "without the tool"
+	_, err = runner.Evaluate(ctx, changed)
+	require.NoError(t, err)
+
+	renders := session.Get[runner.PromptRendered](s).Values()
+	require.Len(t, renders, 4)
+	assert.False(t, renders[0].Repeat)
+	assert.NotEmpty(t, renders[0].Text)
+	assert.Equal(t, []string{"echo"}, renders[0].Tools)
+	for _, r := range renders[1:3] {
+		assert.True(t, r.Repeat)
+		assert.Empty(t, r.Text)
+		assert.Empty(t, r.Tools)
+		assert.Equal(t, first.Evaluation, r.Evaluation)
+	}
+	assert.False(t, renders[3].Repeat, "the toolset changed")
+	assert.NotEmpty(t, renders[3].Text)
+	assert.Equal(t, []string{first.Evaluation}, runner.Evaluations(s.Snapshot()))
+}

@@ -12,14 +12,22 @@ import (
 // default, so each is recorded in its own slice (session.AppendAll); bus
 // observers use them for logs, traces and progress displays.
 
-// PromptRendered records that a prompt was rendered for an evaluation.
+// PromptRendered records that a prompt was rendered for an evaluation:
+// once when it starts and once each time it is continued
+// (Request.Continue).
 type PromptRendered struct {
 	// Evaluation is the id of the evaluation (Response.Evaluation).
-	Evaluation string   `json:"evaluation"`
-	NS         string   `json:"ns"`
-	Key        string   `json:"key"`
-	Text       string   `json:"text"`
-	Tools      []string `json:"tools"`
+	Evaluation string `json:"evaluation"`
+	NS         string `json:"ns"`
+	Key        string `json:"key"`
+	// Text and Tools are the rendered text and the names of the tools
+	// offered, left out (empty, with Repeat set) when a continued
+	// evaluation rendered the same as the last time: a long conversation
+	// does not store its prompt once a turn.
+	Text  string   `json:"text,omitempty"`
+	Tools []string `json:"tools,omitempty"`
+	// Repeat says the render is the same as the evaluation's previous one.
+	Repeat bool `json:"repeat,omitempty"`
 }
 
 // ModelCalled records one model call: when, on which model, what it cost.
@@ -67,7 +75,12 @@ type PromptExecuted struct {
 	Evaluation string `json:"evaluation"`
 	NS         string `json:"ns"`
 	Key        string `json:"key"`
-	Text       string `json:"text"`
+	// Text is empty in the records the runner makes: the final text is the
+	// evaluation's last assistant message (and Response.Text).
+	//
+	// Deprecated: kept so that records stored before it was left out still
+	// read.
+	Text string `json:"text,omitempty"`
 	// Output is the JSON of the structured output, when the prompt
 	// declares one.
 	Output json.RawMessage `json:"output,omitempty"`

@@ -3,8 +3,10 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -49,14 +51,36 @@ func (r *run) render(earlier []model.Message) error {
 	}
 	r.messages = msgs
 	events := make([]any, 0, 1+len(msgs)-len(earlier))
-	events = append(events, PromptRendered{
-		Evaluation: r.eval, NS: rendered.NS, Key: rendered.Key, Text: rendered.Text,
-		Tools: set.Names(),
-	})
+	rec := PromptRendered{Evaluation: r.eval, NS: rendered.NS, Key: rendered.Key, Text: rendered.Text, Tools: set.Names()}
+	if len(earlier) > 0 && sameRender(r.req.Session, rec) {
+		rec.Text, rec.Tools, rec.Repeat = "", nil, true
+	}
+	events = append(events, rec)
 	for _, m := range msgs[len(earlier):] {
 		events = append(events, ConversationMessage{Evaluation: r.eval, Message: m})
 	}
 	return r.req.Session.Dispatch(r.ctx, events...)
+}
+
+// sameRender reports whether the evaluation's previous render in s
+// rendered what rec does: the same prompt, text and tools.
+func sameRender(s *session.Session, rec PromptRendered) bool {
+	var text string
+	var tools []string
+	found := false
+	for _, prev := range session.Get[PromptRendered](s).Backward() {
+		if prev.Evaluation != rec.Evaluation {
+			continue
+		}
+		if prev.NS != rec.NS || prev.Key != rec.Key {
+			return false
+		}
+		if !prev.Repeat {
+			text, tools, found = prev.Text, prev.Tools, true
+			break
+		}
+	}
+	return found && text == rec.Text && slices.Equal(tools, rec.Tools)
 }
 
 // mergeToolsets returns inherited followed by own's tools that inherited

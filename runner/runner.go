@@ -397,7 +397,7 @@ func (r *run) finish() (*Response, error) {
 	if err := r.ctx.Err(); err != nil {
 		return r.partial(PhaseResponse, err)
 	}
-	rec := PromptExecuted{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Text: r.resp.Text}
+	rec := PromptExecuted{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key}
 	if out := r.rendered.Output; out != nil {
 		v, err := out.Parse(r.resp.Text)
 		if err != nil {

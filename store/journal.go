@@ -29,7 +29,7 @@ type Journal struct {
 	every int
 
 	mu      sync.Mutex
-	batches map[string]int // sessions whose header is stored, and their batches since the last checkpoint
+	batches map[string]int // sessions whose header is stored, and their batches since the last checkpoint (at most maxRemembered)
 	next    map[string]checkpoint
 	wake    chan struct{} // nil until the writer starts
 	closed  bool
@@ -89,9 +89,28 @@ func (j *Journal) Commit(ctx context.Context, s *session.Session, batch []bus.En
 		n = 0
 	}
 	j.mu.Lock()
-	j.batches[id] = n
+	j.remember(id, n)
 	j.mu.Unlock()
 	return nil
+}
+
+// maxRemembered bounds how many sessions a journal keeps a count for: a
+// service that forks a child per request does not grow it forever. A
+// session forgotten looks its header up again at its next commit, and
+// counts towards its next checkpoint from there.
+const maxRemembered = 4096
+
+// remember records that session id's header is stored and that n batches
+// went since its last checkpoint, forgetting another session when the
+// journal remembers too many. j.mu is held.
+func (j *Journal) remember(id string, n int) {
+	if _, ok := j.batches[id]; !ok && len(j.batches) >= maxRemembered {
+		for other := range j.batches {
+			delete(j.batches, other)
+			break
+		}
+	}
+	j.batches[id] = n
 }
 
 // ensureHeader stores s's header when the store has none: a root session

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"reflect"
 
 	"github.com/offshoot-dev/offshoot/bus"
@@ -44,16 +45,14 @@ func (j *Journal) Open(ctx context.Context, id string, reg *serde.Registry, sets
 	}
 	types := typeNames{reg: reg}
 	log := func(yield func([]bus.Envelope, error) bool) {
-		for _, seg := range segments {
-			for b, err := range j.st.Batches(ctx, seg.id, seg.after, seg.upTo) {
-				if err != nil {
-					yield(nil, err)
-					return
-				}
-				envs, err := decodeBatch(&types, seg.id, b)
-				if !yield(envs, err) || err != nil {
-					return
-				}
+		for r := range readAhead(ctx, j.st, segments) {
+			if r.err != nil {
+				yield(nil, r.err)
+				return
+			}
+			envs, err := decodeBatch(&types, r.id, r.batch)
+			if !yield(envs, err) || err != nil {
+				return
 			}
 		}
 	}
@@ -64,10 +63,58 @@ func (j *Journal) Open(ctx context.Context, id string, reg *serde.Registry, sets
 	}
 	j.mu.Lock()
 	if _, ok := j.batches[id]; !ok {
-		j.batches[id] = 0
+		j.remember(id, 0)
 	}
 	j.mu.Unlock()
 	return s, nil
+}
+
+// readAhead yields the batches of segments, read from st by a goroutine
+// of its own up to readAheadBatches ahead of the caller: opening a long
+// log reads and inflates rows while it decodes and applies those before
+// them, on two cores at once. The goroutine has ended when the sequence
+// has, however it ended.
+func readAhead(ctx context.Context, st Store, segments []segment) iter.Seq[batchRead] {
+	return func(yield func(batchRead) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		reads := make(chan batchRead, readAheadBatches)
+		go func() {
+			defer close(reads)
+			for _, seg := range segments {
+				for b, err := range st.Batches(ctx, seg.id, seg.after, seg.upTo) {
+					select {
+					case reads <- batchRead{seg.id, b, err}:
+					case <-ctx.Done():
+						return
+					}
+					if err != nil {
+						return
+					}
+				}
+			}
+		}()
+		defer func() {
+			cancel()
+			for range reads { // until the reader has gone
+			}
+		}()
+		for r := range reads {
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// readAheadBatches is how far readAhead reads ahead.
+const readAheadBatches = 64
+
+// batchRead is a batch of session id read from a store, or the error that
+// ended the reading.
+type batchRead struct {
+	id    string
+	batch Batch
+	err   error
 }
 
 // segment is a part of a session's log: the batches of session id after

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -274,4 +275,48 @@ func TestATypeNamedLaterStillReads(t *testing.T) {
 	again := newProcess(t, st, -1).open(t, "s") // its registry names Deposit "bank.Deposit"
 	b, _ := session.Latest[Balance](again)
 	assert.Equal(t, 5, b.Total)
+}
+
+// An open that stops in the middle of a long log — a batch it cannot
+// decode — stops reading it too: no reader is left behind.
+func TestAnOpenThatFailsLeavesNoReader(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	st := store.NewMemory()
+	require.NoError(t, st.Create(ctx, store.Header{ID: "long"}))
+	for i := uint64(1); i <= 500; i++ {
+		typ := "offshoot.test.Deposit"
+		if i == 3 {
+			typ = "offshoot.test.Unknown"
+		}
+		require.NoError(t, st.Append(ctx, "long", store.Batch{Seq: i, Events: []store.Event{{Type: typ, Data: json.RawMessage(`{"amount":1}`)}}}))
+	}
+	j := store.NewJournal(st, store.JournalOptions{})
+	defer j.Close()
+	reg := serde.NewRegistry()
+	require.NoError(t, serde.Register[Deposit](reg, "offshoot.test.Deposit"))
+	_, err := j.Open(ctx, "long", reg, nil)
+	require.ErrorContains(t, err, `is a "offshoot.test.Unknown", a type this program does not know`)
+}
+
+// A journal remembers a bounded number of sessions: one that forks a
+// child per request does not grow forever, and a session it forgot still
+// commits.
+func TestAJournalForgetsSessionsBeyondItsBound(t *testing.T) {
+	st := store.NewMemory()
+	j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: -1})
+	defer j.Close()
+	first, err := session.New(session.WithID("first"), session.WithJournal(j))
+	require.NoError(t, err)
+	require.NoError(t, first.Install(ctx, bank()))
+	for i := range store.MaxRemembered + 10 {
+		s, err := session.New(session.WithID(fmt.Sprintf("s%d", i)), session.WithJournal(j))
+		require.NoError(t, err)
+		require.NoError(t, s.Install(ctx, bank()))
+		require.NoError(t, s.Close())
+	}
+	assert.LessOrEqual(t, store.Remembered(j), store.MaxRemembered)
+	require.NoError(t, first.Dispatch(ctx, Deposit{5}))
+	h, err := st.Header(ctx, "first")
+	require.NoError(t, err)
+	assert.Equal(t, first.Snapshot().Seq(), h.Seq)
 }

@@ -113,7 +113,8 @@ type Store interface {
 	Append(ctx context.Context, id string, b Batch) error
 	// Batches yields the session's own batches whose events are after
 	// after and up to upTo (0: no bound), in order. A batch that spans
-	// upTo is not yielded. An error ends the sequence.
+	// upTo is not yielded. An error ends the sequence. A batch yielded is
+	// the caller's: it stays as it is while the sequence goes on.
 	Batches(ctx context.Context, id string, after, upTo uint64) iter.Seq2[Batch, error]
 	// PutCheckpoint stores a checkpoint of the session (replacing one at
 	// the same seq) and drops the session's checkpoints at earlier seqs:

@@ -77,7 +77,7 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 		c.maxDepth = spec.MaxDepth
 	}
 	if spec.Resume != "" {
-		if err := c.loadResumed(); err != nil {
+		if err := c.loadResumed(ctx); err != nil {
 			return nil, ctx, err
 		}
 	}
@@ -88,7 +88,11 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 	if !e.spawn(c.run) {
 		return nil, ctx, budgetError(e.maxSpawns)
 	}
-	s, start, err := e.hydrate(spec)
+	c.id = spec.Resume
+	if c.id == "" {
+		c.id = e.newID()
+	}
+	s, start, err := e.hydrate(spec, c.tags())
 	if err != nil {
 		return nil, ctx, err
 	}
@@ -102,10 +106,6 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 		return nil, ctx, setupError(err)
 	}
 	c.session = s
-	c.id = spec.Resume
-	if c.id == "" {
-		c.id = e.newID()
-	}
 	if !e.claim(c.id, spec.Resume != "") {
 		_ = s.Close()
 		return nil, ctx, stillRunning(c.id)
@@ -125,10 +125,11 @@ func leaveInbound(ctx context.Context, child *session.Session) error {
 	return child.Dispatch(ctx, runner.InboundRead{Upto: n})
 }
 
-// hydrate creates the child session: fresh for a fresh agent, forked
-// otherwise — also when the agent is resumed, so a resumed forked agent
-// works on its parent's state as it is now (or on Spec.Snapshot).
-func (e *Engine) hydrate(spec Spec) (*session.Session, session.Snapshot, error) {
+// hydrate creates the child session with tags: fresh for a fresh agent,
+// forked otherwise — also when the agent is resumed, so a resumed forked
+// agent works on its parent's state as it is now (or on Spec.Snapshot).
+// It returns the state the child started from too.
+func (e *Engine) hydrate(spec Spec, tags map[string]string) (*session.Session, session.Snapshot, error) {
 	var from session.Snapshot
 	switch {
 	case spec.Mode == Fresh:
@@ -137,7 +138,7 @@ func (e *Engine) hydrate(spec Spec) (*session.Session, session.Snapshot, error) 
 	default:
 		from = spec.Parent.Snapshot()
 	}
-	child, err := spec.Parent.Fork(session.WithSnapshot(from))
+	child, err := spec.Parent.Fork(session.WithTags(tags), session.WithSnapshot(from))
 	if err != nil {
 		if errors.Is(err, session.ErrClosed) {
 			return nil, from, &Error{Kind: ErrParentClosed, Msg: "Failed to initialize subagent: the parent session is closed", Err: err}

@@ -43,6 +43,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/store"
 	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
 )
@@ -67,6 +68,7 @@ type Engine struct {
 	logger                             *slog.Logger
 
 	transcripts transcript.Dir // "" when off
+	store       store.Store    // nil when off
 	startHooks  []StartHook
 	stopHooks   []StopHook
 	approve     func(context.Context, *tools.Invocation, model.ToolCall) error
@@ -119,6 +121,13 @@ type Options struct {
 	// child, never in its way: a write that fails is logged and the run
 	// goes on. Read the files back with the transcript.Dir's methods.
 	Transcripts transcript.Dir
+	// Store, when set, is the store the parents' sessions are kept in
+	// (offshoot.Options.Store sets it): every child's session is stored
+	// under its parent's with tags that name the agent, and resuming an
+	// agent reads its conversation from there — also in a later process.
+	// Transcripts are then an export; an agent the store does not hold
+	// is looked up in them.
+	Store store.Store
 	// StartHooks run before each child's first model call, in order;
 	// their texts are joined (see StartHook).
 	StartHooks []StartHook
@@ -151,7 +160,7 @@ type Options struct {
 func New(opts Options) *Engine {
 	e := &Engine{
 		maxDepth: opts.MaxDepth, maxConcurrent: opts.MaxConcurrent, maxSpawns: opts.MaxSpawns, timeout: opts.Timeout,
-		setup: opts.ChildSetup, newID: opts.NewID, clock: opts.Clock, logger: opts.Logger, transcripts: opts.Transcripts,
+		setup: opts.ChildSetup, newID: opts.NewID, clock: opts.Clock, logger: opts.Logger, transcripts: opts.Transcripts, store: opts.Store,
 		approve: opts.Approve, tasks: newManager(), live: map[string]int{}, slots: map[*session.Session]*slots{},
 		exec: opts.Executor,
 	}

@@ -1,17 +1,13 @@
 package postgres
 
 import (
-	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
-	"slices"
-	"sync"
 
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/internal/deflate"
 )
 
 // A batch's events and a checkpoint's state are each stored as one bytea
@@ -39,7 +35,6 @@ const (
 	formatDeflate = 2
 
 	headerBytes = 5
-	minDeflate  = 128
 
 	// maxBatchBytes bounds a batch's body, on the way in and on the way
 	// out: a batch over it is refused (Append) or damaged (Batches).
@@ -93,48 +88,18 @@ func encodeState(state []byte) []byte {
 	return frame(append(body, state...))
 }
 
-var writers = sync.Pool{New: func() any {
-	w, err := flate.NewWriter(nil, flate.BestSpeed)
-	if err != nil {
-		panic(err) // BestSpeed is a valid level
-	}
-	return w
-}}
-
 // frame fills in the header of buf, whose body follows headerBytes
 // reserved bytes, deflating the body when that gains.
 func frame(buf []byte) []byte {
 	body := buf[headerBytes:]
 	sum := crc32.Checksum(body, castagnoli)
-	if len(body) >= minDeflate {
-		var out bytes.Buffer
-		out.Grow(len(body) * 7 / 8)
-		out.Write([]byte{formatDeflate, 0, 0, 0, 0})
-		out.Write(binary.AppendUvarint(nil, uint64(len(body))))
-		w := writers.Get().(*flate.Writer)
-		w.Reset(&out)
-		_, err := w.Write(body) // a bytes.Buffer does not fail
-		if err == nil {
-			err = w.Close()
-		}
-		writers.Put(w)
-		if err == nil && out.Len() <= len(buf)*7/8 {
-			deflated := out.Bytes()
-			binary.BigEndian.PutUint32(deflated[1:], sum)
-			return deflated
-		}
+	if out, ok := deflate.Append([]byte{formatDeflate, 0, 0, 0, 0}, body); ok && len(out) <= len(buf)*7/8 {
+		binary.BigEndian.PutUint32(out[1:], sum)
+		return out
 	}
 	buf[0] = formatRaw
 	binary.BigEndian.PutUint32(buf[1:], sum)
 	return buf
-}
-
-// inflaters are flate readers to reuse, with their sources.
-var inflaters sync.Pool
-
-type inflater struct {
-	src bytes.Reader
-	r   io.ReadCloser
 }
 
 // unframe returns the body of a frame, which may be at most limit bytes.
@@ -151,15 +116,8 @@ func unframe(row []byte, limit int) ([]byte, error) {
 			return nil, fmt.Errorf("it holds %d bytes, over the store's bound of %d", len(body), limit)
 		}
 	case formatDeflate:
-		n, k := binary.Uvarint(body)
-		switch {
-		case k <= 0:
-			return nil, errors.New("the length of its body is not a number")
-		case n > uint64(limit):
-			return nil, fmt.Errorf("it holds %d bytes, over the store's bound of %d", n, limit)
-		}
 		var err error
-		if body, err = inflate(body[k:], int(n)); err != nil {
+		if body, err = deflate.Read(body, limit); err != nil {
 			return nil, err
 		}
 	default:
@@ -167,43 +125,6 @@ func unframe(row []byte, limit int) ([]byte, error) {
 	}
 	if sum := crc32.Checksum(body, castagnoli); sum != want {
 		return nil, fmt.Errorf("its checksum is %08x, and its bytes sum to %08x", want, sum)
-	}
-	return body, nil
-}
-
-// inflate returns the n bytes that deflated are, which must end there.
-func inflate(deflated []byte, n int) ([]byte, error) {
-	f, _ := inflaters.Get().(*inflater)
-	if f == nil {
-		f = new(inflater)
-		f.src.Reset(deflated)
-		f.r = flate.NewReader(&f.src)
-	} else {
-		f.src.Reset(deflated)
-		if err := f.r.(flate.Resetter).Reset(&f.src, nil); err != nil {
-			return nil, err
-		}
-	}
-	defer inflaters.Put(f)
-	// What a damaged row claims is not allocated before it inflates: the
-	// body grows from a few times the stream's size.
-	body := make([]byte, 0, min(n, 4*len(deflated)+4096))
-	for len(body) < n {
-		if len(body) == cap(body) {
-			body = slices.Grow(body, min(n-len(body), cap(body)))
-		}
-		m, err := f.r.Read(body[len(body):min(cap(body), n)])
-		body = body[:len(body)+m]
-		if err == io.EOF && len(body) < n {
-			err = io.ErrUnexpectedEOF
-		}
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("its body does not inflate to the %d bytes it claims: %w", n, err)
-		}
-	}
-	var one [1]byte
-	if m, err := f.r.Read(one[:]); m > 0 || err != io.EOF {
-		return nil, fmt.Errorf("its body inflates to more than the %d bytes it claims", n)
 	}
 	return body, nil
 }

@@ -85,7 +85,7 @@ func deflated(body []byte, n uint64, stream []byte) []byte {
 	return append(row, stream...)
 }
 
-func deflate(b []byte) []byte {
+func deflateStream(b []byte) []byte {
 	var buf bytes.Buffer
 	w, _ := flate.NewWriter(&buf, flate.BestSpeed)
 	_, _ = w.Write(b)
@@ -115,9 +115,9 @@ func TestDamagedRows(t *testing.T) {
 		{"the row ends before the data", withBody([]byte("\x01\x01t")), 1, "event 0: its data: the row ends before it"},
 		{"a first event without a type", withBody([]byte("\x01\x00\x02{}")), 1, "event 0 has no type name"},
 		{"bytes after the last event", withBody([]byte("\x01\x01t\x00xyz")), 1, "3 bytes follow its last event"},
-		{"a body over the bound", deflated(body, maxBatchBytes+1, deflate(body)), 1, "over the store's bound"},
-		{"a body shorter than it claims", deflated(body, uint64(len(body)+1), deflate(body)), 1, "does not inflate to the 7 bytes"},
-		{"a body longer than it claims", deflated(body, uint64(len(body)-1), deflate(body)), 1, "inflates to more than the 5 bytes"},
+		{"a body over the bound", deflated(body, maxBatchBytes+1, deflateStream(body)), 1, "over the store's bound"},
+		{"a body shorter than it claims", deflated(body, uint64(len(body)+1), deflateStream(body)), 1, "does not inflate to the 7 bytes"},
+		{"a body longer than it claims", deflated(body, uint64(len(body)-1), deflateStream(body)), 1, "inflates to more than the 5 bytes"},
 		{"a body that is no deflate stream", deflated(body, uint64(len(body)), []byte("garbage")), 1, "does not inflate"},
 		{"a length that is no number", deflated(body, 0, nil)[:headerBytes], 1, "length of its body is not a number"},
 	}

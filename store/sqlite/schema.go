@@ -56,6 +56,10 @@ var migrations = []string{
 		PRIMARY KEY (sid, seq)
 	);
 	INSERT INTO schema_version (version) VALUES (0);`,
+	// Version 2. No index on a session's last update: every append
+	// moves it, so the index cost a page written per append, and listing
+	// or pruning sorts the sessions instead.
+	`DROP INDEX sessions_updated;`,
 }
 
 // setup puts the file in write-ahead-log mode (a setting the file keeps)

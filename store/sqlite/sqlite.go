@@ -132,9 +132,10 @@ func (s *Store) Append(ctx context.Context, id string, b store.Batch) error {
 	}
 	ids, missing := s.types.lookup(b.Events)
 	var events []byte
+	var size int
 	if len(missing) == 0 {
-		if events = encodeEvents(b.Events, ids); len(events) > maxBatchBytes {
-			return tooLarge(id, b.Seq, len(events))
+		if events, size = encodeEvents(b.Events, ids); size > maxBatchBytes {
+			return tooLarge(id, b.Seq, size)
 		}
 	}
 	err = s.write(ctx, fmt.Sprintf("appending the batch at seq %d to session %s", b.Seq, id), func(tx *sql.Tx) error {
@@ -142,8 +143,8 @@ func (s *Store) Append(ctx context.Context, id string, b store.Batch) error {
 			if err := resolveTypes(ctx, tx, missing, ids); err != nil {
 				return err
 			}
-			if events = encodeEvents(b.Events, ids); len(events) > maxBatchBytes {
-				return refusal{tooLarge(id, b.Seq, len(events))}
+			if events, size = encodeEvents(b.Events, ids); size > maxBatchBytes {
+				return refusal{tooLarge(id, b.Seq, size)}
 			}
 		}
 		var sid int64
@@ -191,10 +192,7 @@ func (s *Store) PutCheckpoint(ctx context.Context, id string, c store.Checkpoint
 	if len(c.State) > maxCheckpointBytes {
 		return fmt.Errorf("store/sqlite: the checkpoint at seq %d of session %s takes %d bytes, more than the %d a checkpoint may", c.Seq, id, len(c.State), maxCheckpointBytes)
 	}
-	state := []byte(c.State)
-	if state == nil {
-		state = []byte{}
-	}
+	state := encodeState(c.State)
 	return s.write(ctx, fmt.Sprintf("storing the checkpoint at seq %d of session %s", c.Seq, id), func(tx *sql.Tx) error {
 		var sid, forkSeq int64
 		switch err := tx.QueryRowContext(ctx, "SELECT sid, fork_seq FROM sessions WHERE id = ?", id).Scan(&sid, &forkSeq); {
@@ -247,6 +245,9 @@ func (s *Store) Checkpoint(ctx context.Context, id string, upTo uint64) (store.C
 			return fmt.Errorf("store/sqlite: a checkpoint of session %s is damaged: its seq is %d", id, seq)
 		case size > int64(maxCheckpointBytes):
 			return fmt.Errorf("store/sqlite: the checkpoint at seq %d of session %s is damaged: it takes %d bytes, more than the %d a checkpoint may", seq, id, size, maxCheckpointBytes)
+		}
+		if state, err = decodeState(state); err != nil {
+			return fmt.Errorf("store/sqlite: the checkpoint at seq %d of session %s is damaged: %w", seq, id, err)
 		}
 		c, found = store.Checkpoint{Seq: uint64(seq), State: state}, true
 		return nil

@@ -15,9 +15,9 @@ import (
 // A call with resume continues an agent that ran before — to ask the
 // reviewer that just reported a follow-up, with everything it read still
 // in its conversation. The agent keeps its id, its type, the model it ran
-// on and its depth; its conversation comes from its transcript (the
-// engine keeps them when the program configures it with
-// subagent.Options.Transcripts), with any tool call left without a result
+// on and its depth; its conversation comes from the store the sessions are
+// kept in (subagent.Options.Store) or from its transcript
+// (subagent.Options.Transcripts), with any tool call left without a result
 // dropped, and the call's prompt is its next message. Its system prompt
 // is its type's, ending with the new call's description.
 //

@@ -50,9 +50,10 @@ turn stops that turn and the agents it started; the chat goes on.
 
 The conversation is kept in .offshoot/sessions.db in the project (--store
 for another SQLite file or a postgres:// URL, --no-store for none); chat
-says which session it is on standard error. --resume carries on the
-session updated last, or the one of the id given (--resume ID); its files
-are the session's, not copied again. 'offshoot sessions' lists them.
+says which session it is on standard error. --resume carries on your
+session updated last (one run or chat made for you: not one that came in
+a cloned repository's store), or the one of the id given (--resume ID);
+its files are the session's, not copied again. 'offshoot sessions' lists them.
 
 Lines are edited with the usual keys on a terminal, with a history; from a
 pipe or a file they are read one by one, as typed.
@@ -83,7 +84,7 @@ could not be saved at the end, 2 a usage or configuration error.`,
 		},
 	}
 	c.flags.Add(cmd)
-	cmd.Flags().StringVar(&c.flags.Resume, "resume", "", "carry on the stored session of this id, or the one updated last when none is given (see 'offshoot sessions list')")
+	cmd.Flags().StringVar(&c.flags.Resume, "resume", "", "carry on the stored session of this id, or your one updated last when none is given (see 'offshoot sessions list')")
 	cmd.Flags().Lookup("resume").NoOptDefVal = resumeLast
 	cmd.Flags().BoolVar(&c.noColor, "no-color", false, "print without colours (they are used on a terminal only, and never with NO_COLOR set)")
 	return cmd

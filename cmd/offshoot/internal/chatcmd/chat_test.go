@@ -126,16 +126,27 @@ func TestChat(t *testing.T) {
 	// The watcher ends after the main agent's last model call of the turn
 	// began, and before the turn ends: what it reports is not read by this
 	// turn, and the chat says it will be at the next message.
+	// The watcher answers once that call has begun (a barrier, so that
+	// the order does not depend on the machine's speed).
 	c := &chat{}
+	lastCallBegan := make(chan struct{})
 	m := scripted.New(
 		scripted.When(scripted.SystemContains("You review code."), scripted.Text("main.go is fine.")),
-		scripted.When(scripted.SystemContains("# Task\nWatch the build"), scripted.Text("The build is green.")),
+		scripted.When(scripted.SystemContains("# Task\nWatch the build"), scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+			select {
+			case <-lastCallBegan:
+				return &model.Response{Message: model.AssistantMessage("The build is green.")}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})),
 		scripted.When(scripted.LastUserContains("addressed this message to the code-reviewer agent"),
 			scripted.ToolCall("Task", `{"subagent_type":"code-reviewer","description":"Review main.go","prompt":"Review main.go."}`),
 			scripted.Text("The reviewer says main.go is fine.")),
 		scripted.When(scripted.LastUserContains("in the background"),
 			scripted.ToolCall("Task", `{"subagent_type":"general-purpose","description":"Watch the build","prompt":"Watch it.","run_in_background":true}`),
 			scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+				close(lastCallBegan)
 				for session.Len[runner.Inbound](c.client.Session()) == 0 { // the watcher has reported
 					select {
 					case <-ctx.Done():

@@ -138,6 +138,9 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 	}
 	if e.Stored != nil {
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID
+		if e.owner != "" {
+			opts.SessionTags = map[string]string{OwnerTag: e.owner}
+		}
 	}
 	if adjust != nil {
 		adjust(&opts)
@@ -168,14 +171,19 @@ func (e *Env) openSessionStore(f AgentFlags) error {
 		}
 		return err
 	}
+	owner, err := e.Owner()
+	if err != nil {
+		e.Warn("your sessions are not tagged as yours: %v", err)
+	}
 	if resume {
-		h, err := FindSession(ctx, st, f.Resume, "--resume")
+		h, err := FindSession(ctx, st, f.Resume, owner, "--resume")
 		if err != nil {
 			st.Close()
 			return err
 		}
 		e.ResumedID = h.ID
 	}
+	e.owner = owner
 	e.Stored = st
 	return nil
 }

@@ -47,6 +47,7 @@ type Env struct {
 
 	homeGiven bool
 	started   bool
+	owner     string // the user's owner token (see Owner), once a store is open
 
 	mu          sync.Mutex
 	onInterrupt func()        // see OnInterrupt

@@ -145,17 +145,20 @@ func SessionReducers() ([]session.Reducers, error) {
 }
 
 // FindSession returns the header of the stored session id, or, when id is
-// empty, of the one updated last; a missing one is a usage error that says
-// how to list them. flag, when not empty, names the flag that gave the id,
-// for the error.
-func FindSession(ctx context.Context, st *Stored, id, flag string) (store.Header, error) {
+// empty, of the one owner made that was updated last (see OwnerTag); a
+// missing one is a usage error that says how to list them. flag, when not
+// empty, names the flag that gave the id, for the error.
+func FindSession(ctx context.Context, st *Stored, id, owner, flag string) (store.Header, error) {
 	if id == "" {
-		hs, err := st.List(ctx, store.Query{Limit: 1})
+		if owner == "" {
+			return store.Header{}, Usagef("%s: without an id it carries on your latest session, and your home directory keeps no owner token to tell yours; give the id (see 'offshoot sessions list')", flag)
+		}
+		hs, err := st.List(ctx, store.Query{Tags: map[string]string{OwnerTag: owner}, Limit: 1})
 		if err != nil {
 			return store.Header{}, Failf("cannot list the sessions of %s: %v", st.Where, err)
 		}
 		if len(hs) == 0 {
-			return store.Header{}, Usagef("%s: no session is stored in %s yet; start one with 'offshoot chat' or 'offshoot run'", flag, st.Where)
+			return store.Header{}, Usagef("%s: no session of yours is stored in %s yet; start one with 'offshoot chat' or 'offshoot run', or give an id (see 'offshoot sessions list')", flag, st.Where)
 		}
 		return hs[0], nil
 	}

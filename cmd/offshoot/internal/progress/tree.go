@@ -105,6 +105,10 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 	case runner.Delta:
 		t.delta(e)
 	case runner.PromptRendered:
+		if e.Repeat {
+			t.head(env.SessionID, "prompt %s rendered · as before", t.paint(bold, cli.Printable(e.NS+"/"+e.Key)))
+			break
+		}
 		t.head(env.SessionID, "prompt %s rendered · %s · %s", t.paint(bold, cli.Printable(e.NS+"/"+e.Key)),
 			textSize(e.Text), count(len(e.Tools), "tool"))
 	case runner.ConversationMessage:

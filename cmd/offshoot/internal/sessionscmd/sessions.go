@@ -70,7 +70,7 @@ func (s *sessions) find(ctx context.Context, id string) (*cli.Stored, store.Head
 	if err != nil {
 		return nil, store.Header{}, err
 	}
-	h, err := cli.FindSession(ctx, st, id, "")
+	h, err := cli.FindSession(ctx, st, id, "", "")
 	if err != nil {
 		st.Close()
 		return nil, store.Header{}, err
@@ -465,13 +465,17 @@ func when(t time.Time) string {
 }
 
 // tagList returns tags as k=v pairs, sorted, or "-".
+// tagList lists a session's tags but the owner token (cli.OwnerTag),
+// which is bookkeeping, and better not shown where it may be copied.
 func tagList(m map[string]string) string {
-	if len(m) == 0 {
-		return "-"
-	}
 	var out []string
 	for k, v := range m {
-		out = append(out, cli.Printable(k+"="+v))
+		if k != cli.OwnerTag {
+			out = append(out, cli.Printable(k+"="+v))
+		}
+	}
+	if len(out) == 0 {
+		return "-"
 	}
 	slices.Sort(out)
 	return strings.Join(out, ",")
