@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -88,8 +89,10 @@ type demo struct {
 	width int // the terminal's, or 0
 	delay time.Duration
 	// workers, when above 0, is how many worker processes run the
-	// subagents.
+	// subagents; worker makes the command of one (this program, as
+	// offshoot worker, when nil).
 	workers int
+	worker  func(url, pool string) (*exec.Cmd, error)
 
 	// tamper, when set, runs on each child before the checks see it, and
 	// tamperParent once before the run: tests use them to break the
@@ -111,7 +114,7 @@ func (d demo) run(ctx context.Context) error {
 	defer chk.close()
 	var executor subagent.Executor
 	if d.workers > 0 {
-		c, err := startCluster(ctx, d.workers)
+		c, err := startCluster(ctx, d.workers, d.worker)
 		if err != nil {
 			return err
 		}

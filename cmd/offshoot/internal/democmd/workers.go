@@ -30,7 +30,7 @@ type cluster struct {
 // startCluster starts an embedded JetStream server on a free loopback port
 // with its store in a temporary directory, n worker processes serving
 // it, and an executor that hands them the demo's children.
-func startCluster(ctx context.Context, n int) (c *cluster, err error) {
+func startCluster(ctx context.Context, n int, worker func(url, pool string) (*exec.Cmd, error)) (c *cluster, err error) {
 	c = &cluster{}
 	defer func() {
 		if err != nil {
@@ -61,18 +61,29 @@ func startCluster(ctx context.Context, n int) (c *cluster, err error) {
 	if c.exec, err = remote.NewExecutor(ctx, c.js, remote.Options{Pool: workercmd.DefaultPool, Setup: setup}); err != nil {
 		return c, err
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return c, fmt.Errorf("finding this program to start its workers: %w", err)
+	if worker == nil {
+		worker = selfWorker
 	}
 	for range n {
-		cmd := exec.Command(self, "worker", "--nats", c.srv.ClientURL(), "--pool", workercmd.DefaultPool)
+		cmd, err := worker(c.srv.ClientURL(), workercmd.DefaultPool)
+		if err != nil {
+			return c, err
+		}
 		if err := cmd.Start(); err != nil {
 			return c, fmt.Errorf("starting a worker: %w", err)
 		}
 		c.workers = append(c.workers, cmd)
 	}
 	return c, c.ready(ctx, n)
+}
+
+// selfWorker is this program run as offshoot worker.
+func selfWorker(url, pool string) (*exec.Cmd, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding this program to start its workers: %w", err)
+	}
+	return exec.Command(self, "worker", "--nats", url, "--pool", pool), nil
 }
 
 // ready waits until n workers wait for jobs, so that the demo's children
