@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -71,6 +72,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	run := &remoteRun{x: x, ctx: ctx, child: child, start: start, agent: job.ID, attempts: map[string]*attempt{}}
 
 	w := newWaiter()
+	w.child = child
 	x.mu.Lock()
 	x.waiting[j.Token] = w
 	x.mu.Unlock()
@@ -206,6 +208,9 @@ func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.R
 	}
 	if req.Approve != nil {
 		j.Approve = "offshoot.approve." + x.id + "." + j.Token
+	}
+	if bus.Observed[runner.Delta](req.Session.Bus()) {
+		j.Deltas = deltaSubject(x.id, j.Token)
 	}
 	return j, nil
 }

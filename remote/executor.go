@@ -51,6 +51,7 @@ type Executor struct {
 	fp    string
 	cons  jetstream.ConsumeContext
 	adv   *nats.Subscription
+	delta *nats.Subscription
 
 	mu      sync.Mutex
 	waiting map[string]*waiter // by job token
@@ -98,6 +99,11 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 		x.cons.Stop()
 		return nil, fmt.Errorf("remote: following the pool's advisories: %w", err)
 	}
+	if x.delta, err = x.nc.Subscribe(deltaSubject(x.id, "*"), x.onDelta); err != nil {
+		x.cons.Stop()
+		_ = x.adv.Unsubscribe()
+		return nil, fmt.Errorf("remote: following the workers' deltas: %w", err)
+	}
 	return x, nil
 }
 
@@ -107,6 +113,7 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 func (x *Executor) Close() error {
 	x.cons.Stop()
 	_ = x.adv.Unsubscribe()
+	_ = x.delta.Unsubscribe()
 	x.mu.Lock()
 	names := make([]string, 0, len(x.stored))
 	for n := range x.stored {
@@ -170,6 +177,7 @@ type reply struct {
 // waiter is a job waiting for its worker: replies queue up here, without
 // bound on the consumer's side, and the job takes them in order.
 type waiter struct {
+	child  *session.Session // whose deltas the job's are
 	mu     sync.Mutex
 	queue  []reply
 	signal chan struct{}

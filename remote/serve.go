@@ -249,6 +249,13 @@ func (w *worker) run(ctx context.Context, j *job, pub *publisher) *result {
 		return fail("the worker could not start the subagent: %v", err)
 	}
 	defer func() { _ = s.Close() }()
+	if j.Deltas != "" {
+		stop, err := forwardDeltas(w.nc, s, j.Deltas)
+		if err != nil {
+			return fail("the worker could not stream the child's answers: %v", err)
+		}
+		defer stop()
+	}
 	pub.start()
 	resp, err := runner.Evaluate(jobContext(ctx, j), req)
 	return outcome(ctx, resp, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -35,11 +36,19 @@ func counter(prefix string) func() string {
 // parallel — with the engine's executor (nil: in process) and returns
 // the planner's final state as normalized JSON, and the ran events seen.
 func story(t *testing.T, ctx context.Context, exec subagent.Executor, blank ...string) (string, []remote.Ran) {
-	return storyWith(t, ctx, subagent.Options{Executor: exec}, blank...)
+	st, ran, _ := storyDeltas(t, ctx, subagent.Options{Executor: exec}, blank...)
+	return st, ran
 }
 
 // storyWith is story with an engine of opts (ids counted).
 func storyWith(t *testing.T, ctx context.Context, opts subagent.Options, blank ...string) (string, []remote.Ran) {
+	st, ran, _ := storyDeltas(t, ctx, opts, blank...)
+	return st, ran
+}
+
+// storyDeltas is storyWith, and returns the text the subagents' models
+// streamed, by session.
+func storyDeltas(t *testing.T, ctx context.Context, opts subagent.Options, blank ...string) (string, []remote.Ran, map[string]string) {
 	t.Helper()
 	parent, err := session.New(session.WithIDGenerator(counter("s")))
 	require.NoError(t, err)
@@ -54,6 +63,17 @@ func storyWith(t *testing.T, ctx context.Context, opts subagent.Options, blank .
 	})
 	require.NoError(t, err)
 	defer unsub()
+	streamed := map[string]string{}
+	unsubDeltas, err := bus.Subscribe(parent.Bus(), "deltas", func(_ context.Context, _ bus.Envelope, d runner.Delta) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if d.SessionID != parent.ID() {
+			streamed[d.SessionID] += d.Text
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	defer unsubDeltas()
 	opts.NewID = counter("agent-")
 	engine := subagent.New(opts)
 	reg, err := billing.Prompts(engine)
@@ -68,7 +88,9 @@ func storyWith(t *testing.T, ctx context.Context, opts subagent.Options, blank .
 	require.True(t, ok, "the reviewer's notes were copied into the planner's files")
 	data, err := session.MarshalSnapshot(parent.Snapshot(), parent.Registry())
 	require.NoError(t, err)
-	return normalize(t, data, blank...), ran
+	mu.Lock()
+	defer mu.Unlock()
+	return normalize(t, data, blank...), ran, streamed
 }
 
 // normalize blanks what differs between two runs of one story: ids,
@@ -122,8 +144,12 @@ func TestTheStoryOnThreeWorkerProcessesEqualsInProcess(t *testing.T) {
 	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "story", Setup: setup})
 	require.NoError(t, err)
 	defer x.Close()
-	got, ran := story(t, ctx, x)
+	_, _, wantStreamed := storyDeltas(t, ctx, subagent.Options{})
+	got, ran, streamed := storyDeltas(t, ctx, subagent.Options{Executor: x})
 	assert.Equal(t, want, got)
+	assert.NotEmpty(t, wantStreamed)
+	texts := func(m map[string]string) []string { return slices.Sorted(maps.Values(m)) }
+	assert.Equal(t, texts(wantStreamed), texts(streamed), "the subagents' streamed answers reached the planner's bus")
 	require.Len(t, ran, 2, "each reviewer ran once, on a worker")
 	for _, r := range ran {
 		assert.NotZero(t, r.PID)

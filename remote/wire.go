@@ -41,6 +41,9 @@ type job struct {
 	// subject it asks before each tool call.
 	Reply   string `json:"reply"`
 	Approve string `json:"approve,omitempty"`
+	// Deltas, when set, is the subject to publish the pieces of the
+	// child's model answers on as they stream.
+	Deltas string `json:"deltas,omitempty"`
 	// Where the child stands in its delegation tree.
 	Root       string   `json:"root"`
 	RootPrompt string   `json:"root_prompt,omitempty"`
@@ -188,6 +191,7 @@ func decodeJob(data []byte) (*job, error) {
 	check(j.Session != "" && len(j.Session) <= maxIDLen, "its session id is empty or too long")
 	check(validReply(j.Reply, "offshoot.progress."), "its reply subject %q is not a progress subject", clip(j.Reply))
 	check(j.Approve == "" || validReply(j.Approve, "offshoot.approve."), "its approval subject %q is not an approval subject", clip(j.Approve))
+	check(j.Deltas == "" || validReply(j.Deltas, "offshoot.delta."), "its delta subject %q is not a delta subject", clip(j.Deltas))
 	check(j.Snapshot == "" || isHash(j.Snapshot), "its snapshot name %q is not a sha256", clip(j.Snapshot))
 	check(len(j.Messages) <= maxJobMessages, "it carries %d messages, over %d", len(j.Messages), maxJobMessages)
 	check(len(j.Params) <= maxJobParams, "it carries %d params, over %d", len(j.Params), maxJobParams)
