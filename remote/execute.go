@@ -122,14 +122,14 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			grace = t.C
 			continue
 		case <-grace:
-			return run.partial(name, failed(runner.PhaseRequest, context.Cause(ctx)))
+			return run.partial(name, rendered, failed(runner.PhaseRequest, context.Cause(ctx)))
 		}
 		for _, r := range w.take() {
 			switch {
 			case r.closed:
-				return run.partial(name, failed(runner.PhaseRequest, errors.New("the remote executor was closed while the subagent ran")))
+				return run.partial(name, rendered, failed(runner.PhaseRequest, errors.New("the remote executor was closed while the subagent ran")))
 			case r.gaveUp > 0:
-				return run.partial(name, failed(runner.PhaseRequest, fmt.Errorf("no worker of pool %q finished the subagent in %d deliveries (MaxDeliver); see the workers' logs", x.pool, r.gaveUp)))
+				return run.partial(name, rendered, failed(runner.PhaseRequest, fmt.Errorf("no worker of pool %q finished the subagent in %d deliveries (MaxDeliver); see the workers' logs", x.pool, r.gaveUp)))
 			case r.result:
 				var rr result
 				if err := json.Unmarshal(r.data, &rr); err != nil {
@@ -137,7 +137,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 				}
 				if len(rr.Tail) > 0 {
 					if err := run.add(rr.Attempt, rr.Worker, rr.PID, rr.Tail); err != nil {
-						return run.partial(name, failed(runner.PhaseRecord, err))
+						return run.partial(name, rendered, failed(runner.PhaseRecord, err))
 					}
 				}
 				if run.complete(&rr) {
@@ -151,7 +151,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 					continue
 				}
 				if err := run.add(p.Attempt, p.Worker, p.PID, p.Batches); err != nil {
-					return run.partial(name, failed(runner.PhaseRecord, err))
+					return run.partial(name, rendered, failed(runner.PhaseRecord, err))
 				}
 				if run.pending != nil && run.complete(run.pending) {
 					res = run.pending
@@ -167,7 +167,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		}
 	}
 	if err := run.settle(res.Attempt); err != nil {
-		return run.partial(name, failed(runner.PhaseRecord, err))
+		return run.partial(name, rendered, failed(runner.PhaseRecord, err))
 	}
 	resp, err := run.response(name, rendered, res)
 	if cancelled && ctx.Err() != nil && err == nil {

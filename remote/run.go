@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
@@ -184,10 +185,40 @@ func (r *remoteRun) response(name string, rendered *prompt.Rendered, res *result
 	return resp, nil
 }
 
-// partial is the response so far, with err: the conversation the child
-// holds, no usage (it was charged as it came).
-func (r *remoteRun) partial(name string, err error) (*runner.Response, error) {
-	return nil, err
+// partial is the response so far, with err, read from what the child
+// holds of its latest evaluation: its conversation, its last text, what
+// its model calls spent — so that a child stopped on its worker keeps its
+// work, as one stopped in process does.
+func (r *remoteRun) partial(name string, rendered *prompt.Rendered, err error) (*runner.Response, error) {
+	snap := r.child.Snapshot()
+	evals := runner.Evaluations(snap)
+	if len(evals) == 0 || r.applied == "" {
+		return nil, err
+	}
+	eval := evals[len(evals)-1]
+	resp := &runner.Response{NS: rendered.NS, Key: rendered.Key, Evaluation: eval, Rendered: rendered, Messages: runner.Conversation(snap, eval)}
+	for _, m := range resp.Messages {
+		if m.Role == model.RoleAssistant && (m.Content != "" || len(m.ToolCalls) == 0) {
+			resp.Text = m.Content
+		}
+	}
+	used := map[string]bool{}
+	for mc := range session.SliceOfSnapshot[runner.ModelCalled](snap).All() {
+		if mc.Evaluation == eval {
+			resp.Usage = resp.Usage.Add(mc.Usage)
+			resp.Turns++
+		}
+	}
+	for ti := range session.SliceOfSnapshot[runner.ToolInvoked](snap).All() {
+		if ti.Evaluation == eval {
+			resp.ToolCalls++
+			if !used[ti.Name] {
+				used[ti.Name] = true
+				resp.ToolsUsed = append(resp.ToolsUsed, ti.Name)
+			}
+		}
+	}
+	return resp, err
 }
 
 // workerError is an evaluation's failure on a worker: its text, and what
