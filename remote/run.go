@@ -122,7 +122,7 @@ func (r *remoteRun) complete(res *result) bool {
 		return true
 	}
 	a := r.attempts[res.Attempt]
-	if a == nil {
+	if a == nil || len(a.batches) < res.Batches {
 		return false
 	}
 	for i := 1; i <= res.Batches; i++ {
