@@ -228,6 +228,9 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 		switch {
 		case ref.malformed:
 			d.warn(line, f, fmt.Sprintf("%s in %s is neither a tool name nor a valid pattern; it is ignored", quote(entry), f))
+		case ref.notOffered != "":
+			d.warn(line, f, fmt.Sprintf("Claude Code's %s tool in %s runs commands with the %s tool, which is not offered here (offshoot run and chat offer it with --allow %s); %s",
+				toolBase(entry, ref), f, ref.notOffered, ref.notOffered, dropped))
 		case ref.claudeOnly:
 			d.warn(line, f, fmt.Sprintf("Claude Code's %s tool in %s has no equivalent here; %s", toolBase(entry, ref), f, dropped))
 		case ref.mcpServer != "" && !ref.known && !e.servers[ref.mcpServer] && !own[ref.mcpServer]:

@@ -73,7 +73,7 @@ You are a senior code reviewer.
 	// general-purpose (built-in): tools all, model inherit
 	// plan (built-in): tools [ls glob grep read_file planning_read_plan], model main
 	// summary (built-in): tools [], model light
-	// warning: reviewer.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it
+	// warning: reviewer.md:4: Claude Code's Bash tool in tools runs commands with the bash tool, which is not offered here (offshoot run and chat offer it with --allow bash); it is dropped, and the agent runs without it
 	// errors: 0
 }
 

@@ -129,7 +129,7 @@ func TestParseTolerantCases(t *testing.T) {
 			name:      "tools as a comma string with argument rules, spaces and duplicates",
 			text:      "---\nname: a\ndescription: Does A.\ntools: Read, Bash(git add:*, git commit:*),  Grep Read ,Edit\n---\nYou do A.",
 			want:      Definition{Name: "a", Description: "Does A.", Prompt: "You do A.", Tools: []string{"read_file", "grep", "edit_file"}},
-			wantWarns: []string{`a.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it`},
+			wantWarns: []string{`a.md:4: Claude Code's Bash tool in tools runs commands with the bash tool, which is not offered here (offshoot run and chat offer it with --allow bash); it is dropped, and the agent runs without it`},
 		},
 		{
 			name:      "tools: [] means no tools",
@@ -158,7 +158,7 @@ func TestParseTolerantCases(t *testing.T) {
 			text: "---\nname: a\ndescription: Does A.\ntools: Bash, WebSearch\n---\nYou do A.",
 			want: Definition{Name: "a", Description: "Does A.", Prompt: "You do A.", Tools: []string{}},
 			wantWarns: []string{
-				"a.md:4: Claude Code's Bash tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+				"a.md:4: Claude Code's Bash tool in tools runs commands with the bash tool, which is not offered here (offshoot run and chat offer it with --allow bash); it is dropped, and the agent runs without it",
 				"a.md:4: Claude Code's WebSearch tool in tools has no equivalent here; it is dropped, and the agent runs without it",
 			},
 		},

@@ -40,12 +40,18 @@ var claudeTools = map[string][]string{
 	"agent":      {"Task"},
 	"taskoutput": {"TaskOutput"},
 	"taskstop":   {"TaskStop"},
+	"bash":       {"bash"},
 }
+
+// optIn are the tools a program offers only when its user allows them
+// (the bash tool of package tools/shell): a Claude Code name for one that
+// is not offered is dropped with a warning that says so.
+var optIn = map[string]bool{"bash": true}
 
 // claudeOnly are Claude Code tools, lower-cased, that have no equivalent
 // in offshoot.
 var claudeOnly = map[string]bool{
-	"bash": true, "bashoutput": true, "killshell": true, "killbash": true,
+	"bashoutput": true, "killshell": true, "killbash": true,
 	"webfetch": true, "websearch": true, "notebookedit": true, "notebookread": true,
 	"sendmessage": true, "taskcreate": true, "taskget": true, "tasklist": true, "taskupdate": true,
 	"teamcreate": true, "teamdelete": true, "exitplanmode": true, "enterplanmode": true,
@@ -95,6 +101,9 @@ type toolRef struct {
 	base string
 	// claudeOnly is set for a Claude Code tool with no equivalent here.
 	claudeOnly bool
+	// notOffered names the opt-in tool a Claude Code entry stands for
+	// when the program does not offer it.
+	notOffered string
 	// mcpServer is the server of an mcp__server[__tool] entry.
 	mcpServer string
 	// malformed is set for a pattern path.Match rejects.
@@ -117,6 +126,9 @@ func resolveTool(entry string, has func(string) bool, match func(string) bool) t
 		known := true
 		for _, t := range targets {
 			known = known && has(t)
+		}
+		if !known && len(targets) == 1 && optIn[targets[0]] {
+			return toolRef{notOffered: targets[0]}
 		}
 		return toolRef{names: targets, known: known}
 	}

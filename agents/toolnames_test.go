@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,4 +77,28 @@ func TestNormalize(t *testing.T) {
 	text, bad = normalize([]byte("a\xffb"))
 	assert.Equal(t, "a\uFFFDb", text)
 	assert.True(t, bad)
+}
+
+// TestBashMapping: Claude Code's Bash is the bash tool when the program
+// offers it, and else dropped with a warning that says how to offer it.
+func TestBashMapping(t *testing.T) {
+	tests := []struct {
+		name    string
+		offered []string
+		want    toolRef
+	}{
+		{"offered", []string{"read_file", "bash"}, toolRef{names: []string{"bash"}, known: true}},
+		{"not offered", []string{"read_file"}, toolRef{notOffered: "bash"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			has := func(n string) bool { return slices.Contains(tt.offered, n) }
+			for _, entry := range []string{"Bash", "bash", "BASH"} {
+				assert.Equal(t, tt.want, resolveTool(entry, has, func(string) bool { return false }), entry)
+			}
+			rule := resolveTool("Bash(git:*)", has, func(string) bool { return false })
+			assert.True(t, rule.rule)
+			assert.Equal(t, tt.want.names, rule.names)
+		})
+	}
 }

@@ -214,8 +214,12 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	started := e.clock()
 	out = &Outcome{AgentID: c.id, SessionID: c.session.ID(), Name: spec.Name, Depth: c.depth, ModelName: spec.Request.ModelName, Start: c.session.Snapshot()}
 	if bus.Observed[Started](spec.Parent.Bus()) {
-		publish(ctx, spec.Parent, Started{AgentID: c.id, Name: spec.Name, SessionID: c.session.ID(), ParentID: spec.Parent.ID(),
-			Depth: c.depth, Mode: c.mode().String(), Model: spec.Request.ModelName})
+		ev := Started{AgentID: c.id, Name: spec.Name, SessionID: c.session.ID(), ParentID: spec.Parent.ID(),
+			Depth: c.depth, Mode: c.mode().String(), Model: spec.Request.ModelName, Background: c.background}
+		if spec.Caller != nil {
+			ev.CallID = spec.Caller.CallID
+		}
+		publish(ctx, spec.Parent, ev)
 	}
 	defer func() {
 		if !bus.Observed[Finished](spec.Parent.Bus()) {

@@ -489,3 +489,45 @@ func toolNames(req *model.Request) []string {
 	}
 	return out
 }
+
+func TestStartedNamesTheDelegatingCallAndWhetherItRunsInTheBackground(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, tc := range []struct {
+		name       string
+		caller     *tools.Invocation
+		background bool
+		want       subagent.Started
+	}{
+		{"from a program's own code", nil, false, subagent.Started{}},
+		{"from a tool call", &tools.Invocation{CallID: "call-7"}, false, subagent.Started{CallID: "call-7"}},
+		{"in the background", &tools.Invocation{CallID: "call-8"}, true, subagent.Started{CallID: "call-8", Background: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parent := newParent(t)
+			got := make(chan subagent.Started, 1)
+			stop, err := bus.Subscribe(parent.Bus(), "started", func(_ context.Context, _ bus.Envelope, e subagent.Started) error {
+				got <- e
+				return nil
+			})
+			require.NoError(t, err)
+			defer stop()
+			e := subagent.New(subagent.Options{})
+			sp := spec(t, parent, scripted.New(scripted.Text("done")))
+			sp.Caller = tc.caller
+			if tc.background {
+				task, err := e.Start(ctx, sp)
+				require.NoError(t, err)
+				wctx, cancel := context.WithTimeout(ctx, time.Minute)
+				defer cancel()
+				_, err = task.Wait(wctx)
+				require.NoError(t, err)
+			} else {
+				_, err := e.Run(ctx, sp)
+				require.NoError(t, err)
+			}
+			e2 := <-got
+			assert.Equal(t, tc.want.CallID, e2.CallID)
+			assert.Equal(t, tc.want.Background, e2.Background)
+		})
+	}
+}

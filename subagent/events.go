@@ -21,6 +21,14 @@ type Started struct {
 	Depth     int    `json:"depth"`
 	Mode      string `json:"mode"`
 	Model     string `json:"model,omitempty"`
+	// CallID is the id of the tool call that delegated the child
+	// (Spec.Caller), "" when a program's own code started it: with
+	// ParentID it tells an observer (a tracer) which call the child's work
+	// belongs to.
+	CallID string `json:"call_id,omitempty"`
+	// Background is set for a child started with Engine.Start, which
+	// outlives the call that launched it.
+	Background bool `json:"background,omitempty"`
 }
 
 // Finished is published when a child run ends, whatever the outcome,

@@ -131,6 +131,11 @@ func (c *chat) run(ctx context.Context) error {
 	c.client = client
 	defer c.env.CloseStore()
 	defer client.Close()
+	stopTelemetry, err := c.env.Telemetry(ctx, client.Session().Bus(), c.env.Provider())
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
 	if st := c.env.Stored; st != nil {
 		fmt.Fprintln(c.env.Err(), cli.SessionLine("chat", client.Session().ID(), c.env.ResumedID != "", st.Where))
 	}

@@ -236,13 +236,26 @@ func (e *Env) readUserConfig() (map[string]json.RawMessage, error) {
 // pipe never answers yes. It reads the answer a byte at a time, so that
 // nothing after the answer's line is taken from in.
 func AskOnTerminal(in io.Reader, out io.Writer) func(string) bool {
+	answer := answerOnTerminal(in, out)
+	if answer == nil {
+		return nil
+	}
+	return func(question string) bool {
+		return slices.Contains([]string{"y", "yes"}, answer(question+" [y/N]"))
+	}
+}
+
+// answerOnTerminal returns what asks a question on the terminal of in and
+// out and returns the answer, trimmed and lower-cased; nil when they are
+// not both terminals. It reads the answer as AskOnTerminal does.
+func answerOnTerminal(in io.Reader, out io.Writer) func(string) string {
 	fin, ok1 := in.(*os.File)
 	fout, ok2 := out.(*os.File)
 	if !ok1 || !ok2 || !isCharDevice(fin) || !isCharDevice(fout) {
 		return nil
 	}
-	return func(question string) bool {
-		fmt.Fprintf(out, "%s [y/N] ", question)
+	return func(question string) string {
+		fmt.Fprintf(out, "%s ", question)
 		var answer []byte
 		b := make([]byte, 1)
 		for len(answer) < 64 {
@@ -252,7 +265,7 @@ func AskOnTerminal(in io.Reader, out io.Writer) func(string) bool {
 			}
 			answer = append(answer, b[0])
 		}
-		return slices.Contains([]string{"y", "yes"}, strings.ToLower(strings.TrimSpace(string(answer))))
+		return strings.ToLower(strings.TrimSpace(string(answer)))
 	}
 }
 

@@ -46,6 +46,9 @@ type AgentFlags struct {
 	// ApproveMCP approves the project's MCP servers (--approve-mcp), and
 	// records the approval (see Env.Servers).
 	ApproveMCP bool
+	// Allow are the tools --allow gives the agents: bash, or
+	// bash=unconfined (see bashTool).
+	Allow []string
 	// Store is where the session is kept (--store, --no-store).
 	Store StoreFlags
 	// Resume, with ResumeLast, carries a stored session on: the one of
@@ -64,6 +67,7 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl.StringVar(&f.Save, "save", "", "write the session's snapshot to this file at the end (read it with 'offshoot snapshot show')")
 	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
 	fl.BoolVar(&f.ApproveMCP, "approve-mcp", false, "start the MCP servers this project configures (.mcp.json), and remember that you approved them for this project until they change")
+	fl.StringSliceVar(&f.Allow, "allow", nil, allowUsage)
 	f.Store.Add(cmd, "keep the session in")
 	f.Models.Add(cmd)
 }
@@ -124,6 +128,16 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 		e.CloseStore()
 		return nil, Failf("offshoot's worker prompt: %v; this is a bug, please report it", err)
 	}
+	var answer func(string) string // asks before each command, in chat on a terminal
+	if e.Ask != nil {
+		answer = answerOnTerminal(e.Stdin, e.Stdout)
+	}
+	bash, err := e.bashTool(f.Allow, answer != nil)
+	if err != nil {
+		e.CloseStore()
+		return nil, err
+	}
+	e.bash = bash
 	opts := offshoot.Options{
 		Router:           router,
 		ModelName:        f.Model,
@@ -140,6 +154,12 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID
 		if e.owner != "" {
 			opts.SessionTags = map[string]string{OwnerTag: e.owner}
+		}
+	}
+	if bash != nil {
+		opts.Tools = append(opts.Tools, bash)
+		if answer != nil {
+			opts.Approver = bashApprover(answer, bash.Confined())
 		}
 	}
 	if adjust != nil {
@@ -188,9 +208,15 @@ func (e *Env) openSessionStore(f AgentFlags) error {
 	return nil
 }
 
-// CloseStore closes the store NewClient opened, if any; call it after
-// the client's Close.
+// CloseStore closes the store NewClient opened, if any, and removes the
+// bash tool's scratch directories; call it after the client's Close.
 func (e *Env) CloseStore() {
+	if e.bash != nil {
+		if err := e.bash.Close(); err != nil {
+			e.Warn("removing the bash tool's scratch directories: %v", err)
+		}
+		e.bash = nil
+	}
 	if e.Stored != nil {
 		if err := e.Stored.Close(); err != nil {
 			e.Warn("closing the session store %s: %v", e.Stored.Where, err)

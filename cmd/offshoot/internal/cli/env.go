@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/offshoot-dev/offshoot/tools/shell"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -47,7 +48,8 @@ type Env struct {
 
 	homeGiven bool
 	started   bool
-	owner     string // the user's owner token (see Owner), once a store is open
+	owner     string      // the user's owner token (see Owner), once a store is open
+	bash      *shell.Tool // the bash tool of --allow bash, closed by CloseStore
 
 	mu          sync.Mutex
 	onInterrupt func()        // see OnInterrupt

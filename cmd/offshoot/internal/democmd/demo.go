@@ -61,7 +61,7 @@ while they ran, and gained only the files they wrote).
 Exit codes: 0 when the checks hold, 1 when one fails (with what differed).`,
 		Args: cli.Args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d := demo{out: env.Stdout, json: asJSON, color: !asJSON && env.UseColor(noColor), width: env.TerminalWidth(), delay: delay, workers: workers}
+			d := demo{env: env, out: env.Stdout, json: asJSON, color: !asJSON && env.UseColor(noColor), width: env.TerminalWidth(), delay: delay, workers: workers}
 			if workers < 0 || workers > 64 {
 				return cli.Usagef("--workers %d is out of range; give 1 to 64 worker processes, or 0 to run the subagents in this process", workers)
 			}
@@ -83,6 +83,7 @@ Exit codes: 0 when the checks hold, 1 when one fails (with what differed).`,
 
 // demo is one run of the story.
 type demo struct {
+	env   *cli.Env // for the OTEL_* variables; nil in tests that need none
 	out   io.Writer
 	json  bool
 	color bool
@@ -107,6 +108,13 @@ func (d demo) run(ctx context.Context) error {
 		return err
 	}
 	defer parent.Close()
+	if d.env != nil {
+		stopTelemetry, err := d.env.Telemetry(ctx, parent.Bus(), "scripted")
+		if err != nil {
+			return err
+		}
+		defer stopTelemetry()
+	}
 	chk, err := newChecks(parent)
 	if err != nil {
 		return err

@@ -99,6 +99,11 @@ func (r *run) run(ctx context.Context) error {
 	}
 	defer r.env.CloseStore()
 	defer client.Close()
+	stopTelemetry, err := r.env.Telemetry(ctx, client.Session().Bus(), r.env.Provider())
+	if err != nil {
+		return err
+	}
+	defer stopTelemetry()
 	if st := r.env.Stored; st != nil {
 		fmt.Fprintln(r.env.Err(), cli.SessionLine("run", client.Session().ID(), false, st.Where))
 	}

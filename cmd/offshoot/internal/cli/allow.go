@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/shell"
+)
+
+// Tools a user allows with --allow, which the agents do not get otherwise.
+const (
+	// allowBash gives the agents the bash tool: commands on a copy of
+	// their files, inside bubblewrap.
+	allowBash = "bash"
+	// allowBashUnconfined gives it where bubblewrap cannot run, the
+	// commands running with the user's permissions.
+	allowBashUnconfined = "bash=unconfined"
+)
+
+// allowUsage is the help of --allow.
+const allowUsage = "give the agents a tool they do not get otherwise: bash (shell commands on a copy of their files, inside bubblewrap; chat asks before each command), or bash=unconfined where bubblewrap is not installed"
+
+// allowed is what --allow allows.
+type allowed struct {
+	bash, unconfined bool
+}
+
+// parseAllow reads the values of --allow.
+func parseAllow(values []string) (allowed, error) {
+	var a allowed
+	for _, v := range values {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case allowBash:
+			a.bash = true
+		case allowBashUnconfined:
+			a.bash, a.unconfined = true, true
+		default:
+			return allowed{}, Usagef("--allow %s: no tool is allowed so; give bash, or bash=unconfined to run commands without a sandbox", Printable(v))
+		}
+	}
+	return a, nil
+}
+
+// bashTool returns the bash tool --allow asks for, or nil when it asks
+// for none. Where the commands would run unconfined (no usable
+// bubblewrap) it needs bash=unconfined, unless the user is asked before
+// each command (ask). Close it with closeBash.
+func (e *Env) bashTool(values []string, ask bool) (*shell.Tool, error) {
+	a, err := parseAllow(values)
+	if err != nil || !a.bash {
+		return nil, err
+	}
+	tool, err := shell.New(shell.Options{})
+	if err != nil {
+		return nil, Usagef("--allow bash: %v", err)
+	}
+	if err := checkConfinement(tool.Confined(), a, ask); err != nil {
+		_ = tool.Close()
+		return nil, err
+	}
+	return tool, nil
+}
+
+// checkConfinement refuses commands that would run unconfined unless the
+// user allowed that (bash=unconfined) or is asked before each (ask).
+func checkConfinement(confined bool, a allowed, ask bool) error {
+	if confined || a.unconfined || ask {
+		return nil
+	}
+	return Usagef("--allow bash: bubblewrap (bwrap) is not installed here, or cannot make namespaces, so the commands would run unconfined, " +
+		"with your permissions on this machine; install bubblewrap (Debian and Ubuntu: apt install bubblewrap), or allow that with --allow bash=unconfined")
+}
+
+// bashApprover returns the approver (offshoot.Options.Approver) that asks
+// the user, with ask, before each bash command: yes, no, or always, which
+// allows every later command of the session. Other tools' calls are not
+// asked about. Questions are asked one at a time.
+func bashApprover(ask func(question string) string, confined bool) func(context.Context, *tools.Invocation, model.ToolCall) error {
+	var mu sync.Mutex
+	always := false
+	return func(ctx context.Context, _ *tools.Invocation, call model.ToolCall) error {
+		if call.Name != "bash" {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if always {
+			return nil
+		}
+		answer := ask(bashQuestion(gjson.Get(call.Arguments, "command").String(), confined))
+		if err := ctx.Err(); err != nil {
+			return err // stopped while the user was asked
+		}
+		switch {
+		case answer == "a" || answer == "always":
+			always = true
+			return nil
+		case answer == "y" || answer == "yes":
+			return nil
+		}
+		return errors.New("the user did not allow this command; ask them about it, or do the work another way")
+	}
+}
+
+// maxShownCommand is the most characters of a command an approval
+// question shows.
+const maxShownCommand = 2000
+
+// bashQuestion is what the user is asked before a command runs.
+func bashQuestion(command string, confined bool) string {
+	where := "in a sandbox, on a copy of the files"
+	if !confined {
+		where = "UNCONFINED, with your permissions on this machine (bubblewrap is not installed here), in a copy of the files"
+	}
+	return fmt.Sprintf("The agent wants to run a command %s:\n  $ %s\nRun it? [y]es, [N]o, [a]lways in this chat:", where, Printable(truncateRunes(command, maxShownCommand)))
+}

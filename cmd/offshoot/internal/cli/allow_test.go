@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model"
+)
+
+func TestParseAllow(t *testing.T) {
+	tests := []struct {
+		values []string
+		want   allowed
+		err    string
+	}{
+		{nil, allowed{}, ""},
+		{[]string{"bash"}, allowed{bash: true}, ""},
+		{[]string{"Bash"}, allowed{bash: true}, ""},
+		{[]string{"bash=unconfined"}, allowed{bash: true, unconfined: true}, ""},
+		{[]string{"bash", "bash=unconfined"}, allowed{bash: true, unconfined: true}, ""},
+		{[]string{"python"}, allowed{}, "--allow python: no tool is allowed so; give bash, or bash=unconfined"},
+		{[]string{"bash=yes"}, allowed{}, "--allow bash=yes"},
+	}
+	for _, tt := range tests {
+		got, err := parseAllow(tt.values)
+		if tt.err != "" {
+			require.Error(t, err, "%q", tt.values)
+			assert.Contains(t, err.Error(), tt.err)
+			assert.Equal(t, ExitUsage, Code(err, true))
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, got, "%q", tt.values)
+	}
+}
+
+// TestBashTool: --allow bash gives the tool inside bubblewrap; where the
+// commands would run unconfined, it takes bash=unconfined, or a user
+// asked before each command.
+func TestBashTool(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the bash tool needs a Unix system")
+	}
+	e := approvalEnv(t, "")
+	tool, err := e.bashTool(nil, false)
+	require.NoError(t, err)
+	assert.Nil(t, tool, "no --allow, no tool")
+
+	tool, err = e.bashTool([]string{"bash=unconfined"}, false)
+	require.NoError(t, err)
+	require.NotNil(t, tool)
+	require.NoError(t, tool.Close())
+
+	tool, err = e.bashTool([]string{"bash"}, false)
+	if err != nil {
+		assert.Contains(t, err.Error(), "--allow bash=unconfined")
+		assert.Equal(t, ExitUsage, Code(err, true))
+		tool, err = e.bashTool([]string{"bash"}, true)
+		require.NoError(t, err, "asked before each command")
+		assert.False(t, tool.Confined())
+	} else {
+		assert.True(t, tool.Confined(), "bubblewrap works here")
+	}
+	require.NoError(t, tool.Close())
+}
+
+// TestBashApprover: each command is asked about, showing it; yes runs
+// it, anything else refuses it, always runs every later one unasked.
+func TestBashApprover(t *testing.T) {
+	ctx := context.Background()
+	var asked []string
+	var next []string
+	ask := func(q string) string {
+		asked = append(asked, q)
+		a := next[0]
+		next = next[1:]
+		return a
+	}
+	approve := bashApprover(ask, false)
+	call := func(name, command string) error {
+		return approve(ctx, nil, model.ToolCall{Name: name, Arguments: `{"command": "` + command + `"}`})
+	}
+	require.NoError(t, call("read_file", "x"), "other tools are not asked about")
+	assert.Empty(t, asked)
+
+	next = []string{"y", "", "no", "maybe", "a"}
+	require.NoError(t, call("bash", "make test"))
+	require.Len(t, asked, 1)
+	assert.Contains(t, asked[0], "$ make test")
+	assert.Contains(t, asked[0], "UNCONFINED")
+	assert.Contains(t, asked[0], "[y]es, [N]o, [a]lways in this chat")
+	for _, c := range []string{"rm -rf build", "rm -rf build", "rm -rf build"} {
+		err := call("bash", c)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "the user did not allow this command")
+	}
+	require.NoError(t, call("bash", "go vet"))
+	require.NoError(t, call("bash", "go test"), "always: not asked again")
+	assert.Len(t, asked, 5)
+	assert.Empty(t, next)
+
+	confined := bashQuestion("ls\x1b[2J", true)
+	assert.Contains(t, confined, "in a sandbox")
+	assert.NotContains(t, confined, "\x1b", "control characters are not shown raw")
+}
+
+// TestCheckConfinement: commands that would run unconfined need
+// bash=unconfined, or a user asked before each.
+func TestCheckConfinement(t *testing.T) {
+	tests := []struct {
+		confined bool
+		a        allowed
+		ask      bool
+		ok       bool
+	}{
+		{true, allowed{bash: true}, false, true},
+		{false, allowed{bash: true}, false, false},
+		{false, allowed{bash: true, unconfined: true}, false, true},
+		{false, allowed{bash: true}, true, true},
+	}
+	for _, tt := range tests {
+		err := checkConfinement(tt.confined, tt.a, tt.ask)
+		if tt.ok {
+			assert.NoError(t, err, "%+v", tt)
+			continue
+		}
+		require.Error(t, err, "%+v", tt)
+		assert.Equal(t, ExitUsage, Code(err, true))
+		for _, want := range []string{"bubblewrap", "unconfined", "--allow bash=unconfined", "apt install bubblewrap"} {
+			assert.Contains(t, err.Error(), want)
+		}
+	}
+}

@@ -1,0 +1,434 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/subagent"
+)
+
+// maxOpenEvaluations bounds the evaluations traced at once: an evaluation
+// that fails leaves no record saying so (a root one; a subagent's ends
+// with the engine's Finished), so its span stays open until the observer
+// stops, the evaluation is carried on, or this many are open — then the
+// oldest is ended as unfinished.
+const maxOpenEvaluations = 4096
+
+// errorTypeOther is error.type's value when no better one is known.
+const errorTypeOther = "_OTHER"
+
+// The span kinds, as options made once.
+var (
+	internal = trace.WithSpanKind(trace.SpanKindInternal)
+	client   = trace.WithSpanKind(trace.SpanKindClient)
+)
+
+var (
+	errUnfinished = errors.New("the evaluation ended without a record of its end (it failed or was cancelled)")
+	errModelCall  = errors.New("the model call failed, which ends the evaluation")
+	errToolCall   = errors.New("the tool call failed")
+)
+
+// promptRendered starts an evaluation's invoke_agent span. Its parent is
+// the execute_tool span of the call that delegated it, for a subagent the
+// engine started on this bus; otherwise the span ctx carries, if any (a
+// program's own, or one restored from a remote job's headers).
+func (o *Observer) promptRendered(ctx context.Context, env bus.Envelope, e runner.PromptRendered) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stopped {
+		return nil
+	}
+	key := evalKey{env.SessionID, e.Evaluation}
+	if prev := o.evals[key]; prev != nil {
+		// Carried on (Request.Continue) after a run that left no end.
+		o.endEvaluation(key, prev, env.Time, errUnfinished)
+	}
+	if len(o.evals) >= maxOpenEvaluations {
+		o.endOldest(env.Time)
+	}
+	name, id := e.NS+"/"+e.Key, env.SessionID
+	parent := context.Background()
+	var links []trace.Link
+	if ch := o.children[env.SessionID]; ch != nil {
+		name, id = ch.name, ch.agentID
+		if sc := o.delegation(ch); sc.IsValid() {
+			parent = trace.ContextWithSpanContext(parent, sc)
+			if ch.background {
+				links = []trace.Link{{SpanContext: sc}}
+			}
+		}
+	}
+	if !trace.SpanContextFromContext(parent).IsValid() {
+		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+			parent = trace.ContextWithSpanContext(parent, sc)
+		}
+	}
+	attrs := []attribute.KeyValue{
+		semconv.GenAIOperationNameInvokeAgent,
+		semconv.GenAIAgentName(name),
+		semconv.GenAIAgentID(id),
+		semconv.GenAIConversationID(env.SessionID),
+	}
+	if o.opts.RecordContent && e.Text != "" {
+		attrs = append(attrs, semconv.GenAISystemInstructionsKey.String(instructionsJSON(e.Text)))
+	}
+	spanCtx, span := o.tracer.Start(parent, o.spanName("invoke_agent", name), internal,
+		trace.WithTimestamp(env.Time), trace.WithAttributes(attrs...), trace.WithLinks(links...))
+	o.started++
+	o.evals[key] = &evaluation{span: span, ctx: spanCtx, seq: o.started, mark: env.Time}
+	return nil
+}
+
+// delegation returns the span context of the call that delegated ch: its
+// execute_tool span, started now if it was not yet.
+func (o *Observer) delegation(ch *child) trace.SpanContext {
+	if ch.parentSpan.IsValid() || ch.parent.call == "" {
+		return ch.parentSpan
+	}
+	if c := o.calls[ch.parent]; c != nil {
+		ch.parentSpan = o.callSpan(c, time.Time{}).SpanContext()
+	} else if sc, ok := o.ended[ch.parent]; ok {
+		ch.parentSpan = sc
+	}
+	return ch.parentSpan
+}
+
+// message notes the tool calls an assistant message makes, and with
+// RecordContent, the message.
+func (o *Observer) message(_ context.Context, env bus.Envelope, m runner.ConversationMessage) error {
+	if len(m.ToolCalls) == 0 && !o.opts.RecordContent {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stopped {
+		return nil
+	}
+	key := evalKey{env.SessionID, m.Evaluation}
+	ev := o.evals[key]
+	if ev == nil {
+		return nil
+	}
+	for _, c := range m.ToolCalls {
+		ck := callKey{env.SessionID, c.ID}
+		if prev := o.calls[ck]; prev != nil && prev.span != nil {
+			prev.span.End(trace.WithTimestamp(env.Time))
+		}
+		o.calls[ck] = &toolCall{eval: key, callID: c.ID, name: c.Name}
+		ev.calls = append(ev.calls, c.ID)
+	}
+	if o.opts.RecordContent {
+		cm := contentOf(m.Message)
+		switch m.Role {
+		case model.RoleSystem:
+		case model.RoleAssistant:
+			ev.answer = &cm
+		default:
+			ev.messages = append(ev.messages, cm)
+		}
+	}
+	return nil
+}
+
+// modelCalled records a chat span, from when the call started to its
+// record, and the call's metric points. A failed call ends its
+// evaluation's span too: the runner stops after one.
+func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.ModelCalled) error {
+	o.metrics.record(ctx, e)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stopped {
+		return nil
+	}
+	key := evalKey{env.SessionID, e.Evaluation}
+	ev := o.evals[key]
+	parent := context.Background()
+	if ev != nil {
+		parent = ev.ctx
+		ev.mark = env.Time
+	}
+	// The span copies its attributes: the scratch slice serves every call.
+	attrs := append(o.scratch[:0], semconv.GenAIOperationNameChat)
+	defer func() { o.scratch = attrs[:0] }()
+	if o.opts.Provider != "" {
+		attrs = append(attrs, semconv.GenAIProviderNameKey.String(o.opts.Provider))
+	}
+	if e.Model != "" {
+		attrs = append(attrs, semconv.GenAIRequestModel(e.Model), semconv.GenAIResponseModel(e.Model))
+	}
+	if !e.Usage.Unreported && e.Error == "" {
+		attrs = append(attrs, semconv.GenAIUsageInputTokens(e.Usage.InputTokens), semconv.GenAIUsageOutputTokens(e.Usage.OutputTokens))
+		if e.Usage.CachedInputTokens > 0 {
+			attrs = append(attrs, semconv.GenAIUsageCacheReadInputTokens(e.Usage.CachedInputTokens))
+		}
+	}
+	if e.FinishReason != "" {
+		attrs = append(attrs, o.finishReasons(e.FinishReason))
+	}
+	if e.Error != "" {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(errorTypeOther))
+	}
+	if o.opts.RecordContent && ev != nil {
+		attrs = append(attrs, semconv.GenAIInputMessagesKey.String(messagesJSON(ev.messages)))
+		if ev.answer != nil {
+			ev.answer.FinishReason = finishReason(e.FinishReason)
+			attrs = append(attrs, semconv.GenAIOutputMessagesKey.String(messagesJSON([]contentMessage{*ev.answer})))
+			ev.answer.FinishReason = ""
+			ev.messages = append(ev.messages, *ev.answer)
+			ev.answer = nil
+		}
+	}
+	name := o.spanName("chat", e.Model)
+	_, span := o.tracer.Start(parent, name, client,
+		trace.WithTimestamp(env.Time.Add(-e.Duration)), trace.WithAttributes(attrs...))
+	if e.Error != "" {
+		span.SetStatus(codes.Error, e.Error)
+	}
+	span.End(trace.WithTimestamp(env.Time))
+	if e.Error != "" && ev != nil {
+		o.endEvaluation(key, ev, env.Time, errModelCall)
+	}
+	return nil
+}
+
+// toolInvoked ends a call's execute_tool span: started when a subagent
+// it delegated to needed it, or now, its duration back.
+func (o *Observer) toolInvoked(_ context.Context, env bus.Envelope, e runner.ToolInvoked) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stopped {
+		return nil
+	}
+	ck := callKey{env.SessionID, e.CallID}
+	c := o.calls[ck]
+	delete(o.calls, ck)
+	key := evalKey{env.SessionID, e.Evaluation}
+	ev := o.evals[key]
+	if c == nil {
+		c = &toolCall{eval: key, callID: e.CallID, name: e.Name}
+	}
+	if c.span == nil {
+		c.span = o.startCall(c, ev, env.Time.Add(-e.Duration))
+	}
+	if ev != nil {
+		ev.mark = env.Time
+		ev.calls = removeID(ev.calls, e.CallID)
+		ev.ended = append(ev.ended, e.CallID)
+		o.ended[ck] = c.span.SpanContext()
+		o.lastCall[env.SessionID] = c.span.SpanContext()
+	}
+	if o.opts.RecordContent {
+		c.span.SetAttributes(semconv.GenAIToolCallArgumentsKey.String(string(e.Arguments)), semconv.GenAIToolCallResultKey.String(e.Result))
+	}
+	if !e.Success {
+		c.span.SetAttributes(semconv.ErrorTypeKey.String(errorTypeOther))
+		c.span.SetStatus(codes.Error, errToolCall.Error())
+	}
+	c.span.End(trace.WithTimestamp(env.Time))
+	return nil
+}
+
+// callSpan returns c's execute_tool span, starting it if it was not: at
+// the latest mark of its evaluation (the call started after the record
+// before it), or at start when its evaluation is unknown.
+func (o *Observer) callSpan(c *toolCall, start time.Time) trace.Span {
+	if c.span == nil {
+		ev := o.evals[c.eval]
+		if ev != nil {
+			start = ev.mark
+		}
+		c.span = o.startCall(c, ev, start)
+	}
+	return c.span
+}
+
+// startCall starts the execute_tool span of c, in ev (nil when unknown).
+func (o *Observer) startCall(c *toolCall, ev *evaluation, start time.Time) trace.Span {
+	parent := context.Background()
+	if ev != nil {
+		parent = ev.ctx
+	}
+	_, span := o.tracer.Start(parent, o.spanName("execute_tool", c.name), internal, trace.WithTimestamp(start),
+		trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(c.name),
+			semconv.GenAIToolCallID(c.callID), semconv.GenAIToolTypeKey.String("function")))
+	return span
+}
+
+// promptExecuted ends an evaluation's span, with what its model calls
+// spent.
+func (o *Observer) promptExecuted(_ context.Context, env bus.Envelope, e runner.PromptExecuted) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	key := evalKey{env.SessionID, e.Evaluation}
+	ev := o.evals[key]
+	if o.stopped || ev == nil {
+		return nil
+	}
+	if !e.Usage.Unreported {
+		ev.span.SetAttributes(semconv.GenAIUsageInputTokens(e.Usage.InputTokens), semconv.GenAIUsageOutputTokens(e.Usage.OutputTokens))
+	}
+	if o.opts.RecordContent {
+		if answer, ok := finalAnswer(ev.messages, e.Text); ok {
+			ev.span.SetAttributes(semconv.GenAIOutputMessagesKey.String(messagesJSON([]contentMessage{answer})))
+		}
+	}
+	o.endEvaluation(key, ev, env.Time, nil)
+	return nil
+}
+
+// subagentStarted notes a child the engine started, and which call
+// delegated it.
+func (o *Observer) subagentStarted(_ context.Context, _ bus.Envelope, e subagent.Started) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stopped {
+		return nil
+	}
+	ch := &child{parent: callKey{e.ParentID, e.CallID}, agentID: e.AgentID, name: e.Name, background: e.Background}
+	if sc, ok := o.launched[e.SessionID]; ok {
+		// A background task whose launching call returned first.
+		ch.parentSpan = sc
+		delete(o.launched, e.SessionID)
+	}
+	o.delegation(ch)
+	o.children[e.SessionID] = ch
+	return nil
+}
+
+// taskStarted notes, for a background task whose launching call returned
+// before the engine said it started, that call's span: the Task tool
+// records TaskStarted with the call's ToolInvoked, in one dispatch.
+func (o *Observer) taskStarted(_ context.Context, env bus.Envelope, e subagent.TaskStarted) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stopped {
+		return nil
+	}
+	sc, ok := o.lastCall[env.SessionID]
+	if !ok {
+		return nil
+	}
+	if ch := o.children[e.SessionID]; ch != nil {
+		if !ch.parentSpan.IsValid() {
+			ch.parentSpan = sc
+		}
+		return nil
+	}
+	o.launched[e.SessionID] = sc
+	return nil
+}
+
+// subagentFinished forgets a child, ending its evaluations still open:
+// they failed.
+func (o *Observer) subagentFinished(_ context.Context, env bus.Envelope, e subagent.Finished) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stopped {
+		return nil
+	}
+	delete(o.children, e.SessionID)
+	delete(o.launched, e.SessionID)
+	cause := errUnfinished
+	if e.Error != "" {
+		cause = errors.New(e.Error)
+	}
+	for key, ev := range o.evals {
+		if key.session == e.SessionID {
+			o.endEvaluation(key, ev, env.Time, cause)
+		}
+	}
+	return nil
+}
+
+// endEvaluation ends ev's span at t — as an error when cause is not nil —
+// and the spans of the calls it made that are open, and forgets it.
+func (o *Observer) endEvaluation(key evalKey, ev *evaluation, t time.Time, cause error) {
+	for _, id := range ev.calls {
+		ck := callKey{key.session, id}
+		if c := o.calls[ck]; c != nil && c.eval == key {
+			if c.span != nil {
+				c.span.SetStatus(codes.Error, errUnfinished.Error())
+				c.span.End(trace.WithTimestamp(t))
+			}
+			delete(o.calls, ck)
+		}
+	}
+	for _, id := range ev.ended {
+		delete(o.ended, callKey{key.session, id})
+	}
+	if cause != nil {
+		ev.span.SetAttributes(semconv.ErrorTypeKey.String(errorTypeOther))
+		ev.span.SetStatus(codes.Error, cause.Error())
+	}
+	ev.span.End(trace.WithTimestamp(t))
+	delete(o.evals, key)
+	delete(o.lastCall, key.session)
+}
+
+// endOldest ends the evaluation that started first, as unfinished.
+func (o *Observer) endOldest(t time.Time) {
+	var oldest evalKey
+	var first *evaluation
+	for key, ev := range o.evals {
+		if first == nil || ev.seq < first.seq {
+			oldest, first = key, ev
+		}
+	}
+	if first != nil {
+		o.endEvaluation(oldest, first, t, errUnfinished)
+	}
+}
+
+// finishReasons returns the gen_ai.response.finish_reasons attribute of
+// one reason, made once for each of the few reasons there are.
+func (o *Observer) finishReasons(r model.FinishReason) attribute.KeyValue {
+	if kv, ok := o.reasons[r]; ok {
+		return kv
+	}
+	kv := semconv.GenAIResponseFinishReasons(string(r))
+	if len(o.reasons) < maxNames {
+		o.reasons[r] = kv
+	}
+	return kv
+}
+
+// maxNames bounds the span names kept.
+const maxNames = 1024
+
+// spanName returns "operation target", as the conventions name spans, or
+// the operation alone for no target; made once for the names a program
+// uses (its prompts, models and tools).
+func (o *Observer) spanName(operation, target string) string {
+	if target == "" {
+		return operation
+	}
+	key := [2]string{operation, target}
+	if name, ok := o.names[key]; ok {
+		return name
+	}
+	name := operation + " " + target
+	if len(o.names) < maxNames {
+		o.names[key] = name
+	}
+	return name
+}
+
+// removeID returns ids without id.
+func removeID(ids []string, id string) []string {
+	for i, x := range ids {
+		if x == id {
+			return append(ids[:i], ids[i+1:]...)
+		}
+	}
+	return ids
+}
