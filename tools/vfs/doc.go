@@ -29,10 +29,15 @@
 // line; ls, glob and grep cap their results; an error repeats at most 200
 // characters of a path or pattern.
 //
-// Host mounts (Mount) copy host files in, read-only, from inside
-// allow-listed roots only: regular files and directories, never a FIFO,
-// socket or device, and through a symlink only to a file inside the
-// mounted directory that Exclude keeps. FS gives an io/fs view of a
+// Host mounts (Mount) copy host files in from inside allow-listed roots
+// only: regular files and directories, never a FIFO, socket or device, and
+// through a symlink only to a file inside the mounted directory that
+// Exclude keeps. The session records what was mounted; Changes lists what
+// the session created, edited and deleted since, and PlanWriteBack checks
+// those changes against a host directory, shows them as a unified diff
+// and writes them (WriteBack.Apply): never outside the directory, never
+// through a symlink, never to an excluded path, and never over a file
+// that changed on disk since it was mounted. FS gives an io/fs view of a
 // session's files and Export writes a snapshot's files to a host
 // directory. A file table decoded from snapshot JSON is checked as the
 // tools would build it.

@@ -39,6 +39,9 @@ type FileDeleted struct {
 type filesSeeded struct {
 	// Files are the initial files.
 	Files Table `json:"files"`
+	// Baseline records what the mounts copied, for the write-back; nil
+	// when the files were not mounted.
+	Baseline *baseline `json:"baseline,omitempty"`
 }
 
 // Errors the reducers (and so the tools) report, matched with errors.Is.

@@ -111,7 +111,7 @@ func ExampleSection() {
 	//
 	// ## 2. Virtual Filesystem
 	//
-	// You have a virtual filesystem of text files that lives in this session. It is not the host's disk: what you write stays here unless the application exports it.
+	// You have a virtual filesystem of text files that lives in this session. It is not the host's disk: what you write stays here unless the application writes it back.
 	//
 	// - Paths start at the root, like docs/notes.md: ASCII, no "." or ".." parts, at most 16 levels.
 	// - Look around with ls, find files with glob (**/*.md matches at any depth) and search lines with grep (Go regular expressions).

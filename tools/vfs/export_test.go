@@ -55,3 +55,20 @@ const (
 
 // NormalizePath is the normalization every path of the VFS goes through.
 var NormalizePath = normalizePath
+
+// The write-back's path check and diff, for the external tests.
+var (
+	HostPath    = hostPath
+	UnifiedDiff = unifiedDiff
+)
+
+// MaxDiffWork bounds the work of one file's diff.
+const MaxDiffWork = maxDiffWork
+
+// DecodeBaseline decodes a mount baseline's JSON as snapshot JSON does,
+// and returns its file paths and hashes.
+func DecodeBaseline(data []byte) (map[string]string, error) {
+	var b baseline
+	err := b.UnmarshalJSON(data)
+	return b.Files, err
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -31,8 +32,10 @@ var ErrMountTooLarge = errors.New("vfs: the mounted files exceed the byte cap")
 // with one there is binary, not text, and is not copied.
 const binaryProbe = 8 << 10
 
-// Mount copies host files into the VFS, read-only: changes in the VFS never
-// reach the host, and later changes on the host are not seen.
+// Mount copies host files into the VFS: changes in the VFS reach the host
+// only through a write-back (PlanWriteBack), and later changes on the host
+// are not seen. The mount records what it copied (a hash of each file) in
+// the session, so that a write-back knows what changed on either side.
 type Mount struct {
 	// HostPath is the host directory (or regular file) to copy. It must
 	// resolve, symlinks evaluated, inside one of the allowed roots; a
@@ -89,20 +92,28 @@ type Mount struct {
 // size the host reports, and only the files copied count toward MaxBytes.
 // Files get version 1 and their host modification time.
 func loadMounts(roots []string, mounts ...Mount) (Table, error) {
+	t, _, err := mountAll(roots, mounts)
+	return t, err
+}
+
+// mountAll is loadMounts, which also returns the baseline of what it
+// copied: nil without mounts.
+func mountAll(roots []string, mounts []Mount) (Table, *baseline, error) {
 	var t Table
 	if len(mounts) == 0 {
-		return t, nil
+		return t, nil, nil
 	}
 	resolved, err := resolveRoots(roots)
 	if err != nil {
-		return t, err
+		return t, nil, err
 	}
+	base := &baseline{Files: map[string]string{}}
 	for i, m := range mounts {
-		if t, err = m.load(t, resolved); err != nil {
-			return Table{}, fmt.Errorf("vfs: mount %d (%s): %w", i, m.HostPath, err)
+		if t, err = m.load(t, resolved, base); err != nil {
+			return Table{}, nil, fmt.Errorf("vfs: mount %d (%s): %w", i, m.HostPath, err)
 		}
 	}
-	return t, nil
+	return t, base, nil
 }
 
 // resolveRoots makes every allowed root absolute with symlinks evaluated.
@@ -138,8 +149,8 @@ func within(p, root string) (string, bool) {
 	return rel, true
 }
 
-// load reads one mount into t.
-func (m Mount) load(t Table, roots []string) (Table, error) {
+// load reads one mount into t, and records what it copied in base.
+func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 	if m.HostPath == "" {
 		return t, errors.New("the host path is empty; give a host directory or file")
 	}
@@ -201,7 +212,7 @@ func (m Mount) load(t Table, roots []string) (Table, error) {
 		// they are given, and a report counts one load.
 		*m.Report = MountReport{}
 	}
-	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, secrets: secrets, budget: m.MaxBytes, report: m.Report}
+	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, secrets: secrets, budget: m.MaxBytes, report: m.Report, hashes: base.Files}
 	if l.budget == 0 {
 		l.budget = DefaultMountMaxBytes
 	}
@@ -218,6 +229,7 @@ func (m Mount) load(t Table, roots []string) (Table, error) {
 	}
 	defer dir.Close()
 	l.root, l.hostDir = dir, resolvedPath
+	base.Dirs = append(base.Dirs, mountedDir{Path: mountDir, Exclude: append(slices.Clone(m.Exclude), anyDepth(secretNames)...)})
 	if m.GitIgnore {
 		l.ignore = gitignoreMatcher(resolvedPath)
 	}
@@ -258,6 +270,7 @@ type loader struct {
 	ignore            gitignore.Matcher // the mounted directory's .gitignore, or nil
 	budget, bytesRead int64
 	report            *MountReport
+	hashes            map[string]string // the baseline's: VFS path → hash of what was copied
 }
 
 // visit is the fs.WalkDirFunc of a directory mount: p is relative to the
@@ -383,6 +396,7 @@ func (l *loader) add(p, rel string) error {
 	}
 	at := stamp(modTime)
 	l.t = l.t.set(&File{Path: name, Content: string(data), Version: 1, CreatedAt: at, UpdatedAt: at})
+	l.hashes[name] = hashOf(data)
 	if l.report != nil {
 		l.report.Copied++
 	}

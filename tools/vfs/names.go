@@ -12,4 +12,5 @@ var names = map[reflect.Type]string{
 	reflect.TypeFor[FileWritten](): "offshoot.vfs.FileWritten",
 	reflect.TypeFor[FileDeleted](): "offshoot.vfs.FileDeleted",
 	reflect.TypeFor[filesSeeded](): "offshoot.vfs.FilesSeeded",
+	reflect.TypeFor[baseline]():    "offshoot.vfs.Baseline",
 }

@@ -13,7 +13,7 @@ const defaultTitle = "Virtual Filesystem"
 
 // guide is the model-facing text of the section.
 const guide = `
-	You have a virtual filesystem of text files that lives in this session. It is not the host's disk: what you write stays here unless the application exports it.
+	You have a virtual filesystem of text files that lives in this session. It is not the host's disk: what you write stays here unless the application writes it back.
 
 	- Paths start at the root, like docs/notes.md: ASCII, no "." or ".." parts, at most 16 levels.
 	- Look around with ls, find files with glob (**/*.md matches at any depth) and search lines with grep (Go regular expressions).
@@ -69,6 +69,6 @@ func mountNote(mounts []Mount) string {
 	if len(dirs) == 0 {
 		return ""
 	}
-	note := fmt.Sprintf("\n\n\tCopies of host files were placed under %s when the session started; changing them changes only the copies.", strings.Join(dirs, ", "))
+	note := fmt.Sprintf("\n\n\tCopies of host files were placed under %s when the session started; changing them changes the copies, which the application may write back to the host once you are done.", strings.Join(dirs, ", "))
 	return strings.ReplaceAll(note, "{{", `{{"{{"}}`)
 }

@@ -33,13 +33,19 @@ func FilesOf(snap session.Snapshot) Table {
 //
 //	err := s.Install(ctx, vfs.Reducers(vfs.Table{}))
 func Reducers(files Table) session.Reducers {
+	return reducers(files, nil)
+}
+
+// reducers is Reducers, seeding the baseline of the mounts that gave the
+// files too (when base is not nil).
+func reducers(files Table, base *baseline) session.Reducers {
 	set := session.Reducers{
 		Key:   installKey,
-		Rules: []session.Rule{session.On(reduceWritten), session.On(reduceDeleted), session.On(reduceSeeded)},
+		Rules: []session.Rule{session.On(reduceWritten), session.On(reduceDeleted), session.On(reduceSeeded), session.On(reduceBaseline)},
 		Names: names,
 	}
-	if files.Len() > 0 {
-		set.Seed = []any{filesSeeded{Files: files}}
+	if files.Len() > 0 || base != nil {
+		set.Seed = []any{filesSeeded{Files: files, Baseline: base}}
 	}
 	return set
 }

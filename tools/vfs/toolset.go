@@ -15,7 +15,7 @@ type Options struct {
 	// empty); the section key is derived from it unless prompt.WithKey
 	// gives one.
 	Title string
-	// Mounts are host directories (or files) copied, read-only, into the
+	// Mounts are host directories (or files) copied into the
 	// VFS of every session the tools are installed on that has no files
 	// yet. They are read once, when Tools or Section is called.
 	Mounts []Mount
@@ -35,11 +35,11 @@ type Options struct {
 // session it evaluates against. Mounts are loaded here; a mount that cannot be loaded
 // is an error.
 func Tools(opts Options) (tools.Toolset, error) {
-	mounted, err := loadMounts(opts.AllowedRoots, opts.Mounts...)
+	mounted, base, err := mountAll(opts.AllowedRoots, opts.Mounts)
 	if err != nil {
 		return tools.Toolset{}, err
 	}
-	set := Reducers(mounted)
+	set := reducers(mounted, base)
 	var list []tools.Tool
 	var errs []error
 	for _, build := range []func(session.Reducers) (tools.Tool, error){newLs, newReadFile, newWriteFile, newEditFile, newGlob, newGrep, newRm} {

@@ -30,7 +30,7 @@ func Command(env *cli.Env) *cobra.Command {
 		Use:   "chat [flags] [--resume [ID]]",
 		Short: "Talk with a main agent, turn by turn, with the project's agents a mention away",
 		Long: `chat is a conversation with a main agent on the configured model, as run
-has it: a copy of the directory (--dir, default: the project) read-only,
+has it: a copy of the directory (--dir, default: the project),
 without .git, .offshoot, what may hold a secret and what .gitignore ignores
 (see 'offshoot run --help'), the file and planning tools, Task, TaskOutput
 and TaskStop over the agents, dispatch_subagent and the configured MCP
@@ -41,6 +41,8 @@ line you type is a turn; the agent remembers the whole conversation.
   /agents        list the agents
   /wait          wait for the background tasks to end
   /save [FILE]   write the session's snapshot (to --save's FILE by default)
+  /apply         show the agents' file changes as a diff, then write them
+                 to the directory after a yes (see 'offshoot run --help')
   /help          list the commands
   /exit          end the chat (so do Ctrl-D and, at the prompt, Ctrl-C)
 
@@ -157,7 +159,7 @@ func (c *chat) run(ctx context.Context) error {
 	if dir == "" {
 		dir = c.env.ProjectDir
 	}
-	c.say("offshoot chat: %s, with %s of %s copied in read-only", who, files(vfs.Files(client.Session()).Len()), dir)
+	c.say("offshoot chat: %s, with %s of %s copied in", who, files(vfs.Files(client.Session()).Len()), dir)
 	if left := c.env.Copied.Summary(); left != "" {
 		c.say("offshoot chat: %s", cli.Printable(left))
 	}

@@ -179,7 +179,7 @@ func TestChat(t *testing.T) {
 	require.NoError(t, err, f.stderr.String())
 	out := f.stdout.String()
 	for _, want := range []string{
-		"offshoot chat: the main agent, with 1 file of " + f.env.ProjectDir + " copied in read-only\n",
+		"offshoot chat: the main agent, with 1 file of " + f.env.ProjectDir + " copied in\n",
 		"> hello\n",
 		"  ✎ Hello! What shall we look at?\n",
 		"> @code-reviewer, please review main.go\n",
@@ -342,4 +342,32 @@ func TestChatErrors(t *testing.T) {
 		assert.Empty(t, f.stderr.String())
 		assert.Empty(t, m.Calls(), "no turn")
 	})
+}
+
+// /apply shows the session's file changes and writes them after a yes
+// typed at the prompt; a no writes nothing.
+func TestChatApply(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer, want, readme string
+	}{
+		{"yes", "y", "offshoot chat: wrote to ", "hello, world\n"},
+		{"no", "n", "offshoot chat: not written to ", "hello\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, map[string]string{"README.md": "hello\n"})
+			m := scripted.New(
+				scripted.ToolCall("edit_file", `{"file_path": "README.md", "old_string": "hello", "new_string": "hello, world"}`),
+				scripted.Text("README.md says hello, world now."),
+			)
+			input := strings.Join([]string{"fix the README", "/apply", tc.answer, "/exit"}, "\n") + "\n"
+			require.NoError(t, f.chat(t, context.Background(), strings.NewReader(input), m, &chat{}), f.stderr.String())
+			out := f.stdout.String()
+			assert.Contains(t, out, "> /apply\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-hello\n+hello, world\n")
+			assert.Contains(t, out, "Write these changes to "+f.env.ProjectDir+" (0 created, 1 edited, 0 deleted)? [y/N]\n> "+tc.answer+"\n")
+			assert.Contains(t, out, tc.want+f.env.ProjectDir+": 0 created, 1 edited, 0 deleted\n")
+			data, err := os.ReadFile(filepath.Join(f.env.ProjectDir, "README.md"))
+			require.NoError(t, err)
+			assert.Equal(t, tc.readme, string(data))
+		})
+	}
 }

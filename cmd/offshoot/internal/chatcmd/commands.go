@@ -19,6 +19,7 @@ const help = `  TEXT           a message to the main agent
   /agents        list the agents
   /wait          wait until the background tasks have ended (Ctrl-C stops waiting)
   /save [FILE]   write the session's snapshot to FILE (default: --save's file)
+  /apply         show the agents' file changes as a diff; write them to the directory after a yes
   /help          this list
   /exit          end the chat; so do Ctrl-D and, at the prompt, Ctrl-C`
 
@@ -46,6 +47,8 @@ func (c *chat) command(ctx context.Context, r request) (done bool) {
 		c.listAgents()
 	case "wait":
 		c.wait(ctx)
+	case "apply":
+		c.apply(ctx, r.text)
 	case "save":
 		path := r.text
 		if path == "" {

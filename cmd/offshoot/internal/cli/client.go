@@ -63,7 +63,7 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.Agent, "agent", "", "run this agent as the main agent: its prompt, tools and model (see 'offshoot agents list')")
 	fl.StringVar(&f.Model, "model", "", "the main agent's model: main, light or a configured name (default: main, or the agent's model)")
-	fl.StringVar(&f.Dir, "dir", "", "the directory the agents read, copied in read-only (default: the project directory)")
+	fl.StringVar(&f.Dir, "dir", "", "the directory the agents work on, copied in; their changes reach it only when written back (default: the project directory)")
 	fl.StringVar(&f.Save, "save", "", "write the session's snapshot to this file at the end (read it with 'offshoot snapshot show')")
 	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
 	fl.BoolVar(&f.ApproveMCP, "approve-mcp", false, "start the MCP servers this project configures (.mcp.json), and remember that you approved them for this project until they change")
@@ -74,7 +74,7 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 
 // NewClient returns the client of a command that runs a main agent, as
 // flags say: on the configured models (or the scripted model of
-// ScriptEnv); with the directory copied in read-only; with the Task,
+// ScriptEnv); with the directory copied in; with the Task,
 // TaskOutput and TaskStop tools over the project's, the user's and the
 // built-in agents; with dispatch_subagent over offshoot's worker prompt;
 // with the tools of the configured MCP servers; keeping the agents'

@@ -1,9 +1,10 @@
 // Package runcmd is offshoot's run command: one task for a main agent on
-// the configured model, over a directory copied in read-only, with the
+// the configured model, over a copy of a directory, with the
 // project's agents (Task, TaskOutput, TaskStop), dispatch_subagent and the
 // configured MCP servers — printed as a tree while it happens, or as JSON
 // lines. It waits for the background tasks the run starts and has the
-// main agent read what they report before it ends.
+// main agent read what they report before it ends, then shows the files
+// it changed as a diff and writes them back when asked to.
 package runcmd
 
 import (
@@ -37,12 +38,17 @@ LLM_API_KEY and LLM_BASE_URL, LIGHT_LLM_* for the light model, or "models" in
 ~/.offshoot/config.json or .offshoot/config.json) and prints what happens as
 it happens.
 
-The agent works on a copy of the directory (--dir, default: the project),
-read-only: what it writes stays in its session, never on disk. Left out of
-the copy, at any depth: .git and offshoot's own .offshoot folders, files
-that may hold a secret (.env files, .ssh, .aws, keys, credentials, .npmrc,
-.netrc and the like), what .gitignore ignores, and files that are not UTF-8
-text; the run says how many it left out, and why.
+The agent works on a copy of the directory (--dir, default: the project).
+Left out of the copy, at any depth: .git and offshoot's own .offshoot
+folders, files that may hold a secret (.env files, .ssh, .aws, keys,
+credentials, .npmrc, .netrc and the like), what .gitignore ignores, and
+files that are not UTF-8 text; the run says how many it left out, and why.
+
+At the end, run shows the files the agents created, edited and deleted as a
+unified diff, and writes them to the directory with --write, or after a yes
+at a terminal; --dry-run only shows them. A file changed on disk since the
+run copied it is left as it is on disk, and so is anything excluded from
+the copy or behind a symbolic link; run names them and exits with 1.
 
 The agent has the file and planning tools, Task, TaskOutput and TaskStop
 over the project's, the user's and the built-in agents, dispatch_subagent,
@@ -59,10 +65,11 @@ Ctrl-C stops the run and every agent it started, and says so; a second
 Ctrl-C exits at once.
 
 Exit codes: 0 the task is done, 1 the run failed or was interrupted (with
-what to do next), 2 a usage or configuration error, such as no model
-configured.`,
+what to do next), or files could not be written back, 2 a usage or
+configuration error, such as no model configured.`,
 		Example: `  offshoot run "Summarize what the billing module does"
   offshoot run --agent code-reviewer --dir ./billing "Review the tax rules"
+  offshoot run --write "Fix the typos in the README"
   offshoot run --json --save run.json "List the TODOs" > events.jsonl`,
 		Args: cli.Args("TASK"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,6 +78,7 @@ configured.`,
 		},
 	}
 	r.flags.Add(cmd)
+	r.writeFlags.Add(cmd, "the agents' file changes")
 	cmd.Flags().BoolVar(&r.json, "json", false, "print every event as a JSON line instead of the tree, and nothing else on standard output")
 	cmd.Flags().BoolVar(&r.noColor, "no-color", false, "print without colours (they are used on a terminal only, and never with NO_COLOR set)")
 	return cmd
@@ -84,6 +92,9 @@ type run struct {
 	noColor bool
 	task    string
 
+	// writeFlags are --write and --dry-run (see writeBack).
+	writeFlags cli.WriteBackFlags
+
 	// adjust, when set, changes the client's options: tests give their
 	// models.
 	adjust func(*offshoot.Options)
@@ -92,6 +103,9 @@ type run struct {
 func (r *run) run(ctx context.Context) error {
 	if strings.TrimSpace(r.task) == "" {
 		return cli.Usagef("the task is empty; say what the agent should do, such as offshoot run \"Summarize the README\"")
+	}
+	if err := r.writeFlags.Check(); err != nil {
+		return err
 	}
 	client, err := r.env.NewClient(r.flags, r.adjust)
 	if err != nil {
@@ -116,7 +130,7 @@ func (r *run) run(ctx context.Context) error {
 		}
 	} else {
 		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor), Width: r.env.TerminalWidth()})
-		r.say("%s, with %s of %s copied in read-only", r.who(), filesOf(client), r.dir())
+		r.say("%s, with %s of %s copied in", r.who(), filesOf(client), r.dir())
 		if left := r.env.Copied.Summary(); left != "" {
 			r.say("%s", cli.Printable(left))
 		}
@@ -136,7 +150,10 @@ func (r *run) run(ctx context.Context) error {
 	if err != nil && ctx.Err() != nil {
 		return cli.Failf("the run was interrupted: it stopped, with every agent it started; run it again to start over")
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return r.writeBack(client)
 }
 
 // work runs the task, then lets the background tasks it started finish and

@@ -118,7 +118,7 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err, f.stderr.String())
 	out := f.stdout.String()
 	for _, want := range []string{
-		"offshoot run: the main agent, with 1 file of " + f.env.ProjectDir + " copied in read-only\n\n",
+		"offshoot run: the main agent, with 1 file of " + f.env.ProjectDir + " copied in\n\n",
 		"▸ prompt offshoot/main rendered · ",
 		"  ✎ Let me look.\n",
 		"  ✓ ls {\"path\":\"\"} → /: 1 entry",

@@ -1,5 +1,6 @@
 // Package snapshotcmd is offshoot's snapshot command: read saved session
-// snapshots — a summary of one, the differences between two.
+// snapshots — a summary of one, the differences between two — and write
+// the file changes of one to a directory.
 package snapshotcmd
 
 import (
@@ -20,14 +21,15 @@ import (
 func Command(env *cli.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snapshot",
-		Short: "Read saved session snapshots: summarize one, compare two",
+		Short: "Read saved session snapshots: summarize one, compare two, apply one's file changes",
 		Long: `A snapshot is a session's whole state saved as JSON (session.MarshalSnapshot):
 its identity and its slices — the conversations the runner recorded, the
 files of the virtual filesystem, the plan, and every other record. These
-commands read snapshots holding offshoot's own types.`,
+commands read snapshots holding offshoot's own types; apply writes the file
+changes a saved session holds to the directory they were copied from.`,
 	}
 	cli.Group(cmd)
-	cmd.AddCommand(showCommand(env), diffCommand(env))
+	cmd.AddCommand(showCommand(env), diffCommand(env), applyCommand(env))
 	return cmd
 }
 
