@@ -8,8 +8,9 @@ import (
 )
 
 // Ran tells the parent's bus observers where a child runs: published
-// when a worker starts on it (again, with a higher Attempt, when its
-// job went to another worker).
+// when what a worker did for it first arrives. Attempt counts the
+// deliveries of its job: above 1 when a worker before this one did not
+// finish it.
 type Ran struct {
 	AgentID string `json:"agent_id"`
 	// Worker is the worker's host and process id ("host/1234").

@@ -136,7 +136,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 					continue
 				}
 				if len(rr.Tail) > 0 {
-					if err := run.add(rr.Attempt, rr.Worker, rr.PID, rr.Tail); err != nil {
+					if err := run.add(rr.Attempt, rr.Worker, rr.PID, rr.Delivery, rr.Tail); err != nil {
 						return run.partial(name, rendered, failed(runner.PhaseRecord, err))
 					}
 				}
@@ -150,7 +150,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 				if err := json.Unmarshal(r.data, &p); err != nil {
 					continue
 				}
-				if err := run.add(p.Attempt, p.Worker, p.PID, p.Batches); err != nil {
+				if err := run.add(p.Attempt, p.Worker, p.PID, p.Delivery, p.Batches); err != nil {
 					return run.partial(name, rendered, failed(runner.PhaseRecord, err))
 				}
 				if run.pending != nil && run.complete(run.pending) {

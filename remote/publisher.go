@@ -37,7 +37,7 @@ type publisher struct {
 	reg             *serde.Registry
 	subject, token  string
 	attempt, worker string
-	pid             int
+	pid, delivery   int
 	on              atomic.Bool
 
 	mu      sync.Mutex
@@ -122,7 +122,7 @@ func (p *publisher) send() {
 				size += eventsSize(p.pending[take].Events)
 				take++
 			}
-			pr := progress{Token: p.token, Attempt: p.attempt, Worker: p.worker, PID: p.pid, Batches: p.pending[:take:take]}
+			pr := progress{Token: p.token, Attempt: p.attempt, Delivery: p.delivery, Worker: p.worker, PID: p.pid, Batches: p.pending[:take:take]}
 			p.pending = p.pending[take:]
 			data, err := json.Marshal(pr)
 			if err != nil {
@@ -180,7 +180,7 @@ func (p *publisher) flush(ctx context.Context) (int, []batch) {
 			size += eventsSize(tail[take].Events)
 			take++
 		}
-		data, err := json.Marshal(progress{Token: p.token, Attempt: p.attempt, Worker: p.worker, PID: p.pid, Batches: tail[:take]})
+		data, err := json.Marshal(progress{Token: p.token, Attempt: p.attempt, Delivery: p.delivery, Worker: p.worker, PID: p.pid, Batches: tail[:take]})
 		if err == nil {
 			err = publishRetry(ctx, p.js, p.subject, data, p.token+"."+p.attempt+"."+strconv.Itoa(tail[0].N), "batch")
 		}

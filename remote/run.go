@@ -38,7 +38,7 @@ type attempt struct {
 
 // add takes an attempt's batches and applies what can be applied in
 // order.
-func (r *remoteRun) add(id, worker string, pid int, batches []batch) error {
+func (r *remoteRun) add(id, worker string, pid, delivery int, batches []batch) error {
 	a := r.attempts[id]
 	if a == nil {
 		a = &attempt{batches: map[int]*batch{}, charged: map[int]bool{}}
@@ -46,7 +46,7 @@ func (r *remoteRun) add(id, worker string, pid int, batches []batch) error {
 	}
 	if !a.announced {
 		a.announced = true
-		publishRan(r.ctx, r.child, Ran{AgentID: r.agent, Worker: worker, PID: pid, Attempt: len(r.attempts)})
+		publishRan(r.ctx, r.child, Ran{AgentID: r.agent, Worker: worker, PID: pid, Attempt: max(delivery, 1)})
 	}
 	first := false
 	for i := range batches {

@@ -178,7 +178,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 			}
 		}
 	}()
-	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, attempt: attempt, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
+	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, attempt: attempt, delivery: delivery, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
 	res := w.run(extract(jctx, msg.Headers()), j, pub)
 	close(alive)
 	if ctx.Err() != nil {
@@ -197,6 +197,9 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 // finish publishes the result, then acknowledges the job.
 func (w *worker) finish(ctx context.Context, msg jetstream.Msg, j *job, attempt string, batches int, res *result) {
 	res.Token, res.Attempt, res.Worker, res.PID, res.Batches = j.Token, attempt, w.name, w.pid, batches
+	if meta, err := msg.Metadata(); err == nil {
+		res.Delivery = int(meta.NumDelivered)
+	}
 	data, err := json.Marshal(res)
 	if err != nil {
 		data, _ = json.Marshal(&result{Token: j.Token, Attempt: attempt, Worker: w.name, PID: w.pid, Batches: batches,

@@ -85,11 +85,13 @@ type typed struct {
 // they were sent while it ran (one message carries those committed since
 // the last).
 type progress struct {
-	Token   string  `json:"token"`
-	Attempt string  `json:"attempt"`
-	Worker  string  `json:"worker"`
-	PID     int     `json:"pid"`
-	Batches []batch `json:"batches"`
+	Token   string `json:"token"`
+	Attempt string `json:"attempt"`
+	// Delivery counts the deliveries of the job, this one's included.
+	Delivery int     `json:"delivery"`
+	Worker   string  `json:"worker"`
+	PID      int     `json:"pid"`
+	Batches  []batch `json:"batches"`
 }
 
 // batch is one batch the child committed, numbered from 1 within its
@@ -104,10 +106,11 @@ type batch struct {
 
 // result is how a job ended on a worker.
 type result struct {
-	Token   string `json:"token"`
-	Attempt string `json:"attempt"`
-	Worker  string `json:"worker"`
-	PID     int    `json:"pid"`
+	Token    string `json:"token"`
+	Attempt  string `json:"attempt"`
+	Delivery int    `json:"delivery"`
+	Worker   string `json:"worker"`
+	PID      int    `json:"pid"`
 	// Batches is how many batches the attempt committed: the parent
 	// applies all of them before the result. Tail are the last of them,
 	// not sent before (all of them, for a short child).
