@@ -81,3 +81,19 @@ func (s *scope) exhausted() bool {
 	}
 	return false
 }
+
+// Charge counts u — tokens spent elsewhere on behalf of the evaluation
+// ctx belongs to, such as by a subagent run on a remote worker — as that
+// evaluation's nested evaluations' spending is counted: against its
+// budget and every budget above it, and in its Response.ChildUsage. It
+// reports whether a budget of ctx is now spent, for the caller to stop
+// the work it charges for. Without an evaluation or a budget in ctx it
+// does nothing and reports false.
+func Charge(ctx context.Context, u model.Usage) (exhausted bool) {
+	s := scopeOf(ctx)
+	if s == nil {
+		return false
+	}
+	s.charge(u)
+	return s.exhausted()
+}

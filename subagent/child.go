@@ -33,6 +33,8 @@ type child struct {
 	root    string
 	run     *run
 	session *session.Session
+	// from is the state the child session was hydrated from.
+	from session.Snapshot
 	// resumed is the conversation a resumed agent continues; prior is
 	// its transcript (its record, and where the transcript goes on).
 	resumed []model.Message
@@ -90,10 +92,11 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 	if c.id == "" {
 		c.id = e.newID()
 	}
-	s, err := e.hydrate(spec, c.tags())
+	s, start, err := e.hydrate(spec, c.tags())
 	if err != nil {
 		return nil, ctx, err
 	}
+	c.from = start
 	if err := e.setUp(s, spec); err != nil {
 		_ = s.Close()
 		return nil, ctx, err
@@ -125,22 +128,24 @@ func leaveInbound(ctx context.Context, child *session.Session) error {
 // hydrate creates the child session with tags: fresh for a fresh agent,
 // forked otherwise — also when the agent is resumed, so a resumed forked
 // agent works on its parent's state as it is now (or on Spec.Snapshot).
-func (e *Engine) hydrate(spec Spec, tags map[string]string) (*session.Session, error) {
-	opts := []session.Option{session.WithTags(tags)}
+// It returns the state the child started from too.
+func (e *Engine) hydrate(spec Spec, tags map[string]string) (*session.Session, session.Snapshot, error) {
+	var from session.Snapshot
 	switch {
 	case spec.Mode == Fresh:
-		opts = append(opts, session.Fresh())
 	case spec.Snapshot != nil:
-		opts = append(opts, session.WithSnapshot(*spec.Snapshot))
+		from = *spec.Snapshot
+	default:
+		from = spec.Parent.Snapshot()
 	}
-	child, err := spec.Parent.Fork(opts...)
+	child, err := spec.Parent.Fork(session.WithTags(tags), session.WithSnapshot(from))
 	if err != nil {
 		if errors.Is(err, session.ErrClosed) {
-			return nil, &Error{Kind: ErrParentClosed, Msg: "Failed to initialize subagent: the parent session is closed", Err: err}
+			return nil, from, &Error{Kind: ErrParentClosed, Msg: "Failed to initialize subagent: the parent session is closed", Err: err}
 		}
-		return nil, setupError(err)
+		return nil, from, setupError(err)
 	}
-	return child, nil
+	return child, from, nil
 }
 
 func (e *Engine) setUp(child *session.Session, spec Spec) error {
@@ -356,7 +361,7 @@ func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Respo
 		req.Messages = c.resumed
 	}
 	c.rec.start(c.spec.TaskInPrompt && c.spec.Resume == "", len(c.resumed))
-	resp, err := runner.Evaluate(ctx, req)
+	resp, err := c.e.exec.Execute(ctx, c.job(req))
 	c.add(resp)
 	maxTurns := req.MaxTurns
 	if maxTurns <= 0 {
@@ -375,7 +380,7 @@ func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Respo
 			return resp, fmt.Errorf("%w: a stop hook asked for more work after %d turns", runner.ErrMaxTurns, maxTurns)
 		}
 		req.Continue, req.Messages, req.UserMessage, req.MaxTurns = resp.Evaluation, nil, reason, left
-		next, nerr := runner.Evaluate(ctx, req)
+		next, nerr := c.e.exec.Execute(ctx, c.job(req))
 		c.add(next)
 		if next != nil {
 			resp = next
@@ -383,6 +388,12 @@ func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Respo
 		err = nerr
 	}
 	return resp, err
+}
+
+// job is the child's evaluation req, for the engine's executor.
+func (c *child) job(req runner.Request) *Job {
+	return &Job{ID: c.id, Name: c.spec.Name, Depth: c.depth, Root: c.root, RootPrompt: c.lineage.root,
+		Agents: c.lineage.agents, From: c.from, Fresh: c.spec.Mode == Fresh, Request: req}
 }
 
 // add counts what an evaluation spent and keeps its text.

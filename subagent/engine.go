@@ -74,6 +74,7 @@ type Engine struct {
 	approve     func(context.Context, *tools.Invocation, model.ToolCall) error
 	notify      []func(context.Context, TaskNotification)
 	tasks       *Manager
+	exec        Executor
 
 	mu    sync.Mutex
 	live  map[string]int              // ids of the agents running now
@@ -147,6 +148,11 @@ type Options struct {
 	// its notification was published and its status became final. They
 	// run on the task's goroutine: return soon. A panic in one is logged.
 	OnTaskNotification []func(ctx context.Context, n TaskNotification)
+	// Executor runs the children's evaluations (in this process when
+	// nil). Package remote's runs them on worker processes; everything
+	// else — limits, hooks, usage, transcripts — stays here and behaves
+	// the same with either.
+	Executor Executor
 }
 
 // New returns an engine configured by opts. Limits below one fall back to
@@ -156,6 +162,10 @@ func New(opts Options) *Engine {
 		maxDepth: opts.MaxDepth, maxConcurrent: opts.MaxConcurrent, maxSpawns: opts.MaxSpawns, timeout: opts.Timeout,
 		setup: opts.ChildSetup, newID: opts.NewID, clock: opts.Clock, logger: opts.Logger, transcripts: opts.Transcripts, store: opts.Store,
 		approve: opts.Approve, tasks: newManager(), live: map[string]int{}, slots: map[*session.Session]*slots{},
+		exec: opts.Executor,
+	}
+	if e.exec == nil {
+		e.exec = inProcess{}
 	}
 	for _, h := range opts.StartHooks {
 		if h != nil {

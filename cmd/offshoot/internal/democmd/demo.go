@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,7 @@ func Command(env *cli.Env) *cobra.Command {
 	var (
 		asJSON, noColor bool
 		delay           time.Duration
+		workers         int
 	)
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -60,7 +62,10 @@ while they ran, and gained only the files they wrote).
 Exit codes: 0 when the checks hold, 1 when one fails (with what differed).`,
 		Args: cli.Args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d := demo{env: env, out: env.Stdout, json: asJSON, color: !asJSON && env.UseColor(noColor), width: env.TerminalWidth(), delay: delay}
+			d := demo{env: env, out: env.Stdout, json: asJSON, color: !asJSON && env.UseColor(noColor), width: env.TerminalWidth(), delay: delay, workers: workers}
+			if workers < 0 || workers > 64 {
+				return cli.Usagef("--workers %d is out of range; give 1 to 64 worker processes, or 0 to run the subagents in this process", workers)
+			}
 			if !cmd.Flags().Changed("delay") && env.StdoutIsTerminal() {
 				d.delay = terminalDelay
 			}
@@ -72,6 +77,7 @@ Exit codes: 0 when the checks hold, 1 when one fails (with what differed).`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every event as a JSON line, then the checks, instead of the tree")
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "print without colours (they are used on a terminal only, and never with NO_COLOR set)")
+	cmd.Flags().IntVar(&workers, "workers", 0, "run the subagents on this many worker processes, over an embedded NATS JetStream server (default: in this process)")
 	cmd.Flags().DurationVar(&delay, "delay", 0, "pause between the pieces the scripted model streams (default: 15ms on a terminal, none otherwise)")
 	return cmd
 }
@@ -84,6 +90,11 @@ type demo struct {
 	color bool
 	width int // the terminal's, or 0
 	delay time.Duration
+	// workers, when above 0, is how many worker processes run the
+	// subagents; worker makes the command of one (this program, as
+	// offshoot worker, when nil).
+	workers int
+	worker  func(url, pool string) (*exec.Cmd, error)
 
 	// tamper, when set, runs on each child before the checks see it, and
 	// tamperParent once before the run: tests use them to break the
@@ -110,7 +121,19 @@ func (d demo) run(ctx context.Context) error {
 		return err
 	}
 	defer chk.close()
-	engine := subagent.New(subagent.Options{NewID: counter("agent-"), ChildSetup: func(child *session.Session) error {
+	var executor subagent.Executor
+	if d.workers > 0 {
+		c, err := startCluster(ctx, d.workers, d.worker)
+		if err != nil {
+			return err
+		}
+		defer c.stop()
+		executor = c.exec
+		if !d.json {
+			d.say("%d worker processes (pids %s) run the subagents, over an embedded NATS JetStream server at %s", d.workers, c.pids(), c.srv.ClientURL())
+		}
+	}
+	engine := subagent.New(subagent.Options{NewID: counter("agent-"), Executor: executor, ChildSetup: func(child *session.Session) error {
 		if d.tamper != nil {
 			if err := d.tamper(child); err != nil {
 				return err

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,12 +22,51 @@ import (
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/workercmd"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// envWorker, set, runs the test binary as offshoot worker with the
+// arguments it holds.
+const envWorker = "OFFSHOOT_TEST_DEMO_WORKER"
+
+func TestMain(m *testing.M) {
+	if args := os.Getenv(envWorker); args != "" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		env := &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+		cmd := workercmd.Command(env)
+		cmd.SetArgs(strings.Fields(args))
+		if err := cmd.ExecuteContext(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func TestDemoOnWorkerProcesses(t *testing.T) {
+	worker := func(url, pool string) (*exec.Cmd, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), envWorker+"=--nats "+url+" --pool "+pool)
+		return cmd, nil
+	}
+	out, err := runDemo(t, context.Background(), demo{workers: 3, worker: worker})
+	require.NoError(t, err)
+	m := regexp.MustCompile(`3 worker processes \(pids (\d+), (\d+), (\d+)\) run the subagents`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	ran := regexp.MustCompile(`agent-\d+   ⇢ on worker pid (\d+)`).FindAllStringSubmatch(out, -1)
+	require.Len(t, ran, 2, out)
+	for _, r := range ran {
+		assert.Contains(t, m[1:], r[1], "a subagent ran in one of the workers")
+	}
+	assert.Contains(t, out, "\nparity: ok")
+	assert.Contains(t, out, "\nisolation: ok")
+	assert.Contains(t, out, "  ⇠ artifact notes/tax.md copied back · 112 bytes\n")
+}
 
 // runDemo runs d into a buffer under a watchdog.
 func runDemo(t *testing.T, ctx context.Context, d demo) (string, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/remote"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools/planning"
@@ -144,6 +145,14 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 		}
 	case subagent.Started:
 		t.started(e)
+	case remote.Ran:
+		if _, ok := t.agents[env.SessionID]; ok {
+			again := ""
+			if e.Attempt > 1 {
+				again = fmt.Sprintf(" (attempt %d)", e.Attempt)
+			}
+			t.sub(env.SessionID, "%s on worker pid %d%s", t.paint(cyan, "⇢"), e.PID, again)
+		}
 	case subagent.Finished:
 		t.finished(e)
 	case subagent.TaskNotification:

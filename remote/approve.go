@@ -1,0 +1,88 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// The approval of a child's tool call, asked by its worker of the parent
+// (request and reply on the job's approval subject): the parent's
+// approver — the program's, or the engine's refusal of a tool outside a
+// forked-context agent's list — decides where it was given.
+type approval struct {
+	Call model.ToolCall `json:"call"`
+}
+
+type approvalReply struct {
+	Denied string `json:"denied,omitempty"`
+}
+
+// maxApprovalBytes bounds an approval request the parent reads.
+const maxApprovalBytes = 1 << 20
+
+// answerApprovals answers the job's approval requests with approve, the
+// child's invocation as the parent knows it; stop ends it.
+func (x *Executor) answerApprovals(ctx context.Context, subject string, inv *tools.Invocation, approve func(context.Context, *tools.Invocation, model.ToolCall) error) (stop func(), err error) {
+	sub, err := x.nc.Subscribe(subject, func(m *nats.Msg) {
+		var rep approvalReply
+		var a approval
+		switch {
+		case len(m.Data) > maxApprovalBytes:
+			rep.Denied = "the approval request was too big"
+		case json.Unmarshal(m.Data, &a) != nil:
+			rep.Denied = "the approval request was not one"
+		default:
+			c := *inv
+			c.CallID = a.Call.ID
+			if err := askSafely(ctx, approve, &c, a.Call); err != nil {
+				rep.Denied = err.Error()
+			}
+		}
+		data, _ := json.Marshal(rep)
+		_ = m.Respond(data)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("answering the subagent's approval requests: %w", err)
+	}
+	return func() { _ = sub.Unsubscribe() }, nil
+}
+
+func askSafely(ctx context.Context, approve func(context.Context, *tools.Invocation, model.ToolCall) error, inv *tools.Invocation, call model.ToolCall) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the approver failed: %v", p)
+		}
+	}()
+	return approve(ctx, inv, call)
+}
+
+// asker is a worker's approver of a child's tool calls: it asks the
+// parent on the job's approval subject and waits for the answer as long
+// as the call's context allows. A parent that cannot be asked denies.
+func asker(nc *nats.Conn, subject string) func(context.Context, *tools.Invocation, model.ToolCall) error {
+	return func(ctx context.Context, _ *tools.Invocation, call model.ToolCall) error {
+		data, err := json.Marshal(approval{Call: call})
+		if err != nil {
+			return err
+		}
+		m, err := nc.RequestWithContext(ctx, subject, data)
+		if err != nil {
+			return fmt.Errorf("the delegating agent could not be asked for approval (%v)", err)
+		}
+		var rep approvalReply
+		if err := json.Unmarshal(m.Data, &rep); err != nil {
+			return errors.New("the delegating agent's approval was unreadable")
+		}
+		if rep.Denied != "" {
+			return errors.New(rep.Denied)
+		}
+		return nil
+	}
+}

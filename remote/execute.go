@@ -1,0 +1,232 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// Execute runs the job's evaluation on a worker of the pool and waits for
+// it (subagent.Executor): it renders the child's prompt here, stores the
+// state the child started from, publishes the job, applies what the child
+// records to its session as it arrives, and returns the response when the
+// result comes — or, when ctx ends first, cancels the child on its worker
+// and returns what it did so far.
+func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Response, error) {
+	req := job.Request
+	if req.Prompt == nil || req.Session == nil {
+		return nil, errors.New("remote: a job needs a Prompt and a Session")
+	}
+	name := req.Prompt.NS() + "/" + req.Prompt.Key()
+	failed := func(phase runner.Phase, err error) error {
+		return &runner.EvaluationError{Phase: phase, Prompt: name, Err: err}
+	}
+	rendered, err := req.Prompt.Render(req.Params...)
+	if err != nil {
+		return nil, failed(runner.PhaseRender, err)
+	}
+	set, err := merge(req.Tools, rendered.Tools)
+	if err == nil {
+		set, err = set.Filter(req.ToolFilter)
+	}
+	if err != nil {
+		return nil, failed(runner.PhaseRender, err)
+	}
+	rendered.Tools = set
+	child := req.Session
+	sets := append([]session.Reducers{runner.Reducers()}, set.Reducers()...)
+	for i := range sets {
+		sets[i].Seed = nil
+	}
+	if err := child.Install(ctx, sets...); err != nil {
+		return nil, failed(runner.PhaseRender, err)
+	}
+	j, err := x.job(ctx, job, rendered, set)
+	if err != nil {
+		return nil, failed(runner.PhaseRender, err)
+	}
+	if j.Approve != "" {
+		inv := &tools.Invocation{Session: child, Bus: child.Bus(), PromptNS: rendered.NS, PromptKey: rendered.Key, Tools: set,
+			Model: req.Model, ModelName: req.ModelName, CacheKey: req.CacheKey, Logger: req.Logger}
+		stop, err := x.answerApprovals(ctx, j.Approve, inv, req.Approve)
+		if err != nil {
+			return nil, failed(runner.PhaseRender, err)
+		}
+		defer stop()
+	}
+	start := child.Snapshot()
+	run := &remoteRun{x: x, ctx: ctx, child: child, start: start, agent: job.ID, attempts: map[string]*attempt{}}
+
+	w := newWaiter()
+	w.child = child
+	x.mu.Lock()
+	x.waiting[j.Token] = w
+	x.mu.Unlock()
+	defer func() {
+		x.mu.Lock()
+		delete(x.waiting, j.Token)
+		for seq, tok := range x.bySeq {
+			if tok == j.Token {
+				delete(x.bySeq, seq)
+			}
+		}
+		x.mu.Unlock()
+	}()
+	data, err := json.Marshal(j)
+	if err != nil {
+		return nil, failed(runner.PhaseRender, err)
+	}
+	msg := &nats.Msg{Subject: jobsSubject(x.pool), Data: data, Header: nats.Header{}}
+	inject(ctx, msg.Header)
+	ack, err := x.js.PublishMsg(ctx, msg, jetstream.WithMsgID(j.Token))
+	if err != nil {
+		return nil, failed(runner.PhaseRequest, fmt.Errorf("publishing the subagent's job to pool %q: %w", x.pool, err))
+	}
+	x.mu.Lock()
+	x.bySeq[ack.Sequence] = j.Token
+	x.mu.Unlock()
+
+	var res *result
+	cancelled := false
+	var grace <-chan time.Time
+	done := ctx.Done()
+	for res == nil {
+		select {
+		case <-w.signal:
+		case <-done:
+			// Cancel on the worker (or in the queue), and wait a while for
+			// what the child did until it stopped.
+			done, cancelled = nil, true
+			_ = x.nc.Publish(cancelSubject(j.Token), nil)
+			_ = x.in.jobs.DeleteMsg(context.WithoutCancel(ctx), ack.Sequence)
+			g := req.CancelGrace
+			if g <= 0 {
+				g = 5 * time.Second
+			}
+			t := time.NewTimer(g)
+			defer t.Stop()
+			grace = t.C
+			continue
+		case <-grace:
+			return run.partial(name, rendered, failed(runner.PhaseRequest, context.Cause(ctx)))
+		}
+		for _, r := range w.take() {
+			switch {
+			case r.closed:
+				return run.partial(name, rendered, failed(runner.PhaseRequest, errors.New("the remote executor was closed while the subagent ran")))
+			case r.gaveUp > 0:
+				return run.partial(name, rendered, failed(runner.PhaseRequest, fmt.Errorf("no worker of pool %q finished the subagent in %d deliveries (MaxDeliver); see the workers' logs", x.pool, r.gaveUp)))
+			case r.result:
+				var rr result
+				if err := json.Unmarshal(r.data, &rr); err != nil {
+					continue
+				}
+				if len(rr.Tail) > 0 {
+					if err := run.add(rr.Attempt, rr.Worker, rr.PID, rr.Delivery, rr.Tail); err != nil {
+						return run.partial(name, rendered, failed(runner.PhaseRecord, err))
+					}
+				}
+				if run.complete(&rr) {
+					res = &rr
+				} else {
+					run.pending = &rr
+				}
+			default:
+				var p progress
+				if err := json.Unmarshal(r.data, &p); err != nil {
+					continue
+				}
+				if err := run.add(p.Attempt, p.Worker, p.PID, p.Delivery, p.Batches); err != nil {
+					return run.partial(name, rendered, failed(runner.PhaseRecord, err))
+				}
+				if run.pending != nil && run.complete(run.pending) {
+					res = run.pending
+				}
+			}
+			if res != nil {
+				break
+			}
+		}
+		if run.budgetSpent && !cancelled {
+			cancelled = true
+			_ = x.nc.Publish(cancelSubject(j.Token), nil)
+		}
+	}
+	if err := run.settle(res.Attempt); err != nil {
+		return run.partial(name, rendered, failed(runner.PhaseRecord, err))
+	}
+	resp, err := run.response(name, rendered, res)
+	if cancelled && ctx.Err() != nil && err == nil {
+		err = failed(runner.PhaseRequest, context.Cause(ctx))
+	}
+	return resp, err
+}
+
+// job is the wire form of job.
+func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.Rendered, set tools.Toolset) (*job, error) {
+	req := sj.Request
+	j := &job{V: wireVersion, Token: jobToken(sj), ID: sj.ID, Name: sj.Name, Root: sj.Root, RootPrompt: sj.RootPrompt,
+		Agents: sj.Agents, Schema: session.SchemaVersion, Fingerprint: x.fp, Session: req.Session.ID(),
+		NS: rendered.NS, Key: rendered.Key, UserMessage: req.UserMessage, Continue: req.Continue, Tools: set.Names(),
+		ModelName: req.ModelName, MaxTurns: req.MaxTurns, Budget: req.Budget, OutputRetries: req.OutputRetries,
+		CancelGrace: req.CancelGrace, CacheKey: req.CacheKey}
+	j.Reply = x.replyPrefix() + j.Token
+	if dl, ok := ctx.Deadline(); ok {
+		j.Deadline = dl.Add(time.Second) // the parent cancels at its deadline; the worker's is a backstop
+	}
+	for _, p := range req.Params {
+		data, err := json.Marshal(p)
+		if err != nil {
+			return nil, fmt.Errorf("the prompt's params %T cannot be sent to a worker: %w", p, err)
+		}
+		j.Params = append(j.Params, typed{Type: typeKey(reflect.TypeOf(p)), Data: data})
+	}
+	j.Messages = req.Messages
+	if req.Continue == "" && (len(req.Messages) == 0 || req.Messages[0].Role != model.RoleSystem) {
+		j.Messages = append([]model.Message{model.SystemMessage(rendered.Text)}, req.Messages...)
+	}
+	if !sj.Fresh {
+		name, err := x.storeSnapshot(ctx, req.Session, sj.From)
+		if err != nil {
+			return nil, err
+		}
+		j.Snapshot = name
+	}
+	if req.Approve != nil {
+		j.Approve = "offshoot.approve." + x.id + "." + j.Token
+	}
+	if bus.Observed[runner.Delta](req.Session.Bus()) {
+		j.Deltas = deltaSubject(x.id, j.Token)
+	}
+	return j, nil
+}
+
+// merge returns inherited followed by own's tools that inherited lacks,
+// as the runner merges them.
+func merge(inherited, own tools.Toolset) (tools.Toolset, error) {
+	set := inherited
+	for t := range own.All() {
+		if _, ok := inherited.Lookup(t.Spec().Name); ok {
+			continue
+		}
+		var err error
+		if set, err = set.With(t); err != nil {
+			return tools.Toolset{}, err
+		}
+	}
+	return set, nil
+}

@@ -1,0 +1,286 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/offshoot-dev/offshoot/internal/randid"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+)
+
+// Options configure an Executor.
+type Options struct {
+	// Pool names the workers that run the children (letters, digits, '-'
+	// and '_'; "default" when empty): the jobs go to offshoot.jobs.<Pool>.
+	Pool string
+	// Setup is what the program registers for its children, as its
+	// workers do (see Setup): its fingerprint goes with every job, and its
+	// AckWait and MaxDeliver make the pool when it does not exist yet.
+	// Model and the worker settings are not used here.
+	Setup Setup
+}
+
+// Executor runs a subagent.Engine's children on the workers of a pool
+// (Serve) over NATS JetStream: give it to subagent.Options.Executor.
+// Everything above the engine — dispatch_subagent, the Task tool,
+// background tasks, hooks, limits, usage, cancellation — works as with
+// children in process and gives the same results: what a child records on
+// its worker is applied to its session here, batch by batch as it goes
+// (so the parent's bus observers see the child's events), and its result
+// exactly once.
+//
+// A child's start state goes to the JetStream object store under its
+// sha256, once for all the siblings forked from one parent state. A job
+// that no worker finishes in Setup.MaxDeliver deliveries fails, saying so.
+// Cancelling a child's context cancels it on its worker.
+type Executor struct {
+	js    jetstream.JetStream
+	nc    *nats.Conn
+	in    *infra
+	setup Setup
+	pool  string
+	id    string
+	fp    string
+	cons  jetstream.ConsumeContext
+	adv   *nats.Subscription
+	delta *nats.Subscription
+
+	mu      sync.Mutex
+	waiting map[string]*waiter // by job token
+	bySeq   map[uint64]string  // job's stream seq → its token
+	stored  map[string]bool    // objects known to be in the store
+	cache   []cached           // recent snapshots' object names
+	flights map[cached]*flight // snapshots being stored
+}
+
+// flight is a snapshot being stored: siblings that fork from the state
+// meanwhile wait for it rather than store it again.
+type flight struct {
+	done chan struct{}
+	name string
+	err  error
+}
+
+// NewExecutor returns an executor for the pool, creating the streams, the
+// pool and the snapshot bucket if they do not exist. Close it when done.
+func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Executor, error) {
+	if js == nil {
+		return nil, errors.New("remote: NewExecutor needs a JetStream handle (jetstream.New)")
+	}
+	if opts.Pool == "" {
+		opts.Pool = "default"
+	}
+	setup := opts.Setup.withDefaults()
+	setup.name()
+	in, err := ensure(ctx, js, opts.Pool, setup.AckWait, setup.MaxDeliver)
+	if err != nil {
+		return nil, err
+	}
+	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, id: token(randid.New())[:12], fp: setup.fingerprint(),
+		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]bool{}, flights: map[cached]*flight{}}
+	cons, err := js.OrderedConsumer(ctx, repliesStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{x.replyPrefix() + ">"}, DeliverPolicy: jetstream.DeliverNewPolicy})
+	if err != nil {
+		return nil, fmt.Errorf("remote: following the progress stream: %w", err)
+	}
+	if x.cons, err = cons.Consume(x.onReply); err != nil {
+		return nil, fmt.Errorf("remote: following the progress stream: %w", err)
+	}
+	x.adv, err = x.nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+jobsStream+"."+consumerName(opts.Pool), x.onMaxDeliveries)
+	if err != nil {
+		x.cons.Stop()
+		return nil, fmt.Errorf("remote: following the pool's advisories: %w", err)
+	}
+	if x.delta, err = x.nc.Subscribe(deltaSubject(x.id, "*"), x.onDelta); err != nil {
+		x.cons.Stop()
+		_ = x.adv.Unsubscribe()
+		return nil, fmt.Errorf("remote: following the workers' deltas: %w", err)
+	}
+	return x, nil
+}
+
+// Close stops following the workers' replies and removes the snapshots
+// this executor stored (the store's TTL removes those of an executor that
+// did not close). Children still running fail.
+func (x *Executor) Close() error {
+	x.cons.Stop()
+	_ = x.adv.Unsubscribe()
+	_ = x.delta.Unsubscribe()
+	x.mu.Lock()
+	names := make([]string, 0, len(x.stored))
+	for n := range x.stored {
+		names = append(names, n)
+	}
+	x.stored = map[string]bool{}
+	for _, w := range x.waiting {
+		w.push(reply{closed: true})
+	}
+	x.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, n := range names {
+		_ = x.in.objects.Delete(ctx, n)
+	}
+	return nil
+}
+
+func (x *Executor) replyPrefix() string { return "offshoot.progress." + x.id + "." }
+
+// onReply routes a worker's progress or result to the job waiting for it;
+// a reply no job waits for (a duplicate, a late one) is dropped.
+func (x *Executor) onReply(m jetstream.Msg) {
+	tok := m.Subject()[len(x.replyPrefix()):]
+	x.mu.Lock()
+	w := x.waiting[tok]
+	x.mu.Unlock()
+	if w == nil {
+		return
+	}
+	r := reply{result: m.Headers().Get(kindHeader) == "result", data: m.Data()}
+	w.push(r)
+}
+
+// onMaxDeliveries fails the job the server gave up on.
+func (x *Executor) onMaxDeliveries(m *nats.Msg) {
+	var adv struct {
+		StreamSeq  uint64 `json:"stream_seq"`
+		Deliveries int    `json:"deliveries"`
+	}
+	if json.Unmarshal(m.Data, &adv) != nil {
+		return
+	}
+	x.mu.Lock()
+	tok := x.bySeq[adv.StreamSeq]
+	w := x.waiting[tok]
+	x.mu.Unlock()
+	if w != nil {
+		w.push(reply{gaveUp: adv.Deliveries})
+	}
+}
+
+// reply is what reaches a waiting job.
+type reply struct {
+	result bool
+	data   []byte
+	gaveUp int  // the server gave up after this many deliveries
+	closed bool // the executor closed
+}
+
+// waiter is a job waiting for its worker: replies queue up here, without
+// bound on the consumer's side, and the job takes them in order.
+type waiter struct {
+	child  *session.Session // whose deltas the job's are
+	mu     sync.Mutex
+	queue  []reply
+	signal chan struct{}
+}
+
+func newWaiter() *waiter { return &waiter{signal: make(chan struct{}, 1)} }
+
+func (w *waiter) push(r reply) {
+	w.mu.Lock()
+	w.queue = append(w.queue, r)
+	w.mu.Unlock()
+	select {
+	case w.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (w *waiter) take() []reply {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	q := w.queue
+	w.queue = nil
+	return q
+}
+
+// cached is the object name of a snapshot recently stored.
+type cached struct {
+	session   string
+	revision  uint64
+	seq       uint64
+	createdAt time.Time
+	name      string
+}
+
+const cachedSnapshots = 32
+
+// storeSnapshot stores the state a child starts from under its hash,
+// unless it is stored already, and returns its name.
+func (x *Executor) storeSnapshot(ctx context.Context, s *session.Session, snap session.Snapshot) (string, error) {
+	key := cached{session: snap.SessionID(), revision: snap.Revision(), seq: snap.Seq(), createdAt: snap.CreatedAt()}
+	x.mu.Lock()
+	for _, c := range x.cache {
+		if c.session == key.session && c.revision == key.revision && c.seq == key.seq && c.createdAt.Equal(key.createdAt) && x.stored[c.name] {
+			x.mu.Unlock()
+			return c.name, nil
+		}
+	}
+	if f := x.flights[key]; f != nil {
+		x.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.name, f.err
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	x.flights[key] = f
+	x.mu.Unlock()
+	defer func() {
+		x.mu.Lock()
+		delete(x.flights, key)
+		x.mu.Unlock()
+		close(f.done)
+	}()
+	f.name, f.err = x.store(ctx, s, snap, key)
+	return f.name, f.err
+}
+
+// store marshals snap and stores it under its hash unless it is there.
+func (x *Executor) store(ctx context.Context, s *session.Session, snap session.Snapshot, key cached) (string, error) {
+	data, err := session.MarshalSnapshot(snap, s.Registry())
+	if err != nil {
+		return "", err
+	}
+	name := hashOf(data)
+	x.mu.Lock()
+	known := x.stored[name]
+	x.mu.Unlock()
+	if !known {
+		if _, err := x.in.objects.GetInfo(ctx, name); err != nil {
+			if _, err := x.in.objects.PutBytes(ctx, name, data); err != nil {
+				return "", fmt.Errorf("storing the parent's state: %w", err)
+			}
+		}
+	}
+	x.mu.Lock()
+	x.stored[name] = true
+	key.name = name
+	x.cache = append(x.cache, key)
+	if len(x.cache) > cachedSnapshots {
+		x.cache = x.cache[1:]
+	}
+	x.mu.Unlock()
+	return name, nil
+}
+
+// jobToken is the subject token of a job: the agent's, and the number of
+// the evaluation for a child continued by a stop hook.
+func jobToken(job *subagent.Job) string {
+	tok := token(job.ID)
+	if job.Request.Continue != "" {
+		tok += "_" + token(randid.New())[:8]
+	}
+	return tok
+}

@@ -1,0 +1,193 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// maxInline is the largest batch sent in a message; a bigger one goes to
+// the object store and the message names it. maxMessage bounds the
+// batches one progress message carries.
+const (
+	maxInline  = 256 << 10
+	maxMessage = 512 << 10
+)
+
+// publisher is the journal of a child's session on a worker: each batch
+// the child commits (once on is set, after the worker's own setup) is
+// numbered and queued, and a sender sends what is queued as one progress
+// message whenever it is free — so a long child's batches go out as they
+// commit, and a short child's all go with its result (flush). Nothing
+// waits for the server while the child runs; flush waits, and sends again
+// what did not arrive.
+type publisher struct {
+	js              jetstream.JetStream
+	objects         jetstream.ObjectStore
+	reg             *serde.Registry
+	subject, token  string
+	attempt, worker string
+	pid, delivery   int
+	on              atomic.Bool
+
+	mu      sync.Mutex
+	n       int
+	pending []batch
+	sent    []sent
+	err     error
+	wake    chan struct{}
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+type sent struct {
+	msg *nats.Msg
+	id  string
+	ack jetstream.PubAckFuture
+}
+
+// start starts the sender.
+func (p *publisher) start() {
+	p.wake, p.stop, p.stopped = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+	go p.send()
+	p.on.Store(true)
+}
+
+// Commit queues a batch. It never fails the child's write: a batch that
+// cannot be encoded fails the job's result instead.
+func (p *publisher) Commit(ctx context.Context, _ *session.Session, envs []bus.Envelope) error {
+	if !p.on.Load() {
+		return nil
+	}
+	events, err := encodeEvents(p.reg, envs)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return nil
+	}
+	p.n++
+	if err != nil {
+		p.err = fmt.Errorf("batch %d of the child: %w", p.n, err)
+		return nil
+	}
+	b := batch{N: p.n, Events: events}
+	if size := eventsSize(events); size > maxInline {
+		raw, _ := json.Marshal(events)
+		name := hashOf(raw)
+		if _, err := p.objects.PutBytes(context.WithoutCancel(ctx), name, raw); err != nil {
+			p.err = fmt.Errorf("storing batch %d of the child (%d bytes): %w", p.n, len(raw), err)
+			return nil
+		}
+		b.Events, b.Object = nil, name
+	}
+	p.pending = append(p.pending, b)
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func eventsSize(events []typed) int {
+	n := 0
+	for _, e := range events {
+		n += len(e.Type) + len(e.Data) + 16
+	}
+	return n
+}
+
+// send sends the queued batches, in order, until stopped.
+func (p *publisher) send() {
+	defer close(p.stopped)
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-p.wake:
+		}
+		p.mu.Lock()
+		for len(p.pending) > 0 {
+			take, size := 0, 0
+			for take < len(p.pending) && (take == 0 || size+eventsSize(p.pending[take].Events) <= maxMessage) {
+				size += eventsSize(p.pending[take].Events)
+				take++
+			}
+			pr := progress{Token: p.token, Attempt: p.attempt, Delivery: p.delivery, Worker: p.worker, PID: p.pid, Batches: p.pending[:take:take]}
+			p.pending = p.pending[take:]
+			data, err := json.Marshal(pr)
+			if err != nil {
+				p.err = err
+				break
+			}
+			s := sent{msg: &nats.Msg{Subject: p.subject, Data: data, Header: nats.Header{kindHeader: []string{"batch"}}},
+				id: p.token + "." + p.attempt + "." + strconv.Itoa(pr.Batches[0].N)}
+			s.ack, _ = p.js.PublishMsgAsync(s.msg, jetstream.WithMsgID(s.id))
+			p.sent = append(p.sent, s)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// flush stops the sender, waits until the server has every progress
+// message sent, sending again those it did not acknowledge, and returns
+// how many batches there are and those not sent yet, for the result.
+func (p *publisher) flush(ctx context.Context) (int, []batch) {
+	p.on.Store(false)
+	if p.stop == nil {
+		return 0, nil
+	}
+	close(p.stop)
+	<-p.stopped
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.sent {
+		ok := false
+		if s.ack != nil {
+			select {
+			case <-s.ack.Ok():
+				ok = true
+			case <-s.ack.Err():
+			case <-ctx.Done():
+			}
+		}
+		if !ok {
+			_ = publishRetry(ctx, p.js, s.msg.Subject, s.msg.Data, s.id, "batch")
+		}
+	}
+	tail := p.pending
+	p.pending = nil
+	size := 0
+	for _, b := range tail {
+		size += eventsSize(b.Events)
+	}
+	if size <= maxMessage {
+		return p.n, tail
+	}
+	// Too much for the result's message: send it as progress first.
+	for len(tail) > 0 {
+		take, size := 0, 0
+		for take < len(tail) && (take == 0 || size+eventsSize(tail[take].Events) <= maxMessage) {
+			size += eventsSize(tail[take].Events)
+			take++
+		}
+		data, err := json.Marshal(progress{Token: p.token, Attempt: p.attempt, Delivery: p.delivery, Worker: p.worker, PID: p.pid, Batches: tail[:take]})
+		if err == nil {
+			err = publishRetry(ctx, p.js, p.subject, data, p.token+"."+p.attempt+"."+strconv.Itoa(tail[0].N), "batch")
+		}
+		if err != nil && p.err == nil {
+			p.err = err
+		}
+		tail = tail[take:]
+	}
+	return p.n, nil
+}

@@ -1,0 +1,360 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/internal/randid"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+)
+
+// Serve runs children for the pool's executors until ctx is cancelled:
+// it takes jobs from the pool's work queue, Setup.Concurrency at a time,
+// checks that they come from a program of its own fingerprint and
+// snapshot schema (a job from another is a failed result naming both,
+// never a run on the wrong code), restores each child's state from the
+// snapshot store, runs the child, streams what the child records back to
+// the executor as it goes, publishes the result and only then
+// acknowledges the job. While a child runs the worker tells the server it
+// is alive; a worker that dies leaves its jobs to be given to another.
+// When ctx is cancelled, the children running are stopped and their jobs
+// given back, and Serve returns nil.
+func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup) error {
+	if js == nil {
+		return errors.New("remote: Serve needs a JetStream handle (jetstream.New)")
+	}
+	if setup.Model == nil {
+		return errors.New("remote: Serve needs Setup.Model, to find the models children run on")
+	}
+	setup = setup.withDefaults()
+	setup.name()
+	in, err := ensure(ctx, js, pool, setup.AckWait, setup.MaxDeliver)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	w := &worker{js: js, nc: js.Conn(), in: in, setup: setup, fingerprint: setup.fingerprint(),
+		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]context.CancelCauseFunc{},
+		cache: newSnapshotCache(setup.MaxSnapshotBytes)}
+	sub, err := w.nc.Subscribe(cancelSubject("*"), w.onCancel)
+	if err != nil {
+		return fmt.Errorf("remote: subscribing to cancellations: %w", err)
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	// One job asked for at a time, so that idle workers share the jobs
+	// rather than one worker taking several it cannot start yet.
+	it, err := in.pool.Messages(jetstream.PullMaxMessages(1))
+	if err != nil {
+		return fmt.Errorf("remote: consuming the pool %q: %w", pool, err)
+	}
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	sem := make(chan struct{}, setup.Concurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		msg, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				return nil
+			}
+			setup.Logger.Warn("remote: fetching a job", "pool", pool, "error", err)
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			_ = msg.Nak()
+			return nil
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			w.handle(ctx, msg)
+		}()
+	}
+}
+
+// worker is one Serve.
+type worker struct {
+	js          jetstream.JetStream
+	nc          *nats.Conn
+	in          *infra
+	setup       Setup
+	fingerprint string
+	id, name    string
+	pid         int
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc // by job token
+	cache   *snapshotCache
+}
+
+// errCancelled is the cause of a child stopped because its parent
+// cancelled it.
+var errCancelled = errors.New("the parent cancelled the subagent")
+
+func (w *worker) onCancel(m *nats.Msg) {
+	tok := m.Subject[len(cancelSubject("")):]
+	w.mu.Lock()
+	cancel := w.running[tok]
+	w.mu.Unlock()
+	if cancel != nil {
+		cancel(errCancelled)
+	}
+}
+
+// handle runs one delivery of a job to completion: a result published and
+// the job acknowledged, or — when the worker is stopping — the job given
+// back.
+func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.setup.Logger.Error("remote: a job panicked the worker", "panic", p)
+			_ = msg.TermWithReason(fmt.Sprintf("panic: %v", p))
+		}
+	}()
+	j, err := decodeJob(msg.Data())
+	if err != nil {
+		if j != nil && safeToken(j.Token) && validReply(j.Reply, "offshoot.progress.") {
+			w.finish(ctx, msg, j, "", 0, &result{Error: &wireError{Kind: kindWorker, Message: "the worker refused the job: " + err.Error()}})
+			return
+		}
+		w.setup.Logger.Warn("remote: dropped a job that is not one", "error", err)
+		_ = msg.TermWithReason(clip(err.Error()))
+		return
+	}
+	delivery := 1
+	if meta, err := msg.Metadata(); err == nil {
+		delivery = int(meta.NumDelivered)
+	}
+	attempt := fmt.Sprintf("%s-%d", w.id, delivery)
+	if j.Schema != session.SchemaVersion || j.Fingerprint != w.fingerprint {
+		w.finish(ctx, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindMismatch, Message: fmt.Sprintf(
+			"the job comes from a program of snapshot schema %s and fingerprint %s, and this worker runs snapshot schema %s and fingerprint %s; run workers built from the same code as the program that dispatches",
+			j.Schema, j.Fingerprint, session.SchemaVersion, w.fingerprint)}})
+		return
+	}
+
+	jctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+	stopServe := context.AfterFunc(ctx, func() { cancel(context.Canceled) })
+	defer stopServe()
+	w.mu.Lock()
+	w.running[j.Token] = cancel
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.running, j.Token)
+		w.mu.Unlock()
+	}()
+	if !j.Deadline.IsZero() {
+		var stop context.CancelFunc
+		jctx, stop = context.WithDeadline(jctx, j.Deadline)
+		defer stop()
+	}
+
+	alive := make(chan struct{})
+	go func() { // tell the server the job is being worked on
+		t := time.NewTicker(w.setup.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-alive:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, attempt: attempt, delivery: delivery, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
+	res := w.run(extract(jctx, msg.Headers()), j, pub)
+	close(alive)
+	if ctx.Err() != nil {
+		pub.flush(ctx) // stops the sender
+		_ = msg.Nak()  // the worker is stopping: another one takes the job
+		return
+	}
+	n, tail := pub.flush(context.WithoutCancel(ctx))
+	if pub.err != nil {
+		res = &result{Error: &wireError{Kind: kindWorker, Message: "the worker could not send what the child recorded: " + pub.err.Error()}}
+	}
+	res.Tail = tail
+	w.finish(ctx, msg, j, attempt, n, res)
+}
+
+// finish publishes the result, then acknowledges the job.
+func (w *worker) finish(ctx context.Context, msg jetstream.Msg, j *job, attempt string, batches int, res *result) {
+	res.Token, res.Attempt, res.Worker, res.PID, res.Batches = j.Token, attempt, w.name, w.pid, batches
+	if meta, err := msg.Metadata(); err == nil {
+		res.Delivery = int(meta.NumDelivered)
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		data, _ = json.Marshal(&result{Token: j.Token, Attempt: attempt, Worker: w.name, PID: w.pid, Batches: batches,
+			Error: &wireError{Kind: kindWorker, Message: "the worker could not encode the child's result: " + err.Error()}})
+	}
+	if err := publishRetry(context.WithoutCancel(ctx), w.js, j.Reply, data, j.Token+"."+attempt+".r", "result"); err != nil {
+		w.setup.Logger.Warn("remote: could not publish a result; the job will be given again", "job", j.ID, "error", err)
+		return
+	}
+	if res.Error != nil && (res.Error.Kind == kindMismatch || res.Error.Kind == kindWorker) {
+		_ = msg.Term()
+		return
+	}
+	_ = msg.Ack()
+}
+
+// publishRetry publishes data on subject with msgID (the stream drops a
+// duplicate), retrying while the server is away, for up to a minute.
+func publishRetry(ctx context.Context, js jetstream.JetStream, subject string, data []byte, msgID, kind string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	m := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{kindHeader: []string{kind}}}
+	var err error
+	for {
+		pctx, stop := context.WithTimeout(ctx, 5*time.Second)
+		_, err = js.PublishMsg(pctx, m, jetstream.WithMsgID(msgID))
+		stop()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// kindHeader says what a message on a progress subject is: "batch" or
+// "result".
+const kindHeader = "Offshoot-Kind"
+
+// run restores the job's child and runs its evaluation.
+func (w *worker) run(ctx context.Context, j *job, pub *publisher) *result {
+	fail := func(format string, args ...any) *result {
+		return &result{Error: &wireError{Kind: kindWorker, Message: fmt.Sprintf(format, args...)}}
+	}
+	req, s, err := w.restore(ctx, j, pub)
+	if err != nil {
+		return fail("the worker could not start the subagent: %v", err)
+	}
+	defer func() { _ = s.Close() }()
+	if j.Deltas != "" {
+		stop, err := forwardDeltas(w.nc, s, j.Deltas)
+		if err != nil {
+			return fail("the worker could not stream the child's answers: %v", err)
+		}
+		defer stop()
+	}
+	pub.start()
+	resp, err := runner.Evaluate(jobContext(ctx, j), req)
+	return outcome(ctx, resp, err)
+}
+
+// outcome is the result of an evaluation.
+func outcome(ctx context.Context, resp *runner.Response, err error) *result {
+	res := &result{}
+	if resp != nil {
+		wr := &wireResponse{Evaluation: resp.Evaluation, Text: resp.Text, Usage: resp.Usage, ChildUsage: resp.ChildUsage,
+			Turns: resp.Turns, ToolCalls: resp.ToolCalls, ToolsUsed: resp.ToolsUsed, Duration: resp.Duration}
+		if resp.Output != nil {
+			wr.Output, _ = json.Marshal(resp.Output)
+		}
+		res.Response = wr
+	}
+	if err != nil {
+		we := &wireError{Message: err.Error()}
+		var ee *runner.EvaluationError
+		if errors.As(err, &ee) {
+			we.Phase, we.Message = string(ee.Phase), ee.Err.Error()
+		}
+		switch {
+		case errors.Is(err, runner.ErrMaxTurns):
+			we.Kind = kindMaxTurns
+		case errors.Is(err, runner.ErrBudgetExceeded):
+			we.Kind = kindBudget
+		case errors.Is(err, context.DeadlineExceeded):
+			we.Kind = kindDeadline
+		case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+			we.Kind = kindCanceled
+		}
+		res.Error = we
+	}
+	return res
+}
+
+// restore makes the child's session from the job's snapshot, as the
+// dispatching engine made it, and the request to evaluate on it.
+func (w *worker) restore(ctx context.Context, j *job, pub *publisher) (runner.Request, *session.Session, error) {
+	var req runner.Request
+	var snap session.Snapshot
+	if j.Snapshot != "" {
+		var err error
+		if snap, err = w.snapshot(ctx, j.Snapshot); err != nil {
+			return req, nil, err
+		}
+	}
+	s, err := session.New(session.WithID(j.Session), session.WithSnapshot(snap), session.WithRegistry(w.setup.Registry),
+		session.WithBus(bus.New()), session.WithJournal(pub))
+	if err != nil {
+		return req, nil, err
+	}
+	req, err = w.request(ctx, j, s)
+	if err != nil {
+		_ = s.Close()
+		return req, nil, err
+	}
+	return req, s, nil
+}
+
+// snapshot returns the snapshot of the given name: from the cache, or
+// read from the object store, bounded, checked against its hash and
+// decoded.
+func (w *worker) snapshot(ctx context.Context, name string) (session.Snapshot, error) {
+	if snap, ok := w.cache.get(name); ok {
+		return snap, nil
+	}
+	data, err := w.fetch(ctx, name)
+	if err != nil {
+		return session.Snapshot{}, err
+	}
+	snap, err := session.UnmarshalSnapshot(data, w.setup.Registry)
+	if err != nil {
+		return session.Snapshot{}, fmt.Errorf("restoring the parent's state: %w", err)
+	}
+	w.cache.put(name, snap, int64(len(data)))
+	return snap, nil
+}
+
+// fetch reads a snapshot from the object store, bounded, and checks its
+// hash.
+func (w *worker) fetch(ctx context.Context, name string) ([]byte, error) {
+	info, err := w.in.objects.GetInfo(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("the parent's state %s is not in the snapshot store: %w", name, err)
+	}
+	if int64(info.Size) > w.setup.MaxSnapshotBytes {
+		return nil, fmt.Errorf("the parent's state is %d bytes, over the worker's limit of %d (Setup.MaxSnapshotBytes)", info.Size, w.setup.MaxSnapshotBytes)
+	}
+	data, err := w.in.objects.GetBytes(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("reading the parent's state %s: %w", name, err)
+	}
+	if hashOf(data) != name {
+		return nil, fmt.Errorf("the parent's state %s does not have the hash it is stored under", name)
+	}
+	return data, nil
+}
