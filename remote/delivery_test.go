@@ -18,6 +18,7 @@ import (
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 )
 
 // reached waits for a worker to reach the barrier (the first model call
@@ -107,7 +108,7 @@ func reviewer(t *testing.T, ctx context.Context, exec subagent.Executor) (*subag
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = parent.Close() })
 	engine := subagent.New(subagent.Options{Executor: exec})
-	reg, err := billing.Prompts(engine)
+	reg, err := billing.Prompts(engine, promptsubagent.Options{})
 	require.NoError(t, err)
 	p, err := reg.Lookup(billing.ReviewerNS, billing.ReviewerKey)
 	require.NoError(t, err)

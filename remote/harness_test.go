@@ -24,6 +24,7 @@ import (
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/remote"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 )
 
 // Environment of a worker process: the test binary run again.
@@ -106,7 +107,7 @@ func workerMain(url, pool string) int {
 // build of another program.
 func storySetup(variant bool) (remote.Setup, error) {
 	engine := subagent.New(subagent.Options{})
-	reg, err := billing.Prompts(engine)
+	reg, err := billing.Prompts(engine, promptsubagent.Options{})
 	if err != nil {
 		return remote.Setup{}, err
 	}

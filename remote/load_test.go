@@ -19,6 +19,7 @@ import (
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 )
 
 func TestAThousandDispatchesOverFourWorkers(t *testing.T) {
@@ -45,7 +46,7 @@ func TestAThousandDispatchesOverFourWorkers(t *testing.T) {
 	parent, err := session.New()
 	require.NoError(t, err)
 	engine := subagent.New(subagent.Options{Executor: x, MaxConcurrent: 64, MaxSpawns: 2000})
-	reg, err := billing.Prompts(engine)
+	reg, err := billing.Prompts(engine, promptsubagent.Options{})
 	require.NoError(t, err)
 	p, err := reg.Lookup(billing.ReviewerNS, billing.ReviewerKey)
 	require.NoError(t, err)

@@ -24,6 +24,7 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -76,7 +77,7 @@ func storyDeltas(t *testing.T, ctx context.Context, opts subagent.Options, blank
 	defer unsubDeltas()
 	opts.NewID = counter("agent-")
 	engine := subagent.New(opts)
-	reg, err := billing.Prompts(engine)
+	reg, err := billing.Prompts(engine, promptsubagent.Options{})
 	require.NoError(t, err)
 	planner, err := reg.Lookup(billing.PlannerNS, billing.PlannerKey)
 	require.NoError(t, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/remote"
 	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 )
 
 // DefaultPool is the pool the command line's workers serve and its demo
@@ -81,7 +82,7 @@ Exit codes: 0 when interrupted, 1 when the server cannot be reached.`,
 // fingerprints agree. The models are the scripted model of the demo's
 // story, by any name.
 func Setup() (remote.Setup, error) {
-	reg, err := billing.Prompts(subagent.New(subagent.Options{}))
+	reg, err := billing.Prompts(subagent.New(subagent.Options{}), promptsubagent.Options{})
 	if err != nil {
 		return remote.Setup{}, err
 	}
