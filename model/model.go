@@ -34,17 +34,6 @@ func (f Func) Generate(ctx context.Context, req *Request) (*Response, error) {
 	return f(ctx, req)
 }
 
-// Tool choices understood by every adapter. Any other non-empty value of
-// Request.ToolChoice names the one tool the model must call.
-const (
-	// ToolChoiceAuto lets the model decide whether to call tools.
-	ToolChoiceAuto = "auto"
-	// ToolChoiceNone forbids tool calls.
-	ToolChoiceNone = "none"
-	// ToolChoiceRequired makes the model call at least one tool.
-	ToolChoiceRequired = "required"
-)
-
 // Request is one call to a model: the conversation so far, the tools the
 // model may call and the options that shape its answer. A Request is
 // treated as read-only by models; callers must not mutate it while a call
@@ -57,8 +46,10 @@ type Request struct {
 	Messages []Message `json:"messages,omitempty"`
 	// Tools are the functions the model may call.
 	Tools []ToolSpec `json:"tools,omitempty"`
-	// ToolChoice is "" (provider default), ToolChoiceAuto, ToolChoiceNone,
-	// ToolChoiceRequired, or the name of the one tool the model must call.
+	// ToolChoice is "" (the provider's default), "auto" (the model decides
+	// whether to call tools), "none" (no tool calls), "required" (at least
+	// one tool call), or the name of the one tool the model must call;
+	// every adapter understands these.
 	ToolChoice string `json:"tool_choice,omitempty"`
 	// Output, when set, asks for a final answer that is JSON matching a
 	// schema (structured output).

@@ -144,7 +144,7 @@ func call(name, args string) model.ToolCall { return model.ToolCall{Name: name, 
 // dispatch is a dispatch_subagent call for one plan step.
 func dispatch(step, instructions, artifact string) model.ToolCall {
 	args, _ := json.Marshal(promptsubagent.DispatchSubagent{
-		Mode: promptsubagent.ModePlanStep, PromptNS: ReviewerNS, PromptKey: ReviewerKey,
+		Mode: "plan_step", PromptNS: ReviewerNS, PromptKey: ReviewerKey,
 		Instructions: instructions, PlanStepID: step, ExpectedArtifacts: []string{artifact},
 	})
 	return call(promptsubagent.ToolName, string(args))

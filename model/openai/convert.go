@@ -82,7 +82,7 @@ func (m *Model) chatRequest(req *model.Request, stream bool) ([]byte, *outputMap
 	}
 	switch req.ToolChoice {
 	case "":
-	case model.ToolChoiceAuto, model.ToolChoiceNone, model.ToolChoiceRequired:
+	case "auto", "none", "required":
 		creq.ToolChoice = req.ToolChoice
 	default:
 		creq.ToolChoice = gopenai.ToolChoice{Type: gopenai.ToolTypeFunction, Function: gopenai.ToolFunction{Name: req.ToolChoice}}

@@ -176,7 +176,7 @@ func TestEndToEndAgainstAnOpenAICompatibleServer(t *testing.T) {
 		t.Run(name+"/tool round", func(t *testing.T) {
 			req := &model.Request{
 				Messages: []model.Message{model.SystemMessage("You report the weather."), model.UserMessage("What is the weather in Paris?")},
-				Tools:    weatherTool, ToolChoice: model.ToolChoiceAuto,
+				Tools:    weatherTool, ToolChoice: "auto",
 			}
 			resp, deltas := call(t, req)
 			want := []model.ToolCall{{ID: "call_abc123", Name: "get_weather", Arguments: `{"city":"Paris"}`}}

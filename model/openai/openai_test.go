@@ -78,7 +78,7 @@ func TestToolCallRoundThenFinalAnswer(t *testing.T) {
 			{Name: "get_weather", Description: "Current weather for a city.", Parameters: json.RawMessage(weatherParams)},
 			{Name: "noop"},
 		},
-		ToolChoice:  model.ToolChoiceAuto,
+		ToolChoice:  "auto",
 		Temperature: &temp,
 		MaxTokens:   256,
 	}
@@ -291,7 +291,7 @@ func TestSamplingAndLegacyFields(t *testing.T) {
 		MaxTokens:   10,
 		Stop:        []string{"END"},
 		Seed:        &seed,
-		ToolChoice:  model.ToolChoiceNone,
+		ToolChoice:  "none",
 	})
 	require.NoError(t, err)
 	body := ws.received()[0].body

@@ -128,15 +128,11 @@ func ExampleParseServer() {
 	// mcp: server "docs": url: environment variable EXAMPLE_DOCS_MISSING is not set; set it, or give a default with ${EXAMPLE_DOCS_MISSING:-value}
 }
 
-// Tool names follow Claude Code's; a filter entry that names a server
-// selects all its tools.
-func ExampleToolName() {
-	fmt.Println(mcp.ToolName("github", "create_issue"))
-	fmt.Println(mcp.ToolName("claude-mem", "search.nodes"))
-	deny := tools.Filter{Deny: []string{mcp.ToolName("github", "")}}
+// Tool names follow Claude Code's ("mcp__server__tool"); a filter entry
+// that names a server ("mcp__server") selects all its tools.
+func Example_toolNames() {
+	deny := tools.Filter{Deny: []string{"mcp__github"}}
 	fmt.Println(deny.Allows("mcp__github__create_issue"), deny.Allows("mcp__claude-mem__search_nodes"))
 	// Output:
-	// mcp__github__create_issue
-	// mcp__claude-mem__search_nodes
 	// false true
 }

@@ -16,3 +16,6 @@ func WithStartTimeout(d time.Duration) Option { return func(o *options) { o.star
 // WithCallTimeout bounds one tool call, for tests that must not wait 5
 // minutes.
 func WithCallTimeout(d time.Duration) Option { return func(o *options) { o.callTimeout = d } }
+
+// ToolNameOf is the name the model calls a server's tool by.
+var ToolNameOf = toolName

@@ -15,11 +15,11 @@ import (
 
 // Where a project keeps its server configurations, relative to its root.
 const (
-	// ProjectFile is Claude Code's project file, shared with it.
-	ProjectFile = ".mcp.json"
-	// ConfigFile is offshoot's own configuration; its "mcpServers" win
-	// over ProjectFile's.
-	ConfigFile = ".offshoot/config.json"
+	// projectFile is Claude Code's project file, shared with it.
+	projectFile = ".mcp.json"
+	// configFile is offshoot's own configuration; its "mcpServers" win
+	// over projectFile's.
+	configFile = ".offshoot/config.json"
 )
 
 // maxConfigBytes is the most LoadFile reads of a configuration file; a
@@ -77,21 +77,21 @@ func loadFile(path string) (map[string]ServerConfig, []string, error) {
 }
 
 // LoadProject reads the servers of the project rooted at dir: those of
-// ProjectFile (.mcp.json, Claude Code's format, so a project's existing
-// file works unchanged) and those of ConfigFile (.offshoot/config.json).
-// When both files name a server, ConfigFile's entry wins, whole: it is
+// projectFile (.mcp.json, Claude Code's format, so a project's existing
+// file works unchanged) and those of configFile (.offshoot/config.json).
+// When both files name a server, configFile's entry wins, whole: it is
 // offshoot's own configuration, so it can replace a server of the shared
 // file for offshoot alone. A missing file has no servers.
 //
 // Stdio servers run in dir unless their entry gives a "cwd" (relative to
 // dir). Like LoadFile it returns what it could read and an error joining
-// every problem; an entry of ConfigFile that cannot be read also hides
-// ProjectFile's entry of that name, so a mistake is never papered over by
+// every problem; an entry of configFile that cannot be read also hides
+// projectFile's entry of that name, so a mistake is never papered over by
 // the other file.
 func LoadProject(dir string) (map[string]ServerConfig, error) {
 	servers := map[string]ServerConfig{}
 	var errs []error
-	for _, rel := range []string{ProjectFile, ConfigFile} {
+	for _, rel := range []string{projectFile, configFile} {
 		found, broken, err := loadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 		if errors.Is(err, fs.ErrNotExist) && found == nil {
 			continue

@@ -49,7 +49,7 @@ type Manager struct {
 
 	mu       sync.Mutex
 	servers  map[string]*server
-	prefixes map[string]string // ToolName(name, "") → name
+	prefixes map[string]string // toolName(name, "") → name
 	warnings []*ServerError
 	closed   bool
 }
@@ -129,7 +129,7 @@ func (m *Manager) add(name string, cfg ServerConfig) error {
 		}
 		return &configError{File: cfg.Source, Server: name, Err: fmt.Errorf("another server of this name is already configured%s; rename one of them", where(prev.cfg.Source))}
 	}
-	prefix := ToolName(name, "")
+	prefix := toolName(name, "")
 	if other, ok := m.prefixes[prefix]; ok {
 		return &configError{File: cfg.Source, Server: name, Err: fmt.Errorf("its tools would be named like those of server %q (%s__…); rename one of them", other, prefix)}
 	}
@@ -194,7 +194,7 @@ func (m *Manager) Tools(ctx context.Context, names ...string) (tools.Toolset, er
 			known := slices.Sorted(maps.Keys(m.servers))
 			m.mu.Unlock()
 			if len(known) == 0 {
-				return tools.Toolset{}, fmt.Errorf("mcp: no MCP server is named %q: none is configured; add it to %s or %s", name, ProjectFile, ConfigFile)
+				return tools.Toolset{}, fmt.Errorf("mcp: no MCP server is named %q: none is configured; add it to %s or %s", name, projectFile, configFile)
 			}
 			return tools.Toolset{}, fmt.Errorf("mcp: no MCP server is named %q; the configured servers are %s", name, strings.Join(known, ", "))
 		}

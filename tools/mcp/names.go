@@ -19,7 +19,7 @@ const maxName = 64
 //
 // With tool empty it returns "mcp__" + server: the tools.Filter entry
 // that stands for all the server's tools.
-func ToolName(server, tool string) string {
+func toolName(server, tool string) string {
 	name := "mcp__" + sanitize(server)
 	if tool == "" {
 		return name

@@ -28,7 +28,7 @@ func TestToolName(t *testing.T) {
 		{"s", long, "mcp__s__" + strings.Repeat("x", 47) + "_"},
 	}
 	for _, tt := range tests {
-		got := mcp.ToolName(tt.server, tt.tool)
+		got := mcp.ToolNameOf(tt.server, tt.tool)
 		assert.True(t, strings.HasPrefix(got, tt.want), "%s/%s: %s", tt.server, tt.tool, got)
 		if tt.tool != long {
 			assert.Equal(t, tt.want, got)
@@ -36,15 +36,15 @@ func TestToolName(t *testing.T) {
 		assert.Regexp(t, toolNamePattern, got)
 	}
 
-	a, b := mcp.ToolName("s", long+"a"), mcp.ToolName("s", long+"b")
+	a, b := mcp.ToolNameOf("s", long+"a"), mcp.ToolNameOf("s", long+"b")
 	assert.Len(t, a, 64)
 	assert.NotEqual(t, a, b, "long names that share a prefix stay apart")
-	assert.Equal(t, a, mcp.ToolName("s", long+"a"), "and are stable")
+	assert.Equal(t, a, mcp.ToolNameOf("s", long+"a"), "and are stable")
 	assert.Regexp(t, `_[0-9a-f]{8}$`, a)
 }
 
 func TestServerNameFiltersItsTools(t *testing.T) {
-	f := tools.Filter{Deny: []string{mcp.ToolName("notes.app", "")}}
-	assert.False(t, f.Allows(mcp.ToolName("notes.app", "search")))
-	assert.True(t, f.Allows(mcp.ToolName("notes", "search")))
+	f := tools.Filter{Deny: []string{mcp.ToolNameOf("notes.app", "")}}
+	assert.False(t, f.Allows(mcp.ToolNameOf("notes.app", "search")))
+	assert.True(t, f.Allows(mcp.ToolNameOf("notes", "search")))
 }

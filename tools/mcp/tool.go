@@ -49,7 +49,7 @@ func newTools(s *server, list []*sdk.Tool) ([]*tool, []*ServerError) {
 			}
 		}
 		nt := &tool{
-			srv: s, name: ToolName(s.name, t.Name), remote: t.Name,
+			srv: s, name: toolName(s.name, t.Name), remote: t.Name,
 			description: describe(s.name, t),
 			params:      params, result: result,
 			concurrent: t.Annotations != nil && t.Annotations.ReadOnlyHint,

@@ -146,7 +146,7 @@ func (d *Dispatcher) validate(s *session.Session, in *DispatchSubagent) (*prompt
 	plan, hasPlan := planning.CurrentPlan(s)
 	deleg = Delegation{Instructions: in.Instructions, Mode: in.Mode, ExpectedArtifacts: slices.Clone(in.ExpectedArtifacts)}
 	switch in.Mode {
-	case ModePlanStep:
+	case modePlanStep:
 		if strings.TrimSpace(in.PlanStepID) == "" {
 			return nil, deleg, plan, &serde.ValidationError{Path: "plan_step_id", Reason: "is required when mode is plan_step"}
 		}
@@ -159,7 +159,7 @@ func (d *Dispatcher) validate(s *session.Session, in *DispatchSubagent) (*prompt
 		} else {
 			deleg.PlanStepID = in.PlanStepID
 		}
-	case ModeAdHoc:
+	case modeAdHoc:
 		if in.PlanStepID != "" {
 			return nil, deleg, plan, &serde.ValidationError{Path: "plan_step_id", Reason: "must be empty when mode is ad_hoc; use mode plan_step to work on a plan step"}
 		}
@@ -208,7 +208,7 @@ func (d *Dispatcher) childPrompt(p *prompt.Prompt) (*prompt.Prompt, error) {
 
 // reconcile returns the planning event marking the dispatched step.
 func (d *Dispatcher) reconcile(plan planning.Plan, in DispatchSubagent, ok bool, text string) []any {
-	if d.opts.NoPlanReconciliation || in.Mode != ModePlanStep || !plan.Exists() {
+	if d.opts.NoPlanReconciliation || in.Mode != modePlanStep || !plan.Exists() {
 		return nil
 	}
 	status, note := planning.StepBlocked, "Subagent failed: "+text

@@ -20,11 +20,11 @@ const ToolName = "dispatch_subagent"
 
 // The dispatch modes.
 const (
-	// ModePlanStep works on one step of the session's plan, named by
+	// modePlanStep works on one step of the session's plan, named by
 	// PlanStepID.
-	ModePlanStep = "plan_step"
-	// ModeAdHoc is any other delegated task.
-	ModeAdHoc = "ad_hoc"
+	modePlanStep = "plan_step"
+	// modeAdHoc is any other delegated task.
+	modeAdHoc = "ad_hoc"
 )
 
 // Limits of the input, as the tool validates it.

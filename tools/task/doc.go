@@ -25,7 +25,7 @@
 //     caller's ("inherit" passes the choice on), resolved through the
 //     model.Router; its tools are the caller's, narrowed by the definition
 //     (Definition.ResolveTools), plus its MCP servers' (Options.MCP), and
-//     without Task at the depth limit (DefaultMaxDepth: agents started by
+//     without Task at the depth limit (defaultMaxDepth: agents started by
 //     Task cannot start agents of their own).
 //   - Its system prompt is the definition's prompt, "\n\n# Task\n" and the
 //     call's description, followed by what it starts from and the

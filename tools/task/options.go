@@ -3,7 +3,7 @@ package task
 import "github.com/offshoot-dev/offshoot/tools/mcp"
 
 // Options configures the Task tool (Tool, Tools, Section). The zero value
-// is the default: the depth limit the engine gives (else DefaultMaxDepth),
+// is the default: the depth limit the engine gives (else defaultMaxDepth),
 // no MCP servers, working directory ".", the files agents write copied
 // into their caller's session.
 type Options struct {
@@ -11,7 +11,7 @@ type Options struct {
 	// agent runs without Task, TaskOutput and TaskStop. With 2, the agents
 	// the main agent starts may start agents of their own, which may not.
 	// With 0 (or below 1), Task follows the engine's limit when the
-	// program set one with subagent.Options.MaxDepth, and DefaultMaxDepth
+	// program set one with subagent.Options.MaxDepth, and defaultMaxDepth
 	// otherwise.
 	MaxDepth int
 	// MCP, when set, gives agents the tools of the MCP servers their

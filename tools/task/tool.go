@@ -20,13 +20,13 @@ import (
 // ToolName is the name the model calls the tool by.
 const ToolName = "Task"
 
-// DefaultMaxDepth is how deep Task delegation nests by default: 1, so an
+// defaultMaxDepth is how deep Task delegation nests by default: 1, so an
 // agent started by Task has no Task tool of its own.
 //
 // Task's depth limit is, first of these: Options.MaxDepth, the engine's when
 // the program set one (subagent.Options.MaxDepth; see
-// subagent.Engine.MaxDepthConfigured), DefaultMaxDepth.
-const DefaultMaxDepth = 1
+// subagent.Engine.MaxDepthConfigured), defaultMaxDepth.
+const defaultMaxDepth = 1
 
 // The names of the tools that read a background task's output and stop
 // it.
@@ -65,7 +65,7 @@ func Tool(reg *agents.Registry, engine *subagent.Engine, router *model.Router, o
 		d.opts.WorkingDir = "."
 	}
 	if d.opts.MaxDepth < 1 {
-		d.opts.MaxDepth = DefaultMaxDepth
+		d.opts.MaxDepth = defaultMaxDepth
 		if engine.MaxDepthConfigured() {
 			d.opts.MaxDepth = engine.MaxDepth()
 		}

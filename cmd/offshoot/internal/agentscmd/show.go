@@ -15,7 +15,6 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/mcp"
-	"github.com/offshoot-dev/offshoot/tools/task"
 )
 
 func showCommand(env *cli.Env) *cobra.Command {
@@ -67,9 +66,9 @@ func (s *setup) show(ctx context.Context, d agents.Definition) error {
 	if ctx.Err() != nil {
 		return cli.Failf("interrupted while the MCP servers started; their tools are not listed")
 	}
-	// Started by the main agent with Task at the default depth, the agent
-	// is at the depth limit: it gets no Task, TaskOutput or TaskStop.
-	resolved, err := d.ResolveTools(parent, task.DefaultMaxDepth <= 1)
+	// Started by the main agent with Task at the default depth (1), the
+	// agent is at the depth limit: it gets no Task, TaskOutput or TaskStop.
+	resolved, err := d.ResolveTools(parent, true)
 	var missing *agents.MissingToolsError
 	switch {
 	case errors.As(err, &missing):

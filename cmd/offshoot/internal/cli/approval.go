@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/tools/mcp"
 )
@@ -78,7 +79,7 @@ func (e *Env) Servers(approve bool) (map[string]mcp.ServerConfig, error) {
 		return nil, Usagef("this project configures MCP servers (%s) that offshoot has not been allowed to start: "+
 			"they run commands on this machine, and anyone may have written them. Read them in %s, then approve them for this project with --approve-mcp "+
 			"(recorded in %s; a change to them asks again), or start 'offshoot chat', which asks",
-			describeServers(project), mcp.ProjectFile+" and "+mcp.ConfigFile, e.Show(e.UserConfigFile()))
+			describeServers(project), ".mcp.json and "+modelconfig.Path, e.Show(e.UserConfigFile()))
 	}
 	maps.Copy(servers, project)
 	return servers, nil
@@ -88,7 +89,7 @@ func (e *Env) Servers(approve bool) (map[string]mcp.ServerConfig, error) {
 func (e *Env) loadServers() (user, project map[string]mcp.ServerConfig) {
 	user = map[string]mcp.ServerConfig{}
 	if e.HomeDir != "" {
-		home, err := mcp.LoadFile(filepath.Join(e.HomeDir, mcp.ConfigFile))
+		home, err := mcp.LoadFile(e.UserConfigFile())
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			e.Warn("%v", err)
 		}
