@@ -24,6 +24,9 @@ func deltaSubject(executor, tok string) string { return "offshoot.delta." + exec
 // until the returned stop.
 func forwardDeltas(nc *nats.Conn, s *session.Session, subject string) (stop func(), err error) {
 	return bus.Subscribe(s.Bus(), "remote deltas", func(_ context.Context, _ bus.Envelope, d runner.Delta) error {
+		if d.SessionID != s.ID() {
+			return nil // another child's, on a bus the worker's children share (Setup.Bus)
+		}
 		data, err := json.Marshal(d)
 		if err != nil {
 			return err

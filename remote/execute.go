@@ -91,7 +91,11 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		return nil, failed(runner.PhaseRender, err)
 	}
 	msg := &nats.Msg{Subject: jobsSubject(x.pool), Data: data, Header: nats.Header{}}
-	inject(ctx, msg.Header)
+	tctx := ctx
+	if x.traceContext != nil && job.CallID != "" {
+		tctx = x.traceContext(ctx, job.Parent, job.CallID)
+	}
+	inject(tctx, msg.Header)
 	ack, err := x.js.PublishMsg(ctx, msg, jetstream.WithMsgID(j.Token))
 	if err != nil {
 		return nil, failed(runner.PhaseRequest, fmt.Errorf("publishing the subagent's job to pool %q: %w", x.pool, err))

@@ -26,6 +26,13 @@ type Options struct {
 	// AckWait and MaxDeliver make the pool when it does not exist yet.
 	// Model and the worker settings are not used here.
 	Setup Setup
+	// TraceContext, when set, gives the context whose span a job's trace
+	// headers carry, from the delegating tool call (its session and call
+	// id): telemetry.Observer.CallContext, so that the child's spans on
+	// its worker continue the trace under the call that delegated it.
+	// Without it, the headers carry the span of the context the child
+	// runs with, if any.
+	TraceContext func(ctx context.Context, sessionID, callID string) context.Context
 }
 
 // Executor runs a subagent.Engine's children on the workers of a pool
@@ -47,11 +54,13 @@ type Executor struct {
 	in    *infra
 	setup Setup
 	pool  string
-	id    string
-	fp    string
-	cons  jetstream.ConsumeContext
-	adv   *nats.Subscription
-	delta *nats.Subscription
+	// traceContext is Options.TraceContext.
+	traceContext func(ctx context.Context, sessionID, callID string) context.Context
+	id           string
+	fp           string
+	cons         jetstream.ConsumeContext
+	adv          *nats.Subscription
+	delta        *nats.Subscription
 
 	mu      sync.Mutex
 	waiting map[string]*waiter // by job token
@@ -84,7 +93,7 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 	if err != nil {
 		return nil, err
 	}
-	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, id: token(randid.New())[:12], fp: setup.fingerprint(),
+	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, traceContext: opts.TraceContext, id: token(randid.New())[:12], fp: setup.fingerprint(),
 		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]bool{}, flights: map[cached]*flight{}}
 	cons, err := js.OrderedConsumer(ctx, repliesStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{x.replyPrefix() + ">"}, DeliverPolicy: jetstream.DeliverNewPolicy})

@@ -307,8 +307,12 @@ func (w *worker) restore(ctx context.Context, j *job, pub *publisher) (runner.Re
 			return req, nil, err
 		}
 	}
+	b := w.setup.Bus
+	if b == nil {
+		b = bus.New()
+	}
 	s, err := session.New(session.WithID(j.Session), session.WithSnapshot(snap), session.WithRegistry(w.setup.Registry),
-		session.WithBus(bus.New()), session.WithJournal(pub))
+		session.WithBus(b), session.WithJournal(pub))
 	if err != nil {
 		return req, nil, err
 	}

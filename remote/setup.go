@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -63,6 +64,11 @@ type Setup struct {
 	MaxSnapshotBytes int64
 	// Logger reports what does not stop a worker (slog.Default() when nil).
 	Logger *slog.Logger
+	// Bus, on a worker, is the bus the children's sessions publish on (a
+	// new one for each child when nil): attach observers to it — a tracer
+	// (telemetry.Observe) continues the trace a job's headers carry, as
+	// the child runs with their context.
+	Bus *bus.Bus
 }
 
 // Defaults of Setup.

@@ -392,8 +392,12 @@ func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Respo
 
 // job is the child's evaluation req, for the engine's executor.
 func (c *child) job(req runner.Request) *Job {
-	return &Job{ID: c.id, Name: c.spec.Name, Depth: c.depth, Root: c.root, RootPrompt: c.lineage.root,
-		Agents: c.lineage.agents, From: c.from, Fresh: c.spec.Mode == Fresh, Request: req}
+	j := &Job{ID: c.id, Name: c.spec.Name, Depth: c.depth, Root: c.root, RootPrompt: c.lineage.root,
+		Agents: c.lineage.agents, From: c.from, Fresh: c.spec.Mode == Fresh, Request: req, Parent: c.spec.Parent.ID()}
+	if c.spec.Caller != nil {
+		j.CallID = c.spec.Caller.CallID
+	}
+	return j
 }
 
 // add counts what an evaluation spent and keeps its text.

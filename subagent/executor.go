@@ -41,6 +41,10 @@ type Job struct {
 	// one — and Fresh says which.
 	From  session.Snapshot
 	Fresh bool
+	// Parent is the id of the session that delegates, and CallID the id
+	// of the tool call that delegated ("" when a program's own code did):
+	// where the child's work belongs in a trace.
+	Parent, CallID string
 	// Request is the child's evaluation, ready to run: Session is the
 	// child's session, Prompt oriented, ToolFilter and Approve final.
 	Request runner.Request
