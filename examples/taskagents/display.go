@@ -93,6 +93,14 @@ func (d *display) observe(_ context.Context, env bus.Envelope) error {
 	return nil
 }
 
+// println prints a line of the program's own while the display runs:
+// the background agent prints on its own goroutine meanwhile.
+func (d *display) println(line string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fmt.Fprintln(d.w, line)
+}
+
 // say prints a line of the main agent's, or of one of its agents'.
 func (d *display) say(session, format string, args ...any) {
 	if agent, ok := d.agents[session]; ok {

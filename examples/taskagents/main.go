@@ -115,7 +115,7 @@ func run(w io.Writer, dir string) error {
 	// The background agent outlived the evaluation that started it. Let
 	// it work, wait for it, and carry on the main agent's conversation:
 	// its next model call reads the task's notification.
-	fmt.Fprintln(w, "\nThe main agent has answered; the explore agent works on in the background.")
+	d.println("\nThe main agent has answered; the explore agent works on in the background.")
 	close(release)
 	if err := engine.Tasks().Wait(ctx); err != nil {
 		d.stop()
