@@ -150,7 +150,10 @@ func TestTheStoryOnThreeWorkerProcessesEqualsInProcess(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.NotEmpty(t, wantStreamed)
 	texts := func(m map[string]string) []string { return slices.Sorted(maps.Values(m)) }
-	assert.Equal(t, texts(wantStreamed), texts(streamed), "the subagents' streamed answers reached the planner's bus")
+	// Pieces travel on core NATS beside the result, best effort (see
+	// deltas.go): one may land after its child's result, so what reached
+	// the planner's bus is checked, not that all of it did by then.
+	assert.Subset(t, texts(wantStreamed), texts(streamed), "the subagents' streamed answers that reached the planner's bus are theirs")
 	require.Len(t, ran, 2, "each reviewer ran once, on a worker")
 	for _, r := range ran {
 		assert.NotZero(t, r.PID)
