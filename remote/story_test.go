@@ -153,7 +153,10 @@ func TestTheStoryOnThreeWorkerProcessesEqualsInProcess(t *testing.T) {
 	// Pieces travel on core NATS beside the result, best effort (see
 	// deltas.go): one may land after its child's result, so what reached
 	// the planner's bus is checked, not that all of it did by then.
-	assert.Subset(t, texts(wantStreamed), texts(streamed), "the subagents' streamed answers that reached the planner's bus are theirs")
+	for _, got := range texts(streamed) {
+		assert.True(t, slices.ContainsFunc(texts(wantStreamed), func(w string) bool { return strings.HasPrefix(w, got) }),
+			"what reached the planner's bus, %q, begins a subagent's answer", got)
+	}
 	require.Len(t, ran, 2, "each reviewer ran once, on a worker")
 	for _, r := range ran {
 		assert.NotZero(t, r.PID)
