@@ -73,6 +73,29 @@ func Read(path string, limit int64) ([]byte, error) {
 	return ReadAll(f, path, limit)
 }
 
+// ReadIn is Read for name in root (never leaving it, as os.Root does): the
+// whole regular file, at most limit bytes, without blocking on a FIFO put
+// there since it was listed; anything but a regular file is an error that
+// matches ErrNotRegular, a longer file a *TooLargeError.
+func ReadIn(root *os.Root, name string, limit int64) ([]byte, error) {
+	f, err := openNonblockingIn(root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(info.Mode()))
+	}
+	if err := setBlocking(f); err != nil {
+		return nil, err
+	}
+	return ReadAll(f, name, limit)
+}
+
 // ReadAll reads r to its end, at most limit bytes; name is the file named
 // in the *TooLargeError of a longer input.
 func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {

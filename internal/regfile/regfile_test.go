@@ -99,3 +99,25 @@ func TestOpenFileForAppending(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "line\nline\n", string(data))
 }
+
+// ReadIn reads a regular file in a root, bounded, and refuses a FIFO put
+// there without blocking on it.
+func TestReadIn(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello"), 0o600))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600))
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer root.Close()
+
+	data, err := ReadIn(root, "a.txt", 5)
+	require.NoError(t, err)
+	assert.Equal(t, "hello", string(data))
+	_, err = ReadIn(root, "a.txt", 4)
+	var tooLarge *TooLargeError
+	assert.ErrorAs(t, err, &tooLarge)
+	_, err = ReadIn(root, "fifo", 5)
+	assert.ErrorIs(t, err, ErrNotRegular)
+	_, err = ReadIn(root, "../outside", 5)
+	assert.Error(t, err)
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -385,26 +386,11 @@ func (s *scratch) readBack(files vfs.Table) (events []any, changes []change, err
 // readBounded reads the regular file name of root, at most limit bytes
 // (a file that grew past it since it was listed is refused).
 func readBounded(root *os.Root, name string, limit int64) ([]byte, error) {
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
+	data, err := regfile.ReadIn(root, name, limit)
+	if _, ok := errors.AsType[*regfile.TooLargeError](err); ok {
 		return nil, fmt.Errorf("more than %d bytes", limit)
 	}
-	return data, nil
+	return data, err
 }
 
 // pathProblem says why the files cannot hold a file at the

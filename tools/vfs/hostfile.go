@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 )
 
 // The host side of a write-back: where a change lands in the directory,
@@ -120,26 +122,11 @@ var errTooLarge = errors.New("longer than a file the VFS holds")
 
 // readHost reads the regular file rel of root, at most maxFileBytes.
 func readHost(root *os.Root, rel string) ([]byte, error) {
-	f, err := root.Open(rel)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFileBytes {
+	data, err := regfile.ReadIn(root, rel, maxFileBytes)
+	if _, ok := errors.AsType[*regfile.TooLargeError](err); ok {
 		return nil, errTooLarge
 	}
-	return data, nil
+	return data, err
 }
 
 // writeAtomic writes content to rel in root: into a new temporary file in
