@@ -27,7 +27,16 @@ func TestStableNamesInSnapshotJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"slice_type":"offshoot.vfs.Table"`)
 	assert.Equal(t, "myapp.Deleted", reg.Name(reflect.TypeFor[vfs.FileDeleted]()), "a program's own name wins")
-	_, ok := serde.DefaultRegistry.Lookup("offshoot.vfs.Table")
+	_, ok := reg.Lookup("offshoot.vfs.Table")
+	assert.True(t, ok, "installing the reducers names their types in the session's registry")
+
+	// A session on the default registry names them there when it installs
+	// them, not when the package is imported.
+	plain, err := session.New()
+	require.NoError(t, err)
+	defer plain.Close()
+	require.NoError(t, plain.Install(context.Background(), vfs.Reducers(vfs.Table{})))
+	_, ok = serde.DefaultRegistry.Lookup("offshoot.vfs.Table")
 	assert.True(t, ok)
 	sessiontest.RoundTrip(t, s, reg)
 	assert.Error(t, vfs.Reducers(vfs.Table{}).Name(reg), "explicit calls report the conflict")
