@@ -52,7 +52,8 @@ func Open(path string) (*Store, error) {
 	// BEGIN IMMEDIATE takes the file's write lock at the start of every
 	// transaction, so that what a transaction read is still true when it
 	// writes, whatever other processes do.
-	s.w, err = sql.Open("sqlite", dsn(abs, "_txlock=immediate", "_synchronous=NORMAL"))
+	s.w, err = sql.Open("sqlite", dsn(abs, "_txlock=immediate", "_synchronous=NORMAL",
+		fmt.Sprintf("_pragma=wal_autocheckpoint(%d)", walBackstopPages)))
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: opening %s: %w", abs, err)
 	}
@@ -79,6 +80,13 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store/sqlite: opening %s: %w", abs, err)
 	}
 	s.r.SetMaxIdleConns(max(2, runtime.GOMAXPROCS(0)))
+	wal, err := sql.Open("sqlite", dsn(abs))
+	if err != nil {
+		s.r.Close()
+		s.w.Close()
+		return nil, fmt.Errorf("store/sqlite: opening %s: %w", abs, err)
+	}
+	s.wal = newWALCheckpointer(wal)
 	return s, nil
 }
 

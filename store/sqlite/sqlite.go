@@ -30,6 +30,7 @@ type Store struct {
 	advance, insert *sql.Stmt
 
 	types typeCache
+	wal   *walCheckpointer
 }
 
 var _ store.Store = (*Store)(nil)
@@ -387,7 +388,7 @@ func pragmaRows(ctx context.Context, tx *sql.Tx, pragma string, line func(scan f
 // Close implements store.Store; close the store once its users are done
 // with it.
 func (s *Store) Close() error {
-	return errors.Join(s.advance.Close(), s.insert.Close(), s.r.Close(), s.w.Close())
+	return errors.Join(s.advance.Close(), s.insert.Close(), s.wal.close(), s.r.Close(), s.w.Close())
 }
 
 // write runs fn in a write transaction (BEGIN IMMEDIATE) and commits it,
@@ -408,6 +409,7 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error)
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store/sqlite: %s: committing: %w", op, err)
 	}
+	s.wal.wrote()
 	return nil
 }
 
