@@ -36,7 +36,8 @@ func TestAnOlderFileMigrates(t *testing.T) {
 	hs, err := st.List(ctx, store.Query{})
 	require.NoError(t, err)
 	require.Len(t, hs, 1)
-	assert.Equal(t, uint64(1), hs[0].Seq)
+	assert.Equal(t, uint64(1), hs[0].Seq, "the append moved the session's last seq (version 3's trigger)")
+	assert.Greater(t, hs[0].Updated.Year(), 2000, "and its time of update")
 	var version int
 	require.NoError(t, st.w.QueryRowContext(ctx, "SELECT version FROM schema_version").Scan(&version))
 	assert.Equal(t, len(migrations), version)

@@ -64,10 +64,7 @@ func Open(path string) (*Store, error) {
 		s.w.Close()
 		return nil, err
 	}
-	if s.advance, err = s.w.Prepare(advanceSQL); err == nil {
-		s.insert, err = s.w.Prepare(insertSQL)
-	}
-	if err != nil {
+	if s.append, err = s.w.Prepare(appendSQL); err != nil {
 		s.w.Close()
 		return nil, fmt.Errorf("store/sqlite: preparing the statements of %s: %w", abs, err)
 	}

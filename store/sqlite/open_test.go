@@ -99,7 +99,7 @@ func TestOpenRefuses(t *testing.T) {
 			_, err = st.w.Exec("UPDATE schema_version SET version = 99")
 			require.NoError(t, err)
 			require.NoError(t, st.Close())
-		}, "holds schema version 99, newer than this program's (2): open it with a newer version of offshoot"},
+		}, "holds schema version 99, newer than this program's (3): open it with a newer version of offshoot"},
 		{"a lost schema version", func(t *testing.T, path string) {
 			st, err := Open(path)
 			require.NoError(t, err)

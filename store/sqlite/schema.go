@@ -60,6 +60,14 @@ var migrations = []string{
 	// moves it, so the index cost a page written per append, and listing
 	// or pruning sorts the sessions instead.
 	`DROP INDEX sessions_updated;`,
+	// Version 3. A stored batch moves its session's last seq and time of
+	// update itself, so that an append is one statement (one
+	// transaction without BEGIN and COMMIT to run). The time is SQLite's
+	// clock, to the millisecond, never before the session's creation.
+	`CREATE TRIGGER batches_advance AFTER INSERT ON batches BEGIN
+		UPDATE sessions SET seq = NEW.last, updated = max(CAST(unixepoch('subsec') * 1e9 AS INTEGER), created)
+		WHERE sid = NEW.sid;
+	END;`,
 }
 
 // setup puts the file in write-ahead-log mode (a setting the file keeps)

@@ -26,8 +26,8 @@ type Store struct {
 	r    *sql.DB // read-only connections
 	now  func() time.Time
 
-	// Append's statements, prepared once on the write connection.
-	advance, insert *sql.Stmt
+	// Append's statement, prepared once on the write connection.
+	append *sql.Stmt
 
 	types typeCache
 	wal   *walCheckpointer
@@ -117,9 +117,11 @@ func scanHeader(scan func(...any) error) (store.Header, error) {
 	return h, nil
 }
 
-// Append implements store.Store: one transaction that moves the session's
-// last seq from b.Seq-1 to b.Last() (or finds it elsewhere, and writes
-// nothing) and stores the batch.
+// Append implements store.Store: one statement (its own transaction)
+// that stores the batch if the session's last seq is b.Seq-1 — a trigger
+// then moves it to b.Last() — or writes nothing, and then finds out why.
+// A batch with an event type the store has not seen yet stores the
+// type's name first, in the same transaction.
 func (s *Store) Append(ctx context.Context, id string, b store.Batch) error {
 	if err := checkBatch(id, b); err != nil {
 		return err
@@ -131,46 +133,63 @@ func (s *Store) Append(ctx context.Context, id string, b store.Batch) error {
 	if err != nil {
 		return fmt.Errorf("store/sqlite: the batch at seq %d of session %s: %w", b.Seq, id, err)
 	}
+	op := fmt.Sprintf("appending the batch at seq %d to session %s", b.Seq, id)
 	ids, missing := s.types.lookup(b.Events)
-	var events []byte
-	var size int
 	if len(missing) == 0 {
-		if events, size = encodeEvents(b.Events, ids); size > maxBatchBytes {
+		events, size := encodeEvents(b.Events, ids)
+		if size > maxBatchBytes {
 			return tooLarge(id, b.Seq, size)
 		}
-	}
-	err = s.write(ctx, fmt.Sprintf("appending the batch at seq %d to session %s", b.Seq, id), func(tx *sql.Tx) error {
-		if len(missing) > 0 {
-			if err := resolveTypes(ctx, tx, missing, ids); err != nil {
-				return err
-			}
-			if events, size = encodeEvents(b.Events, ids); size > maxBatchBytes {
-				return refusal{tooLarge(id, b.Seq, size)}
-			}
-		}
-		var sid int64
-		err := tx.StmtContext(ctx, s.advance).QueryRowContext(ctx, int64(b.Last()), s.now().UnixNano(), id, int64(b.Seq-1)).Scan(&sid)
-		if errors.Is(err, sql.ErrNoRows) {
-			var last int64
-			switch err := tx.QueryRowContext(ctx, "SELECT seq FROM sessions WHERE id = ?", id).Scan(&last); {
-			case errors.Is(err, sql.ErrNoRows):
-				return refuse("%w: %s", store.ErrNotFound, id)
-			case err != nil:
-				return err
-			default:
-				return refuse("%w: session %s ends at seq %d, and the batch starts at %d", store.ErrConflict, id, last, b.Seq)
-			}
+		err := s.appendRow(ctx, s.w, s.append, id, b, ns, zone, events)
+		if r, ok := errors.AsType[refusal](err); ok {
+			return r.err
 		}
 		if err != nil {
+			return fmt.Errorf("store/sqlite: %s: %w", op, err)
+		}
+		s.wal.wrote()
+		return nil
+	}
+	err = s.write(ctx, op, func(tx *sql.Tx) error {
+		if err := resolveTypes(ctx, tx, missing, ids); err != nil {
 			return err
 		}
-		_, err = tx.StmtContext(ctx, s.insert).ExecContext(ctx, sid, int64(b.Last()), int64(b.Seq), ns, zone, events)
-		return err
+		events, size := encodeEvents(b.Events, ids)
+		if size > maxBatchBytes {
+			return refusal{tooLarge(id, b.Seq, size)}
+		}
+		return s.appendRow(ctx, tx, tx.StmtContext(ctx, s.append), id, b, ns, zone, events)
 	})
-	if err == nil && len(missing) > 0 {
+	if err == nil {
 		s.types.add(ids)
 	}
 	return err
+}
+
+// appendRow runs Append's statement, and when it stored nothing, reads
+// through q why: no such session, or another last seq (a conflict).
+func (s *Store) appendRow(ctx context.Context, q querier, stmt *sql.Stmt, id string, b store.Batch, ns *int64, zone int, events []byte) error {
+	res, err := stmt.ExecContext(ctx, int64(b.Last()), int64(b.Seq), ns, zone, events, id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	var last int64
+	switch err := q.QueryRowContext(ctx, "SELECT seq FROM sessions WHERE id = ?", id).Scan(&last); {
+	case errors.Is(err, sql.ErrNoRows):
+		return refuse("%w: %s", store.ErrNotFound, id)
+	case err != nil:
+		return err
+	default:
+		return refuse("%w: session %s ends at seq %d, and the batch starts at %d", store.ErrConflict, id, last, b.Seq)
+	}
+}
+
+// querier is a database or a transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func tooLarge(id string, seq uint64, size int) error {
@@ -388,7 +407,7 @@ func pragmaRows(ctx context.Context, tx *sql.Tx, pragma string, line func(scan f
 // Close implements store.Store; close the store once its users are done
 // with it.
 func (s *Store) Close() error {
-	return errors.Join(s.advance.Close(), s.insert.Close(), s.wal.close(), s.r.Close(), s.w.Close())
+	return errors.Join(s.append.Close(), s.wal.close(), s.r.Close(), s.w.Close())
 }
 
 // write runs fn in a write transaction (BEGIN IMMEDIATE) and commits it,
@@ -447,10 +466,8 @@ func session(ctx context.Context, tx *sql.Tx, id string) (sid int64, forkSeq, se
 	return sid, uint64(f), uint64(l), nil
 }
 
-// Append's statements: the first moves the session's last seq from the
-// one the batch follows to its last, or changes nothing (then the caller
-// learns why); the second stores the batch.
-const (
-	advanceSQL = `UPDATE sessions SET seq = ?, updated = max(?, created) WHERE id = ? AND seq = ? RETURNING sid`
-	insertSQL  = `INSERT INTO batches (sid, last, seq, time, zone, events) VALUES (?, ?, ?, ?, ?, ?)`
-)
+// appendSQL stores a batch when the session's last seq is the one before
+// it; the trigger batches_advance (schema version 3) moves the session's
+// last seq and time of update in the same statement.
+const appendSQL = `INSERT INTO batches (sid, last, seq, time, zone, events)
+	SELECT sid, ?1, ?2, ?3, ?4, ?5 FROM sessions WHERE id = ?6 AND seq = ?2 - 1`

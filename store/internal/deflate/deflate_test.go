@@ -61,3 +61,19 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAppend deflates a model turn's batch: 2 KB of JSON, text a
+// reader would write (not one letter repeated).
+func BenchmarkAppend(b *testing.B) {
+	body := []byte(`[{"type":1,"data":{"evaluation":"01JXYZ","message":{"role":"user","content":"` +
+		strings.Repeat("How does the ledger round each line before it sums the column? ", 8) + `"}}},` +
+		`{"type":2,"data":{"evaluation":"01JXYZ","message":{"role":"assistant","content":"` +
+		strings.Repeat("It rounds half to even per line, then carries the remainder forward. ", 16) + `"}}},` +
+		`{"type":3,"data":{"input_tokens":1234,"output_tokens":567,"cached_tokens":890}}]`)
+	b.SetBytes(int64(len(body)))
+	var dst []byte
+	for b.Loop() {
+		dst, _ = Append(dst[:0], body)
+	}
+	b.ReportMetric(float64(len(dst))/float64(len(body)), "ratio")
+}
