@@ -231,11 +231,12 @@ func (s *Store) PutCheckpoint(ctx context.Context, id string, c store.Checkpoint
 				return refusal{rules.NotABoundary(id, c.Seq)}
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (sid, seq, state) VALUES (?, ?, ?)
-			ON CONFLICT (sid, seq) DO UPDATE SET state = excluded.state`, sid, int64(c.Seq), state); err != nil {
+		// The older checkpoints go first, so that the new one takes the
+		// pages they free rather than growing the file.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM checkpoints WHERE sid = ? AND seq <= ?", sid, int64(c.Seq)); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, "DELETE FROM checkpoints WHERE sid = ? AND seq < ?", sid, int64(c.Seq))
+		_, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (sid, seq, state) VALUES (?, ?, ?)`, sid, int64(c.Seq), state)
 		return err
 	})
 }
