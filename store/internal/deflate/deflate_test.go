@@ -62,18 +62,31 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// BenchmarkAppend deflates a model turn's batch: 2 KB of JSON, text a
-// reader would write (not one letter repeated).
+// BenchmarkAppend deflates a model turn's batch (2 KB of JSON, text a
+// reader would write) and a continued conversation's question (264 bytes):
+// deflate's cost per call, whatever the size, is most of the small one's.
 func BenchmarkAppend(b *testing.B) {
-	body := []byte(`[{"type":1,"data":{"evaluation":"01JXYZ","message":{"role":"user","content":"` +
-		strings.Repeat("How does the ledger round each line before it sums the column? ", 8) + `"}}},` +
-		`{"type":2,"data":{"evaluation":"01JXYZ","message":{"role":"assistant","content":"` +
-		strings.Repeat("It rounds half to even per line, then carries the remainder forward. ", 16) + `"}}},` +
-		`{"type":3,"data":{"input_tokens":1234,"output_tokens":567,"cached_tokens":890}}]`)
-	b.SetBytes(int64(len(body)))
-	var dst []byte
-	for b.Loop() {
-		dst, _ = Append(dst[:0], body)
+	bodies := []struct {
+		name string
+		body string
+	}{
+		{"turn", `[{"type":1,"data":{"evaluation":"01JXYZ","message":{"role":"user","content":"` +
+			strings.Repeat("How does the ledger round each line before it sums the column? ", 8) + `"}}},` +
+			`{"type":2,"data":{"evaluation":"01JXYZ","message":{"role":"assistant","content":"` +
+			strings.Repeat("It rounds half to even per line, then carries the remainder forward. ", 16) + `"}}},` +
+			`{"type":3,"data":{"input_tokens":1234,"output_tokens":567,"cached_tokens":890}}]`},
+		{"question", `[{"type":1,"data":{"evaluation":"01JXYZABCDEF","ns":"offshoot","key":"main","repeat":true}},` +
+			`{"type":2,"data":{"evaluation":"01JXYZABCDEF","message":{"role":"user","content":"Do it. And then the rest of what I asked for before, please, with the ledger rounded."}}}]`},
 	}
-	b.ReportMetric(float64(len(dst))/float64(len(body)), "ratio")
+	for _, bb := range bodies {
+		b.Run(bb.name, func(b *testing.B) {
+			body := []byte(bb.body)
+			b.SetBytes(int64(len(body)))
+			var dst []byte
+			for b.Loop() {
+				dst, _ = Append(dst[:0], body)
+			}
+			b.ReportMetric(float64(len(dst))/float64(len(body)), "ratio")
+		})
+	}
 }
