@@ -53,7 +53,7 @@ func OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s): offshoot reads only regular files here", ErrNotRegular, kind(info.Mode()))}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s): offshoot reads only regular files here", ErrNotRegular, Kind(info.Mode()))}
 	}
 	if err := setBlocking(f); err != nil {
 		f.Close()
@@ -88,7 +88,7 @@ func ReadIn(root *os.Root, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, kind(info.Mode()))
+		return nil, fmt.Errorf("%w (%s)", ErrNotRegular, Kind(info.Mode()))
 	}
 	if err := setBlocking(f); err != nil {
 		return nil, err
@@ -122,12 +122,18 @@ func Size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-func kind(m fs.FileMode) string {
+// Kind names the type of a file for a message: "a directory", "a FIFO
+// (named pipe)", "a symbolic link", "a regular file"…
+func Kind(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a regular file"
 	case m.IsDir():
 		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
+		return "a FIFO (named pipe)"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
 	case m&fs.ModeCharDevice != 0:
@@ -135,5 +141,5 @@ func kind(m fs.FileMode) string {
 	case m&fs.ModeDevice != 0:
 		return "a device"
 	}
-	return "not a regular file"
+	return "a special file"
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
 )
@@ -154,31 +155,12 @@ func regular(path string, missingOK bool) error {
 			return fmt.Errorf("store/sqlite: %s is a symbolic link to nothing usable: %w", path, err)
 		}
 		if !target.Mode().IsRegular() {
-			return fmt.Errorf("store/sqlite: %s is a symbolic link to a %s, not to a regular file", path, kind(target.Mode()))
+			return fmt.Errorf("store/sqlite: %s is a symbolic link to %s, not to a regular file", path, regfile.Kind(target.Mode()))
 		}
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("store/sqlite: %s is a %s, not a regular file", path, kind(fi.Mode()))
+		return fmt.Errorf("store/sqlite: %s is %s, not a regular file", path, regfile.Kind(fi.Mode()))
 	}
 	return nil
-}
-
-// kind names a file's type for an error.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO (named pipe)"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	}
-	return "special file"
 }
 
 // openError explains an error of the driver on opening or setting up the

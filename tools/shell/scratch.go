@@ -426,15 +426,8 @@ func contentProblem(data []byte) string {
 
 // describeSpecial says what a file that is not a regular file is.
 func describeSpecial(mode fs.FileMode) string {
-	switch {
-	case mode&fs.ModeSymlink != 0:
+	if mode&fs.ModeSymlink != 0 {
 		return "a symbolic link, which is not followed"
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe, not a file"
-	case mode&fs.ModeSocket != 0:
-		return "a socket, not a file"
-	case mode&fs.ModeDevice != 0:
-		return "a device, not a file"
 	}
-	return "not a regular file"
+	return regfile.Kind(mode) + ", not a file"
 }

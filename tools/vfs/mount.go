@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/offshoot-dev/offshoot/internal/regfile"
 )
 
 // defaultMountMaxBytes is the byte cap of a mount whose MaxBytes is 0
@@ -221,7 +222,7 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 		l.root = r
 		return l.t, l.add(top, path.Base(top))
 	case !info.IsDir():
-		return t, fmt.Errorf("the host path is %s, not a directory or a regular file; mount a directory or a regular file", describeType(info.Mode()))
+		return t, fmt.Errorf("the host path is %s, not a directory or a regular file; mount a directory or a regular file", regfile.Kind(info.Mode()))
 	}
 	dir, err := r.OpenRoot(top)
 	if err != nil {
@@ -235,24 +236,6 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 	}
 	err = fs.WalkDir(dir.FS(), ".", l.visit)
 	return l.t, err
-}
-
-// describeType names the type of a file that is neither a directory nor
-// a regular file.
-func describeType(mode fs.FileMode) string {
-	switch {
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeCharDevice != 0:
-		return "a character device"
-	case mode&fs.ModeDevice != 0:
-		return "a device"
-	case mode&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
 }
 
 // maxFileBytes is the most bytes a file the VFS can hold may have: each

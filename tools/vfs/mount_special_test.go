@@ -69,7 +69,7 @@ func TestMountSkipsSpecialFiles(t *testing.T) {
 			withWatchdog(t, func() {
 				_, err := vfs.Tools(vfs.Options{AllowedRoots: []string{root}, Mounts: []vfs.Mount{{HostPath: filepath.Join(mnt, name)}}})
 				require.Error(t, err)
-				assert.Contains(t, err.Error(), "the host path is a named pipe (FIFO), not a directory or a regular file; mount a directory or a regular file")
+				assert.Contains(t, err.Error(), "the host path is a FIFO (named pipe), not a directory or a regular file; mount a directory or a regular file")
 			})
 		})
 	}
