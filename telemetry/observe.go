@@ -142,14 +142,14 @@ func Observe(b *bus.Bus, opts Options) (*Observer, error) {
 func (o *Observer) subscribe() error {
 	const name = "telemetry"
 	for _, sub := range []func() (func(), error){
-		func() (func(), error) { return bus.Subscribe(o.bus, name, o.promptRendered) },
-		func() (func(), error) { return bus.Subscribe(o.bus, name, o.message) },
-		func() (func(), error) { return bus.Subscribe(o.bus, name, o.modelCalled) },
-		func() (func(), error) { return bus.Subscribe(o.bus, name, o.toolInvoked) },
-		func() (func(), error) { return bus.Subscribe(o.bus, name, o.promptExecuted) },
-		func() (func(), error) { return bus.Subscribe(o.bus, name, o.subagentStarted) },
-		func() (func(), error) { return bus.Subscribe(o.bus, name, o.taskStarted) },
-		func() (func(), error) { return bus.Subscribe(o.bus, name, o.subagentFinished) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.promptRendered)) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.message)) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.modelCalled)) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.toolInvoked)) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.promptExecuted)) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.subagentStarted)) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.taskStarted)) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.subagentFinished)) },
 	} {
 		unsub, err := sub()
 		if err != nil {
@@ -158,6 +158,19 @@ func (o *Observer) subscribe() error {
 		o.unsubs = append(o.unsubs, unsub)
 	}
 	return nil
+}
+
+// locked is a handler of the observer's: it runs under the observer's
+// lock, and not at all once the observer stopped.
+func locked[E any](o *Observer, handle func(context.Context, bus.Envelope, E) error) func(context.Context, bus.Envelope, E) error {
+	return func(ctx context.Context, env bus.Envelope, e E) error {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.stopped {
+			return nil
+		}
+		return handle(ctx, env, e)
+	}
 }
 
 // Stop detaches the observer from its bus and ends the spans still open —

@@ -43,11 +43,6 @@ var (
 // engine started on this bus; otherwise the span ctx carries, if any (a
 // program's own, or one restored from a remote job's headers).
 func (o *Observer) promptRendered(ctx context.Context, env bus.Envelope, e runner.PromptRendered) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.stopped {
-		return nil
-	}
 	key := evalKey{env.SessionID, e.Evaluation}
 	if prev := o.evals[key]; prev != nil {
 		// Carried on (Request.Continue) after a run that left no end.
@@ -109,11 +104,6 @@ func (o *Observer) message(_ context.Context, env bus.Envelope, m runner.Convers
 	if len(m.ToolCalls) == 0 && !o.opts.RecordContent {
 		return nil
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.stopped {
-		return nil
-	}
 	key := evalKey{env.SessionID, m.Evaluation}
 	ev := o.evals[key]
 	if ev == nil {
@@ -145,11 +135,6 @@ func (o *Observer) message(_ context.Context, env bus.Envelope, m runner.Convers
 // evaluation's span too: the runner stops after one.
 func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.ModelCalled) error {
 	o.metrics.record(ctx, e)
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.stopped {
-		return nil
-	}
 	key := evalKey{env.SessionID, e.Evaluation}
 	ev := o.evals[key]
 	parent := context.Background()
@@ -204,11 +189,6 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 // toolInvoked ends a call's execute_tool span: started when a subagent
 // it delegated to needed it, or now, its duration back.
 func (o *Observer) toolInvoked(_ context.Context, env bus.Envelope, e runner.ToolInvoked) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.stopped {
-		return nil
-	}
 	ck := callKey{env.SessionID, e.CallID}
 	c := o.calls[ck]
 	delete(o.calls, ck)
@@ -267,11 +247,9 @@ func (o *Observer) startCall(c *toolCall, ev *evaluation, start time.Time) trace
 // promptExecuted ends an evaluation's span, with what its model calls
 // spent.
 func (o *Observer) promptExecuted(_ context.Context, env bus.Envelope, e runner.PromptExecuted) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	key := evalKey{env.SessionID, e.Evaluation}
 	ev := o.evals[key]
-	if o.stopped || ev == nil {
+	if ev == nil {
 		return nil
 	}
 	if !e.Usage.Unreported {
@@ -289,11 +267,6 @@ func (o *Observer) promptExecuted(_ context.Context, env bus.Envelope, e runner.
 // subagentStarted notes a child the engine started, and which call
 // delegated it.
 func (o *Observer) subagentStarted(_ context.Context, _ bus.Envelope, e subagent.Started) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.stopped {
-		return nil
-	}
 	ch := &child{parent: callKey{e.ParentID, e.CallID}, agentID: e.AgentID, name: e.Name, background: e.Background}
 	if sc, ok := o.launched[e.SessionID]; ok {
 		// A background task whose launching call returned first.
@@ -309,11 +282,6 @@ func (o *Observer) subagentStarted(_ context.Context, _ bus.Envelope, e subagent
 // before the engine said it started, that call's span: the Task tool
 // records TaskStarted with the call's ToolInvoked, in one dispatch.
 func (o *Observer) taskStarted(_ context.Context, env bus.Envelope, e subagent.TaskStarted) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.stopped {
-		return nil
-	}
 	sc, ok := o.lastCall[env.SessionID]
 	if !ok {
 		return nil
@@ -331,11 +299,6 @@ func (o *Observer) taskStarted(_ context.Context, env bus.Envelope, e subagent.T
 // subagentFinished forgets a child, ending its evaluations still open:
 // they failed.
 func (o *Observer) subagentFinished(_ context.Context, env bus.Envelope, e subagent.Finished) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.stopped {
-		return nil
-	}
 	delete(o.children, e.SessionID)
 	delete(o.launched, e.SessionID)
 	cause := errUnfinished
