@@ -2,111 +2,35 @@ package runcmd
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/offshoot-dev/offshoot/internal/otlptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	colmetricpb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 )
-
-// collector is an OTLP/HTTP receiver on loopback that decodes the spans
-// and notes the metrics it is sent.
-type collector struct {
-	mu      sync.Mutex
-	spans   []*tracepb.Span
-	service []string
-	metrics []string
-}
-
-func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var resp proto.Message
-	switch r.URL.Path {
-	case "/v1/traces":
-		var in coltracepb.ExportTraceServiceRequest
-		if err := proto.Unmarshal(body, &in); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		for _, rs := range in.ResourceSpans {
-			for _, kv := range rs.Resource.Attributes {
-				if kv.Key == "service.name" {
-					c.service = append(c.service, kv.Value.GetStringValue())
-				}
-			}
-			for _, ss := range rs.ScopeSpans {
-				c.spans = append(c.spans, ss.Spans...)
-			}
-		}
-		resp = &coltracepb.ExportTraceServiceResponse{}
-	case "/v1/metrics":
-		var in colmetricpb.ExportMetricsServiceRequest
-		if err := proto.Unmarshal(body, &in); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		for _, rm := range in.ResourceMetrics {
-			for _, sm := range rm.ScopeMetrics {
-				for _, m := range sm.Metrics {
-					c.metrics = append(c.metrics, m.Name)
-				}
-			}
-		}
-		resp = &colmetricpb.ExportMetricsServiceResponse{}
-	default:
-		http.NotFound(w, r)
-		return
-	}
-	out, _ := proto.Marshal(resp)
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(out)
-}
 
 // TestRunSendsTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT set, run sends
 // the run's traces and metrics over OTLP/HTTP before it ends — the
 // subagents under the calls that started them, the background task
 // linked to its launching call.
 func TestRunSendsTelemetry(t *testing.T) {
-	c := &collector{}
-	srv := httptest.NewServer(c)
-	defer srv.Close()
+	c := otlptest.Start(t)
 	f := newFixture(t, map[string]string{"README.md": "hello\n"})
 	f.script(t, story)
-	for k, v := range map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL, "OTEL_SERVICE_NAME": "offshoot-test"} {
+	for k, v := range map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": c.URL, "OTEL_SERVICE_NAME": "offshoot-test"} {
 		f.vars[k] = v
 		t.Setenv(k, v) // the exporters read the process's environment
 	}
 	require.NoError(t, f.run(t, context.Background(), &run{task: "What is in this project?"}), f.stderr.String())
 	assert.Empty(t, f.stderr.String())
 
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	byID := map[string]*tracepb.Span{}
-	for _, s := range c.spans {
-		byID[string(s.SpanId)] = s
-	}
-	parentOf := func(s *tracepb.Span) string {
-		if p := byID[string(s.ParentSpanId)]; p != nil {
-			return p.Name
-		}
-		return ""
-	}
+	got := c.Received()
+	parentOf := got.Parent
 	names := map[string]int{}
-	for _, s := range c.spans {
+	for _, s := range got.Spans {
 		names[s.Name]++
 		switch s.Name {
 		case "invoke_agent offshoot/worker":
@@ -124,27 +48,25 @@ func TestRunSendsTelemetry(t *testing.T) {
 	assert.Contains(t, []int{1, 2}, names["invoke_agent offshoot/main"])
 	assert.Equal(t, 1, names["invoke_agent offshoot/worker"])
 	assert.Equal(t, 1, names["invoke_agent general-purpose"])
-	assert.Contains(t, c.service, "offshoot-test")
-	assert.Subset(t, c.metrics, []string{"gen_ai.client.token.usage", "gen_ai.client.operation.duration"})
+	assert.Contains(t, got.Services, "offshoot-test")
+	assert.Contains(t, got.Metrics, "gen_ai.client.token.usage")
+	assert.Contains(t, got.Metrics, "gen_ai.client.operation.duration")
 }
 
 // TestRunWithoutTelemetry: with no OTLP endpoint set, run sends nothing.
 func TestRunWithoutTelemetry(t *testing.T) {
-	c := &collector{}
-	srv := httptest.NewServer(c)
-	defer srv.Close()
+	c := otlptest.Start(t)
 	f := newFixture(t, map[string]string{"README.md": "hello\n"})
 	f.script(t, story)
 	f.vars["OTEL_TRACES_EXPORTER"] = "none"
 	f.vars["OTEL_METRICS_EXPORTER"] = "none"
-	f.vars["OTEL_EXPORTER_OTLP_ENDPOINT"] = srv.URL
+	f.vars["OTEL_EXPORTER_OTLP_ENDPOINT"] = c.URL
 	require.NoError(t, f.run(t, context.Background(), &run{task: "What is in this project?"}), f.stderr.String())
 	f.vars = map[string]string{"HOME": f.vars["HOME"], "OFFSHOOT_SCRIPTED_MODEL": f.vars["OFFSHOOT_SCRIPTED_MODEL"]}
 	require.NoError(t, f.run(t, context.Background(), &run{task: "What is in this project?"}), f.stderr.String())
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	assert.Empty(t, c.spans)
-	assert.Empty(t, c.metrics)
+	got := c.Received()
+	assert.Empty(t, got.Spans)
+	assert.Empty(t, got.Metrics)
 }
 
 // TestRunWarnsWhenTheCollectorIsDown: a collector that cannot be reached
