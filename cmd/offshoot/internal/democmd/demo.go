@@ -21,6 +21,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/workercmd"
 	"github.com/offshoot-dev/offshoot/examples/billing"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -41,6 +42,7 @@ func Command(env *cli.Env) *cobra.Command {
 		asJSON, noColor bool
 		delay           time.Duration
 		workers         int
+		natsURL, pool   string
 	)
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -62,9 +64,12 @@ while they ran, and gained only the files they wrote).
 Exit codes: 0 when the checks hold, 1 when one fails (with what differed).`,
 		Args: cli.Args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d := demo{env: env, out: env.Stdout, json: asJSON, color: !asJSON && env.UseColor(noColor), width: env.TerminalWidth(), delay: delay, workers: workers}
+			d := demo{env: env, out: env.Stdout, json: asJSON, color: !asJSON && env.UseColor(noColor), width: env.TerminalWidth(), delay: delay, workers: workers, nats: natsURL, pool: pool}
 			if workers < 0 || workers > 64 {
 				return cli.Usagef("--workers %d is out of range; give 1 to 64 worker processes, or 0 to run the subagents in this process", workers)
+			}
+			if pool == "" {
+				return cli.Usagef("--pool is empty; give the name of the workers' pool (offshoot worker --pool)")
 			}
 			if !cmd.Flags().Changed("delay") && env.StdoutIsTerminal() {
 				d.delay = terminalDelay
@@ -77,7 +82,9 @@ Exit codes: 0 when the checks hold, 1 when one fails (with what differed).`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every event as a JSON line, then the checks, instead of the tree")
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "print without colours (they are used on a terminal only, and never with NO_COLOR set)")
-	cmd.Flags().IntVar(&workers, "workers", 0, "run the subagents on this many worker processes, over an embedded NATS JetStream server (default: in this process)")
+	cmd.Flags().IntVar(&workers, "workers", 0, "run the subagents on this many worker processes, over an embedded NATS JetStream server or the one --nats names (default: in this process)")
+	cmd.Flags().StringVar(&natsURL, "nats", "", "run the subagents on the workers of a NATS JetStream server (offshoot worker --nats URL), and start --workers more there")
+	cmd.Flags().StringVar(&pool, "pool", workercmd.DefaultPool, "with --nats or --workers, the pool of workers that runs the subagents")
 	cmd.Flags().DurationVar(&delay, "delay", 0, "pause between the pieces the scripted model streams (default: 15ms on a terminal, none otherwise)")
 	return cmd
 }
@@ -95,6 +102,10 @@ type demo struct {
 	// offshoot worker, when nil).
 	workers int
 	worker  func(url, pool string) (*exec.Cmd, error)
+	// nats, when set, is the URL of a JetStream server whose workers of
+	// pool run the subagents (with the workers the demo starts there).
+	nats, pool string
+	wait       time.Duration // for the workers to be ready; 30s when 0
 
 	// tamper, when set, runs on each child before the checks see it, and
 	// tamperParent once before the run: tests use them to break the
@@ -122,15 +133,26 @@ func (d demo) run(ctx context.Context) error {
 	}
 	defer chk.close()
 	var executor subagent.Executor
-	if d.workers > 0 {
-		c, err := startCluster(ctx, d.workers, d.worker)
+	if d.workers > 0 || d.nats != "" {
+		pool := d.pool
+		if pool == "" {
+			pool = workercmd.DefaultPool
+		}
+		c, err := startCluster(ctx, d.nats, pool, d.workers, d.worker, d.wait)
 		if err != nil {
 			return err
 		}
 		defer c.stop()
 		executor = c.exec
 		if !d.json {
-			d.say("%d worker processes (pids %s) run the subagents, over an embedded NATS JetStream server at %s", d.workers, c.pids(), c.srv.ClientURL())
+			switch {
+			case d.nats == "":
+				d.say("%d worker processes (pids %s) run the subagents, over an embedded NATS JetStream server at %s", d.workers, c.pids(), c.url)
+			case d.workers > 0:
+				d.say("the workers of pool %q at %s run the subagents, with %d started here (pids %s)", pool, c.url, d.workers, c.pids())
+			default:
+				d.say("the workers of pool %q at %s run the subagents", pool, c.url)
+			}
 		}
 	}
 	engine := subagent.New(subagent.Options{NewID: counter("agent-"), Executor: executor, ChildSetup: func(child *session.Session) error {

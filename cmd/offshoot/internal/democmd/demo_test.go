@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -48,12 +49,16 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// testWorker is the command of a worker process: this test binary run as
+// offshoot worker --nats url --pool pool.
+func testWorker(url, pool string) (*exec.Cmd, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envWorker+"=--nats "+url+" --pool "+pool)
+	return cmd, nil
+}
+
 func TestDemoOnWorkerProcesses(t *testing.T) {
-	worker := func(url, pool string) (*exec.Cmd, error) {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), envWorker+"=--nats "+url+" --pool "+pool)
-		return cmd, nil
-	}
+	worker := testWorker
 	out, err := runDemo(t, context.Background(), demo{workers: 3, worker: worker})
 	require.NoError(t, err)
 	m := regexp.MustCompile(`3 worker processes \(pids (\d+), (\d+), (\d+)\) run the subagents`).FindStringSubmatch(out)
@@ -66,6 +71,61 @@ func TestDemoOnWorkerProcesses(t *testing.T) {
 	assert.Contains(t, out, "\nparity: ok")
 	assert.Contains(t, out, "\nisolation: ok")
 	assert.Contains(t, out, "  ⇠ artifact notes/tax.md copied back · 112 bytes\n")
+}
+
+// With --nats, the demo's children run on the workers a user started on
+// that server (offshoot worker --nats URL --pool NAME).
+func TestDemoOnTheWorkersOfAServer(t *testing.T) {
+	srv := jetStreamServer(t)
+	var pids []string
+	for range 2 {
+		cmd, err := testWorker(srv.ClientURL(), "team")
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		pids = append(pids, fmt.Sprint(cmd.Process.Pid))
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Wait()
+		})
+	}
+	out, err := runDemo(t, context.Background(), demo{nats: srv.ClientURL(), pool: "team"})
+	require.NoError(t, err, out)
+	assert.Contains(t, out, `the workers of pool "team" at `+srv.ClientURL()+" run the subagents")
+	ran := regexp.MustCompile(`agent-\d+   ⇢ on worker pid (\d+)`).FindAllStringSubmatch(out, -1)
+	require.Len(t, ran, 2, out)
+	for _, r := range ran {
+		assert.Contains(t, pids, r[1], "a subagent ran in one of the user's workers")
+	}
+	assert.Contains(t, out, "\nisolation: ok")
+}
+
+// A server no worker serves, or one that does not answer, is a clear
+// error that says what to do.
+func TestDemoWithoutWorkers(t *testing.T) {
+	srv := jetStreamServer(t)
+	_, err := runDemo(t, context.Background(), demo{nats: srv.ClientURL(), pool: "nobody", wait: time.Millisecond})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `no worker served pool "nobody" at `+srv.ClientURL())
+	assert.Contains(t, err.Error(), "start some with offshoot worker --nats "+srv.ClientURL()+" --pool nobody")
+
+	_, err = runDemo(t, context.Background(), demo{nats: "nats://127.0.0.1:1", pool: "team"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot reach the NATS server at nats://127.0.0.1:1")
+}
+
+// jetStreamServer starts a NATS server with JetStream on a free loopback
+// port, its store in a temporary directory; shut down when t ends.
+func jetStreamServer(t *testing.T) *server.Server {
+	t.Helper()
+	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	require.NoError(t, err)
+	go srv.Start()
+	require.True(t, srv.ReadyForConnections(30*time.Second), "the NATS server did not start")
+	t.Cleanup(func() {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	})
+	return srv
 }
 
 // runDemo runs d into a buffer under a watchdog.

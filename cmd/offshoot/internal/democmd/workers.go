@@ -16,10 +16,14 @@ import (
 	"github.com/offshoot-dev/offshoot/remote"
 )
 
-// cluster is the demo's embedded JetStream server and its worker
-// processes (this program, run as offshoot worker).
+// cluster is where the demo's children run: a JetStream server (embedded,
+// or one the user named), the worker processes the demo started (this
+// program, run as offshoot worker), and an executor that hands them the
+// children.
 type cluster struct {
-	srv     *server.Server
+	srv     *server.Server // nil on the user's server
+	url     string
+	pool    string
 	dir     string
 	nc      *nats.Conn
 	js      jetstream.JetStream
@@ -27,29 +31,34 @@ type cluster struct {
 	workers []*exec.Cmd
 }
 
-// startCluster starts an embedded JetStream server on a free loopback port
-// with its store in a temporary directory, n worker processes serving
-// it, and an executor that hands them the demo's children.
-func startCluster(ctx context.Context, n int, worker func(url, pool string) (*exec.Cmd, error)) (c *cluster, err error) {
-	c = &cluster{}
+// startCluster connects to the JetStream server at url — or, when url is
+// empty, starts an embedded one on a free loopback port with its store
+// in a temporary directory — starts n worker processes serving pool on
+// it, and waits until at least max(n, 1) workers wait for jobs, for up to
+// wait (30s when 0).
+func startCluster(ctx context.Context, url, pool string, n int, worker func(url, pool string) (*exec.Cmd, error), wait time.Duration) (c *cluster, err error) {
+	c = &cluster{url: url, pool: pool}
 	defer func() {
 		if err != nil {
 			c.stop()
 		}
 	}()
-	if c.dir, err = os.MkdirTemp("", "offshoot-demo-nats-"); err != nil {
-		return c, err
+	if url == "" {
+		if c.dir, err = os.MkdirTemp("", "offshoot-demo-nats-"); err != nil {
+			return c, err
+		}
+		c.srv, err = server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: c.dir, NoLog: true, NoSigs: true})
+		if err != nil {
+			return c, fmt.Errorf("starting the embedded NATS server: %w", err)
+		}
+		go c.srv.Start()
+		if !c.srv.ReadyForConnections(30 * time.Second) {
+			return c, errors.New("the embedded NATS server did not start within 30s")
+		}
+		c.url = c.srv.ClientURL()
 	}
-	c.srv, err = server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: c.dir, NoLog: true, NoSigs: true})
-	if err != nil {
-		return c, fmt.Errorf("starting the embedded NATS server: %w", err)
-	}
-	go c.srv.Start()
-	if !c.srv.ReadyForConnections(30 * time.Second) {
-		return c, errors.New("the embedded NATS server did not start within 30s")
-	}
-	if c.nc, err = nats.Connect(c.srv.ClientURL()); err != nil {
-		return c, err
+	if c.nc, err = nats.Connect(c.url, nats.Timeout(10*time.Second)); err != nil {
+		return c, fmt.Errorf("cannot reach the NATS server at %s: %w; start one with JetStream (nats-server -js), or leave --nats out to use an embedded one", c.url, err)
 	}
 	if c.js, err = jetstream.New(c.nc); err != nil {
 		return c, err
@@ -58,14 +67,14 @@ func startCluster(ctx context.Context, n int, worker func(url, pool string) (*ex
 	if err != nil {
 		return c, err
 	}
-	if c.exec, err = remote.NewExecutor(ctx, c.js, remote.Options{Pool: workercmd.DefaultPool, Setup: setup}); err != nil {
-		return c, err
+	if c.exec, err = remote.NewExecutor(ctx, c.js, remote.Options{Pool: pool, Setup: setup}); err != nil {
+		return c, fmt.Errorf("using JetStream at %s: %w", c.url, err)
 	}
 	if worker == nil {
 		worker = selfWorker
 	}
 	for range n {
-		cmd, err := worker(c.srv.ClientURL(), workercmd.DefaultPool)
+		cmd, err := worker(c.url, pool)
 		if err != nil {
 			return c, err
 		}
@@ -74,7 +83,10 @@ func startCluster(ctx context.Context, n int, worker func(url, pool string) (*ex
 		}
 		c.workers = append(c.workers, cmd)
 	}
-	return c, c.ready(ctx, n)
+	if wait <= 0 {
+		wait = 30 * time.Second
+	}
+	return c, c.ready(ctx, max(n, 1), wait)
 }
 
 // selfWorker is this program run as offshoot worker.
@@ -87,18 +99,21 @@ func selfWorker(url, pool string) (*exec.Cmd, error) {
 }
 
 // ready waits until n workers wait for jobs, so that the demo's children
-// go to several of them.
-func (c *cluster) ready(ctx context.Context, n int) error {
-	deadline := time.Now().Add(30 * time.Second)
+// go to several of them, for up to wait.
+func (c *cluster) ready(ctx context.Context, n int, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
 	for {
-		cons, err := c.js.Consumer(ctx, "OFFSHOOT_JOBS", "offshoot-"+workercmd.DefaultPool)
+		cons, err := c.js.Consumer(ctx, "OFFSHOOT_JOBS", "offshoot-"+c.pool)
 		if err == nil {
 			if info, err := cons.Info(ctx); err == nil && info.NumWaiting >= n {
 				return nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the %d workers did not all start within 30s", n)
+			if len(c.workers) == 0 {
+				return fmt.Errorf("no worker served pool %q at %s within %s: start some with offshoot worker --nats %s --pool %s, or give --workers N", c.pool, c.url, wait, c.url, c.pool)
+			}
+			return fmt.Errorf("the %d workers did not all start within %s", n, wait)
 		}
 		select {
 		case <-ctx.Done():
