@@ -61,6 +61,13 @@ func (j *Journal) Open(ctx context.Context, id string, reg *serde.Registry, sets
 	if err != nil {
 		return nil, err
 	}
+	// A log that ended early without a gap — a fork inside one of its
+	// parent's batches, which store.Fork never makes — is as damaged as
+	// one with a gap.
+	if got := s.Snapshot().Seq(); got != h.Seq {
+		s.Close()
+		return nil, fmt.Errorf("store: session %s is damaged: its log ends at seq %d, and its header says %d (forked from %s at seq %d)", id, got, h.Seq, h.Parent, h.ForkSeq)
+	}
 	j.mu.Lock()
 	if _, ok := j.batches[id]; !ok {
 		j.remember(id, 0)

@@ -320,3 +320,22 @@ func TestAJournalForgetsSessionsBeyondItsBound(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, first.Snapshot().Seq(), h.Seq)
 }
+
+// A stored header that forks its parent inside a batch (another program's
+// write, or a damaged file: store.Fork refuses it) is an error on open,
+// never a session silently short of the events before the fork.
+func TestAForkInsideABatchDoesNotOpen(t *testing.T) {
+	st := store.NewMemory()
+	p := newProcess(t, st, -1)
+	s := p.newSession(t, "s")
+	require.NoError(t, s.Dispatch(ctx, Deposit{1}, Deposit{2}))
+	inside := s.Snapshot().Seq() - 1
+	require.NoError(t, s.Dispatch(ctx, Deposit{3}))
+	require.NoError(t, st.Create(ctx, store.Header{ID: "inside", Parent: "s", ForkSeq: inside}))
+	require.ErrorContains(t, store.Fork(ctx, st, "s", inside, "x"), "inside a batch")
+
+	_, err := newProcess(t, st, -1).j.Open(ctx, "inside", serde.NewRegistry(), []session.Reducers{bank()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "session inside is damaged")
+	assert.Contains(t, err.Error(), fmt.Sprintf("its header says %d", inside))
+}
