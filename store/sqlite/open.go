@@ -90,14 +90,18 @@ func Open(path string) (*Store, error) {
 
 // dsn is the driver's name for the file at path with the settings every
 // connection has and extra ones. The path goes in a file: URI, escaped, so
-// that no character of it reads as a parameter.
+// that no character of it reads as a parameter. Every connection treats
+// the file's schema as untrusted (it may have come with a cloned
+// repository): its triggers and views may call only the functions SQLite
+// deems harmless (trusted_schema off), and cells are checked as they are
+// read (cell_size_check).
 func dsn(path string, extra ...string) string {
 	p := filepath.ToSlash(path)
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p // a Windows path, C:/…
 	}
 	name := "file:" + (&url.URL{Path: p}).EscapedPath() +
-		fmt.Sprintf("?_busy_timeout=%d&_foreign_keys=1", busyTimeout.Milliseconds())
+		fmt.Sprintf("?_busy_timeout=%d&_foreign_keys=1&_pragma=trusted_schema(0)&_pragma=cell_size_check(1)", busyTimeout.Milliseconds())
 	for _, e := range extra {
 		name += "&" + e
 	}

@@ -128,3 +128,17 @@ func damageFile(t *testing.T, path string) {
 		require.NoError(t, err)
 	}
 }
+
+// A file may come with a cloned repository, so every connection treats
+// its schema as untrusted: its views and triggers may call only the
+// functions SQLite deems harmless, and damaged cells are caught early.
+func TestTheSchemaIsNotTrusted(t *testing.T) {
+	st := openTemp(t)
+	for _, db := range []*sql.DB{st.w, st.r, st.wal.db} {
+		var trusted, check int
+		require.NoError(t, db.QueryRow("PRAGMA trusted_schema").Scan(&trusted))
+		require.NoError(t, db.QueryRow("PRAGMA cell_size_check").Scan(&check))
+		assert.Zero(t, trusted)
+		assert.Equal(t, 1, check)
+	}
+}
