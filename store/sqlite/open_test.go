@@ -100,6 +100,27 @@ func TestOpenRefuses(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, st.Close())
 		}, "holds schema version 99, newer than this program's (3): open it with a newer version of offshoot"},
+		{"a trigger of another's", func(t *testing.T, path string) {
+			st, err := Open(path)
+			require.NoError(t, err)
+			_, err = st.w.Exec("CREATE TRIGGER slow AFTER INSERT ON batches BEGIN SELECT count(*) FROM sessions a, sessions b, sessions c; END")
+			require.NoError(t, err)
+			require.NoError(t, st.Close())
+		}, `holds a trigger this store did not make ("slow"), which would run at every append`},
+		{"its own trigger changed", func(t *testing.T, path string) {
+			st, err := Open(path)
+			require.NoError(t, err)
+			_, err = st.w.Exec("DROP TRIGGER batches_advance; CREATE TRIGGER batches_advance AFTER INSERT ON batches BEGIN DELETE FROM sessions; END")
+			require.NoError(t, err)
+			require.NoError(t, st.Close())
+		}, `holds a trigger this store did not make ("batches_advance")`},
+		{"a trigger in a file of an older schema", func(t *testing.T, path string) {
+			db, err := sql.Open("sqlite", path)
+			require.NoError(t, err)
+			defer db.Close()
+			_, err = db.Exec(migrations[0] + "UPDATE schema_version SET version = 1; CREATE TRIGGER slow AFTER INSERT ON batches BEGIN SELECT 1; END")
+			require.NoError(t, err)
+		}, `holds a trigger this store did not make ("slow")`},
 		{"a lost schema version", func(t *testing.T, path string) {
 			st, err := Open(path)
 			require.NoError(t, err)

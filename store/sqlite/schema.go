@@ -62,12 +62,39 @@ var migrations = []string{
 	`DROP INDEX sessions_updated;`,
 	// Version 3. A stored batch moves its session's last seq and time of
 	// update itself, so that an append is one statement (one
-	// transaction without BEGIN and COMMIT to run). The time is SQLite's
-	// clock, to the millisecond, never before the session's creation.
-	`CREATE TRIGGER batches_advance AFTER INSERT ON batches BEGIN
+	// transaction without BEGIN and COMMIT to run).
+	advanceTrigger + ";",
+}
+
+// advanceTrigger moves a session's last seq and time of update when one of
+// its batches is stored. The time is SQLite's clock, to the millisecond,
+// never before the session's creation. It is the file's only trigger:
+// checkTriggers refuses a file with another.
+const advanceTrigger = `CREATE TRIGGER batches_advance AFTER INSERT ON batches BEGIN
 		UPDATE sessions SET seq = NEW.last, updated = max(CAST(unixepoch('subsec') * 1e9 AS INTEGER), created)
 		WHERE sid = NEW.sid;
-	END;`,
+	END`
+
+// checkTriggers refuses a file whose triggers are not this store's own:
+// a file may come with a cloned repository, and a trigger runs whatever
+// SQL it holds at every append (a join of a table with itself a few
+// times over would keep an append busy for hours).
+func checkTriggers(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT name, coalesce(sql, '') FROM sqlite_schema WHERE type = 'trigger' ORDER BY name")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, text string
+		if err := rows.Scan(&name, &text); err != nil {
+			return err
+		}
+		if name != "batches_advance" || text != advanceTrigger {
+			return fmt.Errorf("the database holds a trigger this store did not make (%q), which would run at every append: the file may come from elsewhere", name)
+		}
+	}
+	return rows.Err()
 }
 
 // setup puts the file in write-ahead-log mode (a setting the file keeps)
@@ -109,12 +136,18 @@ func (s *Store) migrate(ctx context.Context) error {
 	case version > len(migrations):
 		return fmt.Errorf("store/sqlite: %s holds schema version %d, newer than this program's (%d): open it with a newer version of offshoot", s.path, version, len(migrations))
 	case version == len(migrations):
+		if err := checkTriggers(ctx, tx); err != nil {
+			return fmt.Errorf("store/sqlite: %s: %w", s.path, err)
+		}
 		return nil
 	}
 	for v := version; v < len(migrations); v++ {
 		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 			return fmt.Errorf("store/sqlite: %s: migrating the schema to version %d: %w", s.path, v+1, err)
 		}
+	}
+	if err := checkTriggers(ctx, tx); err != nil {
+		return fmt.Errorf("store/sqlite: %s: %w", s.path, err)
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE schema_version SET version = ?", len(migrations)); err != nil {
 		return fmt.Errorf("store/sqlite: %s: recording the schema version: %w", s.path, err)
