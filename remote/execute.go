@@ -96,7 +96,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		tctx = x.traceContext(ctx, job.Parent, job.CallID)
 	}
 	inject(tctx, msg.Header)
-	ack, err := x.js.PublishMsg(ctx, msg, jetstream.WithMsgID(j.Token))
+	ack, err := x.js.PublishMsg(ctx, msg, jetstream.WithMsgID(j.key()))
 	if err != nil {
 		return nil, failed(runner.PhaseRequest, fmt.Errorf("publishing the subagent's job to pool %q: %w", x.pool, err))
 	}
@@ -115,7 +115,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			// Cancel on the worker (or in the queue), and wait a while for
 			// what the child did until it stopped.
 			done, cancelled = nil, true
-			_ = x.nc.Publish(cancelSubject(j.Token), nil)
+			_ = x.nc.Publish(cancelSubject(j.key()), nil)
 			_ = x.in.jobs.DeleteMsg(context.WithoutCancel(ctx), ack.Sequence)
 			g := req.CancelGrace
 			if g <= 0 {
@@ -167,7 +167,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		}
 		if run.budgetSpent && !cancelled {
 			cancelled = true
-			_ = x.nc.Publish(cancelSubject(j.Token), nil)
+			_ = x.nc.Publish(cancelSubject(j.key()), nil)
 		}
 	}
 	if err := run.settle(res.Attempt); err != nil {

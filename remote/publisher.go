@@ -36,6 +36,7 @@ type publisher struct {
 	objects         jetstream.ObjectStore
 	reg             *serde.Registry
 	subject, token  string
+	key             string // the job's key (job.key), in message ids
 	attempt, worker string
 	pid, delivery   int
 	on              atomic.Bool
@@ -130,7 +131,7 @@ func (p *publisher) send() {
 				break
 			}
 			s := sent{msg: &nats.Msg{Subject: p.subject, Data: data, Header: nats.Header{kindHeader: []string{"batch"}}},
-				id: p.token + "." + p.attempt + "." + strconv.Itoa(pr.Batches[0].N)}
+				id: p.key + "." + p.attempt + "." + strconv.Itoa(pr.Batches[0].N)}
 			s.ack, _ = p.js.PublishMsgAsync(s.msg, jetstream.WithMsgID(s.id))
 			p.sent = append(p.sent, s)
 		}
@@ -182,7 +183,7 @@ func (p *publisher) flush(ctx context.Context) (int, []batch) {
 		}
 		data, err := json.Marshal(progress{Token: p.token, Attempt: p.attempt, Delivery: p.delivery, Worker: p.worker, PID: p.pid, Batches: tail[:take]})
 		if err == nil {
-			err = publishRetry(ctx, p.js, p.subject, data, p.token+"."+p.attempt+"."+strconv.Itoa(tail[0].N), "batch")
+			err = publishRetry(ctx, p.js, p.subject, data, p.key+"."+p.attempt+"."+strconv.Itoa(tail[0].N), "batch")
 		}
 		if err != nil && p.err == nil {
 			p.err = err

@@ -46,7 +46,7 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	w := &worker{js: js, nc: js.Conn(), in: in, setup: setup, fingerprint: setup.fingerprint(),
 		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]context.CancelCauseFunc{},
 		cache: newSnapshotCache(setup.MaxSnapshotBytes)}
-	sub, err := w.nc.Subscribe(cancelSubject("*"), w.onCancel)
+	sub, err := w.nc.Subscribe(cancelSubject("*.*"), w.onCancel)
 	if err != nil {
 		return fmt.Errorf("remote: subscribing to cancellations: %w", err)
 	}
@@ -97,7 +97,7 @@ type worker struct {
 	pid         int
 
 	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc // by job token
+	running map[string]context.CancelCauseFunc // by job key
 	cache   *snapshotCache
 }
 
@@ -106,9 +106,9 @@ type worker struct {
 var errCancelled = errors.New("the parent cancelled the subagent")
 
 func (w *worker) onCancel(m *nats.Msg) {
-	tok := m.Subject[len(cancelSubject("")):]
+	key := m.Subject[len(cancelSubject("")):]
 	w.mu.Lock()
-	cancel := w.running[tok]
+	cancel := w.running[key]
 	w.mu.Unlock()
 	if cancel != nil {
 		cancel(errCancelled)
@@ -152,11 +152,11 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	stopServe := context.AfterFunc(ctx, func() { cancel(context.Canceled) })
 	defer stopServe()
 	w.mu.Lock()
-	w.running[j.Token] = cancel
+	w.running[j.key()] = cancel
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()
-		delete(w.running, j.Token)
+		delete(w.running, j.key())
 		w.mu.Unlock()
 	}()
 	if !j.Deadline.IsZero() {
@@ -178,7 +178,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 			}
 		}
 	}()
-	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, attempt: attempt, delivery: delivery, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
+	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, key: j.key(), attempt: attempt, delivery: delivery, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
 	res := w.run(extract(jctx, msg.Headers()), j, pub)
 	close(alive)
 	if ctx.Err() != nil {
@@ -205,7 +205,7 @@ func (w *worker) finish(ctx context.Context, msg jetstream.Msg, j *job, attempt 
 		data, _ = json.Marshal(&result{Token: j.Token, Attempt: attempt, Worker: w.name, PID: w.pid, Batches: batches,
 			Error: &wireError{Kind: kindWorker, Message: "the worker could not encode the child's result: " + err.Error()}})
 	}
-	if err := publishRetry(context.WithoutCancel(ctx), w.js, j.Reply, data, j.Token+"."+attempt+".r", "result"); err != nil {
+	if err := publishRetry(context.WithoutCancel(ctx), w.js, j.Reply, data, j.key()+"."+attempt+".r", "result"); err != nil {
 		w.setup.Logger.Warn("remote: could not publish a result; the job will be given again", "job", j.ID, "error", err)
 		return
 	}

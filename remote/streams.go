@@ -22,7 +22,9 @@ const (
 
 func jobsSubject(pool string) string  { return "offshoot.jobs." + pool }
 func consumerName(pool string) string { return "offshoot-" + pool }
-func cancelSubject(tok string) string { return "offshoot.cancel." + tok }
+
+// cancelSubject is where a job is cancelled, by its key (job.key).
+func cancelSubject(key string) string { return "offshoot.cancel." + key }
 
 // infra is what both sides need of JetStream: the streams, the pool's
 // consumer, the snapshot bucket. Creating them is idempotent.

@@ -14,8 +14,10 @@ import (
 )
 
 // wireVersion is the version of the messages below; a worker refuses a
-// job of another.
-const wireVersion = 1
+// job of another. Version 2 names a job by its executor and token in
+// message ids and cancellations (version 1, by its token alone, mixed up
+// the jobs of two programs that number their agents alike).
+const wireVersion = 2
 
 // Bounds of what a worker accepts from a job message.
 const (
@@ -206,6 +208,12 @@ func decodeJob(data []byte) (*job, error) {
 	}
 	return &j, nil
 }
+
+// key names the job among the jobs of every program on the server: its
+// executor's id and its token ("<executor>.<token>", the end of its
+// reply subject). Message ids and cancellations use it, as two programs
+// may give their agents the same ids.
+func (j *job) key() string { return strings.TrimPrefix(j.Reply, "offshoot.progress.") }
 
 // validReply reports whether s is prefix followed by two subject tokens.
 func validReply(s, prefix string) bool {

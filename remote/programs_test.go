@@ -1,0 +1,98 @@
+package remote_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/examples/billing"
+	"github.com/offshoot-dev/offshoot/remote"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
+)
+
+// reviewerAs runs one reviewer child of a fresh parent on exec, with the
+// agent id given: two programs that count their agents give the same.
+func reviewerAs(t *testing.T, ctx context.Context, exec subagent.Executor, id string) (*subagent.Outcome, error) {
+	t.Helper()
+	parent, err := session.New()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = parent.Close() })
+	engine := subagent.New(subagent.Options{Executor: exec, NewID: func() string { return id }})
+	reg, err := billing.Prompts(engine, promptsubagent.Options{})
+	require.NoError(t, err)
+	p, err := reg.Lookup(billing.ReviewerNS, billing.ReviewerKey)
+	require.NoError(t, err)
+	return engine.Run(ctx, subagent.Spec{Name: "agents/reviewer", Parent: parent, Request: runner.Request{Prompt: p, Model: billing.Script(), ModelName: "echo", UserMessage: "Review step S001 of the plan."}})
+}
+
+// Two programs on one server (two runs of offshoot demo --nats, one after
+// the other) count their agents alike: the second one's jobs are not
+// taken for duplicates of the first's.
+func TestTwoProgramsWithTheSameAgentIDsBothGetTheirResults(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	_, js := connect(t, s)
+	startWorkers(t, s.ClientURL(), "twice", 1)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	for i := range 2 {
+		x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "twice", Setup: setup})
+		require.NoError(t, err)
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		out, err := reviewerAs(t, rctx, x, "agent-1")
+		cancel()
+		require.NoError(t, err, "run %d", i+1)
+		assert.Equal(t, "done", out.Response.Text, "run %d", i+1)
+		require.NoError(t, x.Close())
+	}
+}
+
+// A program's cancellation stops its own child, never another program's
+// child of the same agent id running on the same worker.
+func TestACancelStopsOnlyItsOwnProgramsChild(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	nc, js := connect(t, s)
+	sub, err := nc.SubscribeSync("offshoot.test.reached")
+	require.NoError(t, err)
+	startWorkers(t, s.ClientURL(), "cross", 1, envBarrier+"=1")
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	type out struct {
+		o   *subagent.Outcome
+		err error
+	}
+	run := func(runCtx context.Context) (*remote.Executor, chan out) {
+		x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "cross", Setup: setup})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = x.Close() })
+		c := make(chan out, 1)
+		go func() {
+			o, err := reviewerAs(t, runCtx, x, "agent-1")
+			c <- out{o, err}
+		}()
+		reached(t, ctx, sub)
+		return x, c
+	}
+	aCtx, cancelA := context.WithCancel(ctx)
+	defer cancelA()
+	_, a := run(aCtx)
+	_, b := run(ctx)
+	cancelA()
+	ga := <-a
+	require.Error(t, ga.err)
+	assert.True(t, errors.Is(ga.err, context.Canceled), "%v", ga.err)
+	require.NoError(t, nc.Publish("offshoot.test.release", nil))
+	gb := <-b
+	require.NoError(t, gb.err, "the other program's child was not cancelled")
+	assert.Equal(t, "done", gb.o.Response.Text)
+}
