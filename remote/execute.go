@@ -35,6 +35,11 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	failed := func(phase runner.Phase, err error) error {
 		return &runner.EvaluationError{Phase: phase, Prompt: name, Err: err}
 	}
+	select {
+	case <-x.gone:
+		return nil, failed(runner.PhaseRequest, errGone)
+	default:
+	}
 	rendered, err := req.Prompt.Render(req.Params...)
 	if err != nil {
 		return nil, failed(runner.PhaseRender, err)
@@ -107,7 +112,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	var res *result
 	cancelled := false
 	var grace <-chan time.Time
-	done := ctx.Done()
+	done, gone, lost := ctx.Done(), x.gone, false
 	for res == nil {
 		select {
 		case <-w.signal:
@@ -127,6 +132,9 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			continue
 		case <-grace:
 			return run.partial(name, rendered, failed(runner.PhaseRequest, context.Cause(ctx)))
+		case <-gone:
+			// Nothing arrives after this: what came before is taken below.
+			gone, lost = nil, true
 		}
 		for _, r := range w.take() {
 			switch {
@@ -164,6 +172,12 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			if res != nil {
 				break
 			}
+		}
+		if res == nil && lost {
+			if cancelled {
+				return run.partial(name, rendered, failed(runner.PhaseRequest, context.Cause(ctx)))
+			}
+			return run.partial(name, rendered, failed(runner.PhaseRequest, errGone))
 		}
 		if run.budgetSpent && !cancelled {
 			cancelled = true

@@ -61,6 +61,13 @@ type Executor struct {
 	cons         jetstream.ConsumeContext
 	adv          *nats.Subscription
 	delta        *nats.Subscription
+	// gone is closed when the connection closes for good (the server was
+	// away longer than the client reconnects, or the program closed it):
+	// no reply can arrive after that. status is the connection's closing,
+	// watched until watched is closed by Close.
+	gone    chan struct{}
+	status  chan nats.Status
+	watched chan struct{}
 
 	mu      sync.Mutex
 	waiting map[string]*waiter // by job token
@@ -113,13 +120,33 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 		_ = x.adv.Unsubscribe()
 		return nil, fmt.Errorf("remote: following the workers' deltas: %w", err)
 	}
+	x.gone, x.watched = make(chan struct{}), make(chan struct{})
+	x.status = x.nc.StatusChanged(nats.CLOSED)
+	go x.watch()
 	return x, nil
 }
+
+// watch closes gone when the connection closes, until Close.
+func (x *Executor) watch() {
+	defer close(x.watched)
+	if x.nc.IsClosed() { // before the listener was there
+		close(x.gone)
+		return
+	}
+	if st, ok := <-x.status; ok && st == nats.CLOSED {
+		close(x.gone)
+	}
+}
+
+// errGone is a child's failure when the executor's connection closed.
+var errGone = errors.New("the connection to the NATS server closed, so no worker's reply can arrive; connect again and make a new executor")
 
 // Close stops following the workers' replies and removes the snapshots
 // this executor stored (the store's TTL removes those of an executor that
 // did not close). Children still running fail.
 func (x *Executor) Close() error {
+	x.nc.RemoveStatusListener(x.status)
+	<-x.watched
 	x.cons.Stop()
 	_ = x.adv.Unsubscribe()
 	_ = x.delta.Unsubscribe()

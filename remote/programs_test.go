@@ -96,3 +96,40 @@ func TestACancelStopsOnlyItsOwnProgramsChild(t *testing.T) {
 	require.NoError(t, gb.err, "the other program's child was not cancelled")
 	assert.Equal(t, "done", gb.o.Response.Text)
 }
+
+// A parent whose connection to the server closes (the server went away
+// for longer than the client reconnects) fails its children, saying so,
+// rather than waiting for them forever.
+func TestAParentWhoseConnectionClosesFailsItsChildren(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	watch, _ := connect(t, s)
+	sub, err := watch.SubscribeSync("offshoot.test.reached")
+	require.NoError(t, err)
+	startWorkers(t, s.ClientURL(), "lost", 1, envBarrier+"=1")
+	nc, js := connect(t, s)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "lost", Setup: setup})
+	require.NoError(t, err)
+	defer x.Close()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := reviewerAs(t, ctx, x, "agent-1")
+		errc <- err
+	}()
+	reached(t, ctx, sub) // the child runs on its worker, held there
+	nc.Close()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		t.Fatal("the dispatch waited on after its connection closed")
+	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "connection to the NATS server closed")
+
+	_, err = reviewerAs(t, ctx, x, "agent-2")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "connection to the NATS server closed")
+}
