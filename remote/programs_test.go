@@ -3,13 +3,18 @@ package remote_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/offshoot-dev/offshoot/examples/billing"
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/remote"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
@@ -132,4 +137,59 @@ func TestAParentWhoseConnectionClosesFailsItsChildren(t *testing.T) {
 	_, err = reviewerAs(t, ctx, x, "agent-2")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "connection to the NATS server closed")
+}
+
+// A worker that can take no more jobs — its connection closed, its pool's
+// consumer deleted — returns an error saying so, not nil as when it was
+// asked to stop: offshoot worker exits 1, not 0.
+func TestAWorkerThatLosesItsPoolSaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lose func(t *testing.T, ctx context.Context, nc *nats.Conn, js jetstream.JetStream)
+		want string
+	}{
+		{"connection closed", func(t *testing.T, _ context.Context, nc *nats.Conn, _ jetstream.JetStream) { nc.Close() }, "connection closed"},
+		{"consumer deleted", func(t *testing.T, ctx context.Context, _ *nats.Conn, js jetstream.JetStream) {
+			require.NoError(t, js.DeleteConsumer(ctx, "OFFSHOOT_JOBS", "offshoot-gone"))
+		}, `pool "gone"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := watchdog(t)
+			s := natsServer(t, t.TempDir(), -1)
+			defer s.Shutdown()
+			nc, js := connect(t, s)
+			setup, err := storySetup(false)
+			require.NoError(t, err)
+			setup.Model = func(string) (model.Model, error) { return billing.Script(), nil }
+			setup.Logger = slog.New(slog.DiscardHandler)
+			// The pool exists, and the worker waits on it, before it is lost.
+			x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "gone", Setup: setup})
+			require.NoError(t, err)
+			defer x.Close()
+			errc := make(chan error, 1)
+			go func() { errc <- remote.Serve(ctx, js, "gone", setup) }()
+			for {
+				c, err := js.Consumer(ctx, "OFFSHOOT_JOBS", "offshoot-gone")
+				require.NoError(t, err)
+				info, err := c.Info(ctx)
+				require.NoError(t, err)
+				if info.NumWaiting > 0 {
+					break
+				}
+				select {
+				case err := <-errc:
+					t.Fatalf("Serve returned before it was lost: %v", err)
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			tc.lose(t, ctx, nc, js)
+			select {
+			case err = <-errc:
+			case <-ctx.Done():
+				t.Fatal("Serve did not return")
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }

@@ -28,7 +28,9 @@ import (
 // acknowledges the job. While a child runs the worker tells the server it
 // is alive; a worker that dies leaves its jobs to be given to another.
 // When ctx is cancelled, the children running are stopped and their jobs
-// given back, and Serve returns nil.
+// given back, and Serve returns nil; when it can take no more jobs (its
+// connection closed, its pool's consumer deleted), it does the same and
+// returns an error saying why.
 func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup) error {
 	if js == nil {
 		return errors.New("remote: Serve needs a JetStream handle (jetstream.New)")
@@ -59,18 +61,31 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	}
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
+	// lose stops the children running when the worker can take no more
+	// jobs: their jobs go back to the pool.
+	ctx, lose := context.WithCancel(ctx)
 	sem := make(chan struct{}, setup.Concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	defer lose()
+	var last error // why the iterator stopped, when it stops itself
 	for {
 		msg, err := it.Next()
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			if ctx.Err() != nil {
 				return nil
 			}
+			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				if last != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+					err = last
+				}
+				return fmt.Errorf("remote: the worker can take no more jobs of pool %q: %w", pool, err)
+			}
+			last = err
 			setup.Logger.Warn("remote: fetching a job", "pool", pool, "error", err)
 			continue
 		}
+		last = nil
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
