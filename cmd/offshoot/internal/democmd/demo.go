@@ -68,8 +68,8 @@ Exit codes: 0 when the checks hold, 1 when one fails (with what differed).`,
 			if workers < 0 || workers > 64 {
 				return cli.Usagef("--workers %d is out of range; give 1 to 64 worker processes, or 0 to run the subagents in this process", workers)
 			}
-			if pool == "" {
-				return cli.Usagef("--pool is empty; give the name of the workers' pool (offshoot worker --pool)")
+			if err := workercmd.CheckPool(pool); err != nil {
+				return err
 			}
 			if !cmd.Flags().Changed("delay") && env.StdoutIsTerminal() {
 				d.delay = terminalDelay
@@ -149,9 +149,9 @@ func (d demo) run(ctx context.Context) error {
 			case d.nats == "":
 				d.say("%d worker processes (pids %s) run the subagents, over an embedded NATS JetStream server at %s", d.workers, c.pids(), c.url)
 			case d.workers > 0:
-				d.say("the workers of pool %q at %s run the subagents, with %d started here (pids %s)", pool, c.url, d.workers, c.pids())
+				d.say("the workers of pool %q at %s run the subagents, with %d started here (pids %s)", pool, workercmd.Redact(c.url), d.workers, c.pids())
 			default:
-				d.say("the workers of pool %q at %s run the subagents", pool, c.url)
+				d.say("the workers of pool %q at %s run the subagents", pool, workercmd.Redact(c.url))
 			}
 		}
 	}

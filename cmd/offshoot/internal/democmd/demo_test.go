@@ -342,3 +342,33 @@ func TestDemoInterruptedWhileSubagentsRun(t *testing.T) {
 	assert.Contains(t, out.buf.String(), "context canceled")
 	assert.NotContains(t, out.buf.String(), "Checks:")
 }
+
+// A pool's name becomes a subject token: one that cannot be is refused
+// before a server or worker starts; the URL's credentials are never
+// printed back, nor put on a worker's command line (where ps shows them).
+func TestDemoRefusesABadPoolAndHidesTheURLsCredentials(t *testing.T) {
+	for _, pool := range []string{"a.b", "*", ">", "a b"} {
+		t.Run(pool, func(t *testing.T) {
+			var out bytes.Buffer
+			env := &cli.Env{Stdout: &out, Stderr: &out, Getenv: func(string) string { return "" }}
+			cmd := Command(env)
+			cmd.SetArgs([]string{"--workers", "1", "--pool", pool})
+			cmd.SetOut(&out)
+			cmd.SetErr(&out)
+			err := cmd.ExecuteContext(context.Background())
+			require.Error(t, err)
+			assert.Equal(t, cli.ExitUsage, cli.Code(err, true), err.Error())
+			assert.Contains(t, err.Error(), fmt.Sprintf("--pool %q", pool))
+		})
+	}
+
+	_, err := runDemo(t, context.Background(), demo{nats: "nats://alice:s3cret@127.0.0.1:1", pool: "team"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot reach the NATS server at nats://alice:xxxxx@127.0.0.1:1")
+	assert.NotContains(t, err.Error(), "s3cret")
+
+	cmd, err := selfWorker("nats://alice:s3cret@127.0.0.1:1", "team")
+	require.NoError(t, err)
+	assert.NotContains(t, strings.Join(cmd.Args, " "), "s3cret", "the URL goes to the worker in its environment")
+	assert.Contains(t, cmd.Env, "NATS_URL=nats://alice:s3cret@127.0.0.1:1")
+}

@@ -58,7 +58,7 @@ func startCluster(ctx context.Context, url, pool string, n int, worker func(url,
 		c.url = c.srv.ClientURL()
 	}
 	if c.nc, err = nats.Connect(c.url, nats.Timeout(10*time.Second)); err != nil {
-		return c, fmt.Errorf("cannot reach the NATS server at %s: %w; start one with JetStream (nats-server -js), or leave --nats out to use an embedded one", c.url, err)
+		return c, fmt.Errorf("cannot reach the NATS server at %s: %w; start one with JetStream (nats-server -js), or leave --nats out to use an embedded one", workercmd.Redact(c.url), err)
 	}
 	if c.js, err = jetstream.New(c.nc); err != nil {
 		return c, err
@@ -68,7 +68,7 @@ func startCluster(ctx context.Context, url, pool string, n int, worker func(url,
 		return c, err
 	}
 	if c.exec, err = remote.NewExecutor(ctx, c.js, remote.Options{Pool: pool, Setup: setup}); err != nil {
-		return c, fmt.Errorf("using JetStream at %s: %w", c.url, err)
+		return c, fmt.Errorf("using JetStream at %s: %w", workercmd.Redact(c.url), err)
 	}
 	if worker == nil {
 		worker = selfWorker
@@ -89,13 +89,17 @@ func startCluster(ctx context.Context, url, pool string, n int, worker func(url,
 	return c, c.ready(ctx, max(n, 1), wait)
 }
 
-// selfWorker is this program run as offshoot worker.
+// selfWorker is this program run as offshoot worker. The URL goes in its
+// environment (NATS_URL), not on its command line, where anyone on the
+// machine could read the credentials it may carry.
 func selfWorker(url, pool string) (*exec.Cmd, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding this program to start its workers: %w", err)
 	}
-	return exec.Command(self, "worker", "--nats", url, "--pool", pool), nil
+	cmd := exec.Command(self, "worker", "--pool", pool)
+	cmd.Env = append(os.Environ(), "NATS_URL="+url)
+	return cmd, nil
 }
 
 // ready waits until n workers wait for jobs, so that the demo's children
@@ -111,7 +115,7 @@ func (c *cluster) ready(ctx context.Context, n int, wait time.Duration) error {
 		}
 		if time.Now().After(deadline) {
 			if len(c.workers) == 0 {
-				return fmt.Errorf("no worker served pool %q at %s within %s: start some with offshoot worker --nats %s --pool %s, or give --workers N", c.pool, c.url, wait, c.url, c.pool)
+				return fmt.Errorf("no worker served pool %q at %s within %s: start some with offshoot worker --nats %s --pool %s, or give --workers N", c.pool, workercmd.Redact(c.url), wait, workercmd.Redact(c.url), c.pool)
 			}
 			return fmt.Errorf("the %d workers did not all start within %s", n, wait)
 		}

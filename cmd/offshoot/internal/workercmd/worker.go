@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -40,9 +41,17 @@ registers — the demo's prompts, tools and scripted model — so that it runs t
 children of 'offshoot demo --workers N'. A job from a program built from other
 code is refused with a failed result that names both versions.
 
-Exit codes: 0 when interrupted, 1 when the server cannot be reached.`,
+Exit codes: 0 when interrupted, 1 when the server cannot be reached or the
+worker loses it, 2 when a flag is wrong (a pool's name holds letters, digits,
+'-' and '_' only).`,
 		Args: cli.Args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := CheckPool(pool); err != nil {
+				return err
+			}
+			if concurrency < 1 {
+				return cli.Usagef("--concurrency %d is below one; give how many subagents the worker runs at once, such as 4", concurrency)
+			}
 			if url == "" {
 				url = env.Getenv("NATS_URL")
 			}
@@ -51,7 +60,7 @@ Exit codes: 0 when interrupted, 1 when the server cannot be reached.`,
 			}
 			nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.Name(fmt.Sprintf("offshoot worker %d", os.Getpid())))
 			if err != nil {
-				return cli.Failf("cannot reach the NATS server at %s: %v; start one with JetStream (nats-server -js) or give its address with --nats", url, err)
+				return cli.Failf("cannot reach the NATS server at %s: %v; start one with JetStream (nats-server -js) or give its address with --nats", Redact(url), err)
 			}
 			defer nc.Close()
 			js, err := jetstream.New(nc)
@@ -64,7 +73,7 @@ Exit codes: 0 when interrupted, 1 when the server cannot be reached.`,
 				return err
 			}
 			setup.Concurrency = concurrency
-			fmt.Fprintf(env.Stderr, "offshoot worker %d: serving pool %q on %s\n", os.Getpid(), pool, url)
+			fmt.Fprintf(env.Stderr, "offshoot worker %d: serving pool %q on %s\n", os.Getpid(), pool, Redact(url))
 			if err := remote.Serve(cmd.Context(), js, pool, setup); err != nil {
 				return cli.Failf("%v", err)
 			}
@@ -98,4 +107,53 @@ func Setup() (remote.Setup, error) {
 		return remote.Setup{}, errors.New("the planner has no tools")
 	}
 	return remote.Setup{Prompts: reg, Tools: r.Tools, Model: func(string) (model.Model, error) { return billing.Script(), nil }}, nil
+}
+
+// CheckPool refuses a pool name that cannot be one token of a NATS
+// subject (offshoot.jobs.<pool>): empty, longer than 64 characters, or
+// holding anything but letters, digits, '-' and '_' — a dot would split
+// it, '*' and '>' are wildcards — with a usage error saying so.
+func CheckPool(pool string) error {
+	switch {
+	case pool == "":
+		return cli.Usagef("--pool is empty; give the name of the workers' pool, such as %s", DefaultPool)
+	case len(pool) > 64:
+		return cli.Usagef("--pool is %d characters long; a pool's name is at most 64 characters", len(pool))
+	case strings.ContainsFunc(pool, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}):
+		return cli.Usagef("--pool %q is not a pool's name: use letters, digits, '-' and '_' only (it becomes part of a NATS subject, where '.' separates, '*' and '>' are wildcards)", pool)
+	}
+	return nil
+}
+
+// Redact returns the server URLs u lists (comma-separated) with their
+// credentials hidden — a password, or a token given as the user — for
+// printing.
+func Redact(u string) string {
+	if u == "" {
+		return ""
+	}
+	parts := strings.Split(u, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		at := strings.LastIndex(p, "@")
+		if at < 0 {
+			parts[i] = p
+			continue
+		}
+		scheme, rest := "", p[:at]
+		if k := strings.Index(rest, "://"); k >= 0 {
+			scheme, rest = rest[:k+3], rest[k+3:]
+		}
+		if user, _, ok := strings.Cut(rest, ":"); ok {
+			if k := strings.Index(user, "@"); k >= 0 {
+				user = user[:k]
+			}
+			parts[i] = scheme + user + ":xxxxx" + p[at:]
+		} else {
+			parts[i] = scheme + "xxxxx" + p[at:]
+		}
+	}
+	return strings.Join(parts, ",")
 }
