@@ -89,7 +89,7 @@ func (r *remoteRun) catchUp(a *attempt) error {
 		}
 		events := p.Events
 		if p.Object != "" {
-			raw, err := r.x.in.objects.GetBytes(r.ctx, p.Object)
+			raw, err := readObject(r.ctx, r.x.in.objects, p.Object, r.x.setup.MaxSnapshotBytes)
 			if err != nil {
 				return fmt.Errorf("reading batch %d of the subagent: %w", p.N, err)
 			}

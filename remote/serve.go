@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -358,22 +359,45 @@ func (w *worker) snapshot(ctx context.Context, name string) (session.Snapshot, e
 	return snap, nil
 }
 
-// fetch reads a snapshot from the object store, bounded, and checks its
-// hash.
+// fetch reads a snapshot from the object store, bounded by
+// Setup.MaxSnapshotBytes, and checks its hash.
 func (w *worker) fetch(ctx context.Context, name string) ([]byte, error) {
-	info, err := w.in.objects.GetInfo(ctx, name)
+	data, err := readObject(ctx, w.in.objects, name, w.setup.MaxSnapshotBytes)
 	if err != nil {
-		return nil, fmt.Errorf("the parent's state %s is not in the snapshot store: %w", name, err)
+		return nil, fmt.Errorf("the parent's state (at most Setup.MaxSnapshotBytes on the worker): %w", err)
 	}
-	if int64(info.Size) > w.setup.MaxSnapshotBytes {
-		return nil, fmt.Errorf("the parent's state is %d bytes, over the worker's limit of %d (Setup.MaxSnapshotBytes)", info.Size, w.setup.MaxSnapshotBytes)
+	return data, nil
+}
+
+// readObject reads the object named by the sha256 of its bytes from the
+// store: at most max bytes, and no more than its entry says it holds (an
+// entry another client rewrote cannot make the reader take more), checked
+// against its name.
+func readObject(ctx context.Context, objects jetstream.ObjectStore, name string, max int64) ([]byte, error) {
+	if !isHash(name) {
+		return nil, fmt.Errorf("the object name %q is not a sha256", clip(name))
 	}
-	data, err := w.in.objects.GetBytes(ctx, name)
+	info, err := objects.GetInfo(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("reading the parent's state %s: %w", name, err)
+		return nil, fmt.Errorf("the object %s is not in the snapshot store: %w", name, err)
+	}
+	if info.Size > uint64(max) {
+		return nil, fmt.Errorf("the object %s is %d bytes, over the limit of %d", name, info.Size, max)
+	}
+	r, err := objects.Get(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("reading the object %s: %w", name, err)
+	}
+	defer func() { _ = r.Close() }()
+	data, err := io.ReadAll(io.LimitReader(r, int64(info.Size)+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the object %s: %w", name, err)
+	}
+	if uint64(len(data)) > info.Size {
+		return nil, fmt.Errorf("the object %s holds more than the %d bytes its entry in the store says", name, info.Size)
 	}
 	if hashOf(data) != name {
-		return nil, fmt.Errorf("the parent's state %s does not have the hash it is stored under", name)
+		return nil, fmt.Errorf("the object %s does not have the hash it is stored under", name)
 	}
 	return data, nil
 }

@@ -59,8 +59,9 @@ type Setup struct {
 	// are the pool's: the first program to create the pool sets them.
 	AckWait    time.Duration
 	MaxDeliver int
-	// MaxSnapshotBytes bounds the snapshot a worker loads
-	// (256 MiB when 0).
+	// MaxSnapshotBytes bounds the snapshot a worker loads, and a batch
+	// of a child's events too big for a message that the dispatching side
+	// reads from the store (256 MiB when 0).
 	MaxSnapshotBytes int64
 	// Logger reports what does not stop a worker (slog.Default() when nil).
 	Logger *slog.Logger
