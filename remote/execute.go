@@ -40,6 +40,12 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		return nil, failed(runner.PhaseRequest, errGone)
 	default:
 	}
+	x.mu.Lock()
+	closed := x.closed
+	x.mu.Unlock()
+	if closed {
+		return nil, failed(runner.PhaseRequest, errClosed)
+	}
 	rendered, err := req.Prompt.Render(req.Params...)
 	if err != nil {
 		return nil, failed(runner.PhaseRender, err)
@@ -79,6 +85,10 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	w := newWaiter()
 	w.child = child
 	x.mu.Lock()
+	if x.closed { // closed meanwhile: no reply would reach it
+		x.mu.Unlock()
+		return nil, failed(runner.PhaseRequest, errClosed)
+	}
 	x.waiting[j.Token] = w
 	x.mu.Unlock()
 	defer func() {

@@ -70,6 +70,7 @@ type Executor struct {
 	watched chan struct{}
 
 	mu      sync.Mutex
+	closed  bool
 	waiting map[string]*waiter // by job token
 	bySeq   map[uint64]string  // job's stream seq → its token
 	stored  map[string]bool    // objects known to be in the store
@@ -138,13 +139,25 @@ func (x *Executor) watch() {
 	}
 }
 
+// errClosed is a child's failure when its executor was closed before it
+// was dispatched.
+var errClosed = errors.New("the remote executor is closed; dispatch with a new one")
+
 // errGone is a child's failure when the executor's connection closed.
 var errGone = errors.New("the connection to the NATS server closed, so no worker's reply can arrive; connect again and make a new executor")
 
 // Close stops following the workers' replies and removes the snapshots
 // this executor stored (the store's TTL removes those of an executor that
-// did not close). Children still running fail.
+// did not close). Children still running fail, and so do those
+// dispatched after it. Closing again does nothing.
 func (x *Executor) Close() error {
+	x.mu.Lock()
+	closed := x.closed
+	x.closed = true
+	x.mu.Unlock()
+	if closed {
+		return nil
+	}
 	x.nc.RemoveStatusListener(x.status)
 	<-x.watched
 	x.cons.Stop()

@@ -193,3 +193,22 @@ func TestAWorkerThatLosesItsPoolSaysSo(t *testing.T) {
 		})
 	}
 }
+
+// A dispatch on a closed executor fails at once: nothing follows the
+// workers' replies any more.
+func TestADispatchOnAClosedExecutorFails(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	_, js := connect(t, s)
+	startWorkers(t, s.ClientURL(), "closed", 1)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "closed", Setup: setup})
+	require.NoError(t, err)
+	require.NoError(t, x.Close())
+	require.NoError(t, x.Close(), "closing twice is no error")
+	_, err = reviewerAs(t, ctx, x, "agent-1")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the remote executor is closed")
+}
