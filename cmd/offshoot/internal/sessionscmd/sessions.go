@@ -337,8 +337,12 @@ is removed only with --tree, which removes them too, however deep.`,
 				return cli.Failf("cannot list the sessions of %s: %v", st.Where, err)
 			}
 			if len(forks) > 0 && !tree {
-				return cli.Usagef("%s were forked from session %s (its forks or its subagents'); remove them with it with --tree, or remove them first; nothing was removed",
-					plural(len(forks), "session"), id)
+				were := "were"
+				if len(forks) == 1 {
+					were = "was"
+				}
+				return cli.Usagef("%s %s forked from session %s (its forks or its subagents'); remove them with it with --tree, or remove them first; nothing was removed",
+					plural(len(forks), "session"), were, id)
 			}
 			if err := store.DeleteTree(ctx, st, h.ID); err != nil {
 				return cli.Failf("cannot remove session %s: %v", id, err)
