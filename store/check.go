@@ -9,7 +9,7 @@ import (
 	"github.com/offshoot-dev/offshoot/store/internal/rules"
 )
 
-func checkHeader(h Header) error { return rules.Header(h.ID, h.Parent, h.ForkSeq) }
+func checkHeader(h Header) error { return rules.Header(h.ID, h.Parent, h.ForkSeq, h.Tags) }
 
 func checkBatch(id string, b Batch) error {
 	return rules.Batch(id, b.Seq, len(b.Events), func(i int) string { return b.Events[i].Type })
