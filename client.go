@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/internal/openerr"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -276,7 +277,7 @@ func (c *Client) open(opts Options, ts tools.Toolset) (opened bool, err error) {
 				s, err := c.journal.Open(ctx, opts.SessionID, reg, append(ts.Reducers(), runner.Reducers()))
 				if err != nil {
 					_ = c.journal.Close()
-					return false, fmt.Errorf("offshoot: opening session %s: %w", opts.SessionID, err)
+					return false, fmt.Errorf("offshoot: %w", &openerr.Error{ID: opts.SessionID, Err: err})
 				}
 				c.session, c.ownsSession = s, true
 				if err := c.interrupted(ctx, reg); err != nil {

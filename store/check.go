@@ -3,12 +3,13 @@ package store
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/offshoot-dev/offshoot/store/internal/rules"
 )
 
-func checkHeader(h Header) error { return rules.Header(h.ID, h.Parent, h.ForkSeq) }
+func checkHeader(h Header) error { return rules.Header(h.ID, h.Parent, h.ForkSeq, h.Tags) }
 
 func checkBatch(id string, b Batch) error {
 	return rules.Batch(id, b.Seq, len(b.Events), func(i int) string { return b.Events[i].Type })
@@ -58,19 +59,34 @@ func sortHeaders(hs []Header) {
 }
 
 // DeleteTree deletes a session and every session forked from it, however
-// deep, the deepest first.
+// deep, the deepest first. It finds them all before it deletes any: a
+// store whose forks loop back (a damaged one) is an error, and nothing
+// is deleted.
 func DeleteTree(ctx context.Context, st Store, id string) error {
 	if _, err := st.Header(ctx, id); err != nil {
 		return err
 	}
-	children, err := st.List(ctx, Query{Parent: id})
-	if err != nil {
-		return err
+	// Every session comes after its parent: deleting from the end
+	// deletes the forks first.
+	tree := []string{id}
+	seen := map[string]bool{id: true}
+	for i := 0; i < len(tree); i++ {
+		children, err := st.List(ctx, Query{Parent: tree[i]})
+		if err != nil {
+			return err
+		}
+		for _, c := range children {
+			if seen[c.ID] {
+				return fmt.Errorf("store: the sessions forked from %s loop back to %s: the store is damaged; nothing was deleted", id, c.ID)
+			}
+			seen[c.ID] = true
+			tree = append(tree, c.ID)
+		}
 	}
-	for _, c := range children {
-		if err := DeleteTree(ctx, st, c.ID); err != nil {
+	for _, s := range slices.Backward(tree) {
+		if err := st.Delete(ctx, s); err != nil {
 			return err
 		}
 	}
-	return st.Delete(ctx, id)
+	return nil
 }

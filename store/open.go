@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
+	"slices"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/serde"
@@ -133,27 +134,49 @@ type segment struct {
 
 // plan returns where reading session id up to upTo starts — a checkpoint
 // (nil for none) and its seq — and the segments of log to read after it:
-// the session's own, after those of the sessions it was forked from.
+// the session's own, after those of the sessions it was forked from. It
+// walks up the chain of parents one header at a time, however long the
+// chain, and refuses one that loops or forks a parent before its start
+// (a damaged or hostile store: store.Fork never makes them).
 func plan(ctx context.Context, st Store, id string, upTo uint64) (*Checkpoint, uint64, []segment, error) {
-	h, err := st.Header(ctx, id)
-	if err != nil {
-		return nil, 0, nil, err
+	var segs []segment // the latest first
+	done := func(from *Checkpoint, seq uint64) (*Checkpoint, uint64, []segment, error) {
+		slices.Reverse(segs)
+		return from, seq, segs, nil
 	}
-	c, ok, err := st.Checkpoint(ctx, id, upTo)
-	if err != nil {
-		return nil, 0, nil, err
+	seen := map[string]bool{}
+	var child Header // the session whose parent cur is; none at first
+	for cur := id; ; {
+		if seen[cur] {
+			return nil, 0, nil, fmt.Errorf("store: session %s is damaged: the sessions it was forked from loop back to %s", id, cur)
+		}
+		seen[cur] = true
+		h, err := st.Header(ctx, cur)
+		if err != nil {
+			if child.ID != "" {
+				err = fmt.Errorf("store: reading %s, the parent of %s: %w", cur, child.ID, err)
+			}
+			return nil, 0, nil, err
+		}
+		if child.ID != "" && h.ForkSeq > upTo {
+			return nil, 0, nil, fmt.Errorf("store: session %s is damaged: it was forked from %s at seq %d, before %s starts (at seq %d, where it was forked from %s)",
+				child.ID, cur, upTo, cur, h.ForkSeq, h.Parent)
+		}
+		c, ok, err := st.Checkpoint(ctx, cur, upTo)
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		if ok && c.Seq >= h.ForkSeq {
+			segs = append(segs, segment{cur, c.Seq, upTo})
+			return done(&c, c.Seq)
+		}
+		if h.Parent == "" || h.ForkSeq == 0 {
+			segs = append(segs, segment{cur, 0, upTo})
+			return done(nil, 0)
+		}
+		segs = append(segs, segment{cur, h.ForkSeq, upTo})
+		child, cur, upTo = h, h.Parent, h.ForkSeq
 	}
-	if ok && c.Seq >= h.ForkSeq {
-		return &c, c.Seq, []segment{{id, c.Seq, upTo}}, nil
-	}
-	if h.Parent == "" || h.ForkSeq == 0 {
-		return nil, 0, []segment{{id, 0, upTo}}, nil
-	}
-	from, seq, segs, err := plan(ctx, st, h.Parent, h.ForkSeq)
-	if err != nil {
-		return nil, 0, nil, fmt.Errorf("store: reading %s, the parent of %s: %w", h.Parent, id, err)
-	}
-	return from, seq, append(segs, segment{id, h.ForkSeq, upTo}), nil
 }
 
 // typeNames finds the types of stored events by name: the name a

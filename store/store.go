@@ -35,14 +35,16 @@ var (
 
 // Header is what a store keeps of a session besides its log.
 type Header struct {
-	// ID is the session's id.
+	// ID is the session's id: at most 4096 bytes (so is Parent).
 	ID string `json:"id"`
 	// Parent is the id of the session it was forked from ("" for none),
 	// and ForkSeq the parent's seq at the fork: the session's log is the
 	// parent's up to ForkSeq, then its own batches, from ForkSeq+1.
 	Parent  string `json:"parent,omitempty"`
 	ForkSeq uint64 `json:"fork_seq,omitempty"`
-	// Tags are the program's labels of the session (a user, a project).
+	// Tags are the program's labels of the session (a user, a project):
+	// at most 64 KiB as JSON. Create refuses a longer id or tags, and a
+	// stored one is damage a store reports rather than reads.
 	Tags map[string]string `json:"tags,omitempty"`
 	// Created is when the header was stored; Updated when the last batch
 	// was (Created while there is none). Both are the store's clock.

@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 		"make-transcripts": makeTranscripts,
 		"backdate":         backdate,
 		"mcp-wait":         mcpWait,
+		"sql":              runSQL,
 	})
 }
 

@@ -33,10 +33,13 @@ func Run(ctx context.Context, env *cli.Env, args []string) int {
 	case errors.As(err, &ee) && ee.Err == nil:
 		// The command said what happened; only the exit code is left.
 	case errors.As(err, &ee) || env.Started():
-		fmt.Fprintln(env.Stderr, "offshoot: "+err.Error())
+		// What the error quotes may come from a repository (a stored
+		// session's ids, a file's contents): printed with its control
+		// characters marked, never as terminal escapes.
+		fmt.Fprintln(env.Stderr, "offshoot: "+cli.Printable(err.Error()))
 	default:
 		// cobra found the command line wrong.
-		fmt.Fprintln(env.Stderr, "offshoot: "+err.Error()+"; run 'offshoot --help' for usage")
+		fmt.Fprintln(env.Stderr, "offshoot: "+cli.Printable(err.Error())+"; run 'offshoot --help' for usage")
 	}
 	return cli.Code(err, env.Started())
 }

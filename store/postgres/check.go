@@ -7,7 +7,7 @@ import (
 
 // A backend refuses what the reference refuses, and says so the same way.
 
-func checkHeader(h store.Header) error { return rules.Header(h.ID, h.Parent, h.ForkSeq) }
+func checkHeader(h store.Header) error { return rules.Header(h.ID, h.Parent, h.ForkSeq, h.Tags) }
 
 func checkBatch(id string, b store.Batch) error {
 	return rules.Batch(id, b.Seq, len(b.Events), func(i int) string { return b.Events[i].Type })

@@ -37,7 +37,7 @@ var _ store.Store = (*Store)(nil)
 
 // Create implements store.Store.
 func (s *Store) Create(ctx context.Context, h store.Header) error {
-	if err := rules.Header(h.ID, h.Parent, h.ForkSeq); err != nil {
+	if err := rules.Header(h.ID, h.Parent, h.ForkSeq, h.Tags); err != nil {
 		return err
 	}
 	var tags, parent any
@@ -93,18 +93,32 @@ func (s *Store) Header(ctx context.Context, id string) (store.Header, error) {
 	return h, nil
 }
 
-const headerColumns = `id, coalesce(parent, ''), fork_seq, tags, created, updated, seq`
+// headerColumns are a session's columns but those a hostile file could
+// make larger than a store keeps (an id, tags), which are NULL then, and
+// the sizes of those.
+var headerColumns = fmt.Sprintf(`CASE WHEN octet_length(id) <= %[1]d THEN id END, octet_length(id),
+	CASE WHEN octet_length(parent) <= %[1]d THEN coalesce(parent, '') END, coalesce(octet_length(parent), 0),
+	fork_seq, CASE WHEN octet_length(tags) <= %[2]d THEN tags END, coalesce(octet_length(tags), 0),
+	created, updated, seq`, rules.MaxIDBytes, rules.MaxTagsBytes)
 
 // scanHeader reads the headerColumns of a row. A damaged one is a
 // refusal, saying so.
 func scanHeader(scan func(...any) error) (store.Header, error) {
 	var h store.Header
-	var forkSeq, created, updated, seq int64
-	var tags sql.NullString
-	if err := scan(&h.ID, &h.Parent, &forkSeq, &tags, &created, &updated, &seq); err != nil {
+	var id, parent, tags sql.NullString
+	var idSize, parentSize, tagsSize, forkSeq, created, updated, seq int64
+	if err := scan(&id, &idSize, &parent, &parentSize, &forkSeq, &tags, &tagsSize, &created, &updated, &seq); err != nil {
 		return h, err
 	}
-	if forkSeq < 0 || seq < forkSeq {
+	h.ID, h.Parent = id.String, parent.String
+	switch {
+	case idSize > rules.MaxIDBytes:
+		return h, refuse("store/sqlite: a session is damaged: its id takes %d bytes, more than the %d an id may", idSize, rules.MaxIDBytes)
+	case parentSize > rules.MaxIDBytes:
+		return h, refuse("store/sqlite: session %s is damaged: the id of its parent takes %d bytes, more than the %d an id may", h.ID, parentSize, rules.MaxIDBytes)
+	case tagsSize > rules.MaxTagsBytes:
+		return h, refuse("store/sqlite: session %s is damaged: its tags take %d bytes, more than the %d a session's tags may", h.ID, tagsSize, rules.MaxTagsBytes)
+	case forkSeq < 0 || seq < forkSeq:
 		return h, refuse("store/sqlite: session %s is damaged: its fork seq is %d and its last seq %d", h.ID, forkSeq, seq)
 	}
 	if tags.Valid {

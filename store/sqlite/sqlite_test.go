@@ -210,6 +210,25 @@ func TestDamagedHeaderAndCheckpoint(t *testing.T) {
 	_, err = st.List(ctx, store.Query{})
 	require.ErrorContains(t, err, "session hurt is damaged: its tags")
 
+	// Tags or ids larger than a store keeps (a hostile file's) are not
+	// read into memory: they are damage.
+	_, err = db.Exec(`UPDATE sessions SET tags = json_object('k', printf('%.*c', 70000, 'v')) WHERE id = 'hurt'`)
+	require.NoError(t, err)
+	_, err = st.Header(ctx, "hurt")
+	require.ErrorContains(t, err, "session hurt is damaged: its tags take 70008 bytes, more than the 65536 a session's tags may")
+	_, err = st.List(ctx, store.Query{})
+	require.ErrorContains(t, err, "session hurt is damaged: its tags take 70008 bytes")
+	_, err = db.Exec(`UPDATE sessions SET tags = NULL, parent = printf('%.*c', 5000, 'p') WHERE id = 'hurt'`)
+	require.NoError(t, err)
+	_, err = st.Header(ctx, "hurt")
+	require.ErrorContains(t, err, "session hurt is damaged: the id of its parent takes 5000 bytes, more than the 4096 an id may")
+	_, err = db.Exec(`UPDATE sessions SET parent = NULL, id = printf('%.*c', 5000, 'h') WHERE id = 'hurt'`)
+	require.NoError(t, err)
+	_, err = st.List(ctx, store.Query{})
+	require.ErrorContains(t, err, "a session is damaged: its id takes 5000 bytes, more than the 4096 an id may")
+	_, err = db.Exec(`UPDATE sessions SET id = 'hurt' WHERE parent IS NULL`)
+	require.NoError(t, err)
+
 	_, err = db.Exec(`UPDATE sessions SET seq = -4 WHERE id = 'hurt'`)
 	require.NoError(t, err)
 	_, err = read(st, "hurt", 0, 0)

@@ -155,6 +155,17 @@ func headers(t *testing.T, ctx context.Context, st store.Store) {
 			t.Fatalf("Create(%+v) succeeded", bad)
 		}
 	}
+	// An id or tags larger than a store keeps are refused, saying so.
+	long := strings.Repeat("x", 4097)
+	for what, bad := range map[string]store.Header{
+		"a long id":     {ID: long},
+		"a long parent": {ID: "e", Parent: long, ForkSeq: 1},
+		"long tags":     {ID: "f", Tags: map[string]string{"k": strings.Repeat("v", 64<<10)}},
+	} {
+		if err := st.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "more than the") {
+			t.Fatalf("Create with %s: got %v, want an error saying it is too long", what, err)
+		}
+	}
 }
 
 func appendAndRead(t *testing.T, ctx context.Context, st store.Store) {

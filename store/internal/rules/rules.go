@@ -4,6 +4,7 @@
 package rules
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -16,16 +17,37 @@ var (
 	ErrHasChildren = errors.New("store: sessions were forked from this one; delete them first (DeleteTree)")
 )
 
+// The largest id (a session's, its parent's) and tags (as JSON) a store
+// keeps: Create refuses larger ones, and a stored one larger is damage,
+// so that a hostile file cannot make a reader hold it whole.
+const (
+	MaxIDBytes   = 4096
+	MaxTagsBytes = 64 << 10
+)
+
 // Header says what is wrong with a header Create was given: its id, its
-// parent's and its fork seq.
-func Header(id, parent string, forkSeq uint64) error {
+// parent's, its fork seq and its tags.
+func Header(id, parent string, forkSeq uint64, tags map[string]string) error {
 	switch {
 	case id == "":
 		return errors.New("store: a session needs an id")
+	case len(id) > MaxIDBytes:
+		return fmt.Errorf("store: the id of a session takes %d bytes, more than the %d an id may", len(id), MaxIDBytes)
+	case len(parent) > MaxIDBytes:
+		return fmt.Errorf("store: the id of the parent of session %s takes %d bytes, more than the %d an id may", id, len(parent), MaxIDBytes)
 	case parent == id:
 		return fmt.Errorf("store: session %s cannot be its own parent", id)
 	case parent == "" && forkSeq != 0:
 		return fmt.Errorf("store: session %s has a fork seq (%d) but no parent", id, forkSeq)
+	}
+	if len(tags) > 0 {
+		b, err := json.Marshal(tags)
+		if err != nil {
+			return fmt.Errorf("store: the tags of session %s: %w", id, err)
+		}
+		if len(b) > MaxTagsBytes {
+			return fmt.Errorf("store: the tags of session %s take %d bytes as JSON, more than the %d a session's tags may", id, len(b), MaxTagsBytes)
+		}
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/store"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -257,10 +258,13 @@ func (c *chat) turn(ctx context.Context, prompt string) {
 	case ctx.Err() != nil:
 	default:
 		what, todo := cli.Explain(res.Err)
+		if !errors.Is(res.Err, store.ErrConflict) { // saying it again would conflict again
+			todo += "; or say it again, or /exit"
+		}
 		if c.env.Verbose {
-			c.fail("the turn failed: %s; %s; or say it again, or /exit\n  the error in full: %s", what, todo, cli.Chain(res.Err))
+			c.fail("the turn failed: %s; %s\n  the error in full: %s", what, todo, cli.Chain(res.Err))
 		} else {
-			c.fail("the turn failed: %s; %s; or say it again, or /exit", what, todo)
+			c.fail("the turn failed: %s; %s", what, todo)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/offshoot-dev/offshoot"
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/internal/modelconfig"
+	"github.com/offshoot-dev/offshoot/internal/openerr"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -172,8 +173,9 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 	}
 	c, err := offshoot.NewClient(opts)
 	if err != nil {
+		err = e.clientError(f, dir, router, err) // while the store is open: it names it
 		e.CloseStore()
-		return nil, e.clientError(f, dir, router, err)
+		return nil, err
 	}
 	e.countAgentProblems(c.Agents())
 	return c, nil
@@ -234,7 +236,15 @@ func (e *Env) CloseStore() {
 func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err error) error {
 	var nf *agents.NotFoundError
 	var diag *agents.Diagnostic
+	var open *openerr.Error
 	switch {
+	case errors.As(err, &open):
+		where := "the store"
+		if e.Stored != nil {
+			where = e.Stored.Where
+		}
+		return Failf("--resume: cannot carry on session %s from %s: %v; start a new session, or carry on another (see 'offshoot sessions list')",
+			Printable(open.ID), where, open.Err)
 	case errors.As(err, &nf):
 		return Usagef("--agent %s: no agent is called so (the agents are %s); see them with 'offshoot agents list'", f.Agent, strings.Join(nf.Available, ", "))
 	case errors.Is(err, agents.ErrNoAgents):

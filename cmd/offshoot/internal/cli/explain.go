@@ -10,6 +10,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/store"
 )
 
 // Explain says why a run or a turn failed in two parts a person reads at
@@ -53,11 +54,25 @@ func Explain(err error) (what, todo string) {
 		}
 		return "the model's server answered with an error" + status + ": " + api.Message,
 			"fix the model's configuration as the server says, and run it again"
+	case errors.Is(err, store.ErrConflict):
+		return "another process wrote to this session meanwhile (" + Printable(conflict(err)) + "); what the turn did from then on was not stored",
+			"end this one and carry the session on from where the other left it with 'offshoot chat --resume' and its id"
 	case unreachable(err):
 		return "the model's server could not be reached (" + innermost(err) + ")",
 			"check LLM_BASE_URL (or \"base_url\" in .offshoot/config.json) and that the server is up and reachable from here"
 	}
 	return innermost(err), "fix the cause above and run it again"
+}
+
+// conflict returns what the store said of a conflict: the session, where
+// its log ends and where the batch started.
+func conflict(err error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if errors.Unwrap(e) == store.ErrConflict {
+			return strings.TrimPrefix(e.Error(), store.ErrConflict.Error()+": ")
+		}
+	}
+	return err.Error()
 }
 
 // Chain is the whole error chain, for --verbose.

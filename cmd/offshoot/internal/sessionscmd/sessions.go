@@ -337,8 +337,12 @@ is removed only with --tree, which removes them too, however deep.`,
 				return cli.Failf("cannot list the sessions of %s: %v", st.Where, err)
 			}
 			if len(forks) > 0 && !tree {
-				return cli.Usagef("%s were forked from session %s (its forks or its subagents'); remove them with it with --tree, or remove them first; nothing was removed",
-					plural(len(forks), "session"), id)
+				were := "were"
+				if len(forks) == 1 {
+					were = "was"
+				}
+				return cli.Usagef("%s %s forked from session %s (its forks or its subagents'); remove them with it with --tree, or remove them first; nothing was removed",
+					plural(len(forks), "session"), were, id)
 			}
 			if err := store.DeleteTree(ctx, st, h.ID); err != nil {
 				return cli.Failf("cannot remove session %s: %v", id, err)
@@ -393,38 +397,67 @@ the recent one stays whole.`,
 }
 
 // prune removes the sessions of st last updated before before, the forks
-// first; one that a session kept was forked from is kept.
+// first; one that a session kept was forked from is kept. Each old
+// session is tried once, after the old sessions forked from it were: a
+// chain of forks takes a pass, however its sessions are listed. Sessions
+// whose forks loop back to them (a damaged store) are kept.
 func (s *sessions) prune(ctx context.Context, st *cli.Stored, age string, before time.Time) error {
 	old, err := st.List(ctx, store.Query{UpdatedBefore: before})
 	if err != nil {
 		return cli.Failf("cannot list the sessions of %s: %v", st.Where, err)
 	}
-	removed := 0
-	for progress := true; progress && len(old) > 0; {
-		progress = false
-		var left []store.Header
-		for _, h := range old {
-			switch err := st.Delete(ctx, h.ID); {
-			case err == nil:
-				removed++
-				progress = true
-				fmt.Fprintf(s.env.Stdout, "removed %s (updated %s)\n", cli.Printable(h.ID), when(h.Updated))
-			case errors.Is(err, store.ErrHasChildren):
-				left = append(left, h)
-			case errors.Is(err, store.ErrNotFound):
-			default:
-				return cli.Failf("cannot remove session %s: %v", cli.Printable(h.ID), err)
+	index := make(map[string]int, len(old))
+	for i, h := range old {
+		index[h.ID] = i
+	}
+	// parent returns the index of the old session h was forked from.
+	parent := func(h store.Header) (int, bool) {
+		p, ok := index[h.Parent]
+		return p, ok && h.Parent != h.ID
+	}
+	forks := make([]int, len(old)) // of each, the old sessions forked from it not tried yet
+	for _, h := range old {
+		if p, ok := parent(h); ok {
+			forks[p]++
+		}
+	}
+	var ready []int // the old sessions whose old forks were all tried
+	for i, h := range old {
+		if forks[i] == 0 && h.Parent != h.ID {
+			ready = append(ready, i)
+		}
+	}
+	removed, kept, tried := 0, 0, 0
+	for len(ready) > 0 {
+		h := old[ready[len(ready)-1]]
+		ready = ready[:len(ready)-1]
+		tried++
+		switch err := st.Delete(ctx, h.ID); {
+		case err == nil:
+			removed++
+			fmt.Fprintf(s.env.Stdout, "removed %s (updated %s)\n", cli.Printable(h.ID), when(h.Updated))
+		case errors.Is(err, store.ErrHasChildren):
+			kept++
+		case errors.Is(err, store.ErrNotFound):
+		default:
+			return cli.Failf("cannot remove session %s: %v", cli.Printable(h.ID), err)
+		}
+		if p, ok := parent(h); ok {
+			if forks[p]--; forks[p] == 0 {
+				ready = append(ready, p)
 			}
 		}
-		old = left
 	}
 	if removed == 0 {
 		fmt.Fprintf(s.env.Stdout, "nothing to prune: no session in %s is older than %s\n", st.Where, age)
 	} else {
 		fmt.Fprintf(s.env.Stdout, "removed %s older than %s from %s\n", plural(removed, "session"), age, st.Where)
 	}
-	if len(old) > 0 {
-		fmt.Fprintf(s.env.Stdout, "kept %s that more recent sessions were forked from\n", plural(len(old), "older session"))
+	if kept > 0 {
+		fmt.Fprintf(s.env.Stdout, "kept %s that more recent sessions were forked from\n", plural(kept, "older session"))
+	}
+	if loops := len(old) - tried; loops > 0 {
+		fmt.Fprintf(s.env.Stdout, "kept %s forked from each other in a loop: %s is damaged; 'offshoot sessions list --all' shows them\n", plural(loops, "older session"), st.Where)
 	}
 	return nil
 }
