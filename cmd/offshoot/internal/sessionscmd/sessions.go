@@ -118,7 +118,7 @@ sessions of the subagents, too).`,
 			defer st.Close()
 			hs, err := st.List(ctx, store.Query{})
 			if err != nil {
-				return cli.Failf("cannot list the sessions of %s: %v", st.Where, err)
+				return cli.Failf("cannot list the sessions of %s: %v; remove a damaged session with 'offshoot sessions rm ID', or move the file away", st.Where, err)
 			}
 			if !all {
 				hs = slices.DeleteFunc(hs, func(h store.Header) bool { return h.Parent != "" })
@@ -328,7 +328,10 @@ is removed only with --tree, which removes them too, however deep.`,
 			ctx := cmd.Context()
 			st, h, err := s.find(ctx, args[0])
 			if err != nil {
-				return err
+				if tree {
+					return err
+				}
+				return s.rmDamaged(ctx, args[0], err)
 			}
 			defer st.Close()
 			id := cli.Printable(h.ID)
@@ -358,6 +361,26 @@ is removed only with --tree, which removes them too, however deep.`,
 	s.addFlags(cmd)
 	cmd.Flags().BoolVar(&tree, "tree", false, "remove the sessions forked from it too, however deep")
 	return cmd
+}
+
+// rmDamaged removes session id when finding it failed (why) because its
+// header is stored but cannot be read: a damaged session must not stay
+// for good. The store still refuses when sessions were forked from it.
+// Any other failure is why.
+func (s *sessions) rmDamaged(ctx context.Context, id string, why error) error {
+	st, err := s.openFor(ctx)
+	if err != nil {
+		return why
+	}
+	defer st.Close()
+	if _, err := st.Header(ctx, id); err == nil || errors.Is(err, store.ErrNotFound) {
+		return why
+	}
+	if err := st.Delete(ctx, id); err != nil {
+		return cli.Failf("%v; removing it anyway failed too: %v", why, err)
+	}
+	fmt.Fprintf(s.env.Stdout, "removed session %s, whose header was damaged\n", cli.Printable(id))
+	return nil
 }
 
 func (s *sessions) pruneCommand() *cobra.Command {
