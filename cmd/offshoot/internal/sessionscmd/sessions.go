@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -259,6 +260,9 @@ the new session reads ID's log up to SEQ. Carry it on with 'offshoot chat
 				return cli.Usagef("fork needs --at SEQ, where a batch of the session ends; 'offshoot sessions history %s' lists them", cli.Printable(args[0]))
 			}
 			ctx := cmd.Context()
+			if strings.ContainsFunc(newID, unicode.IsControl) || newID != strings.TrimSpace(newID) {
+				return cli.Usagef("--id %q: an id is typed back later; give one without control characters or spaces around it", newID)
+			}
 			st, h, err := s.find(ctx, args[0])
 			if err != nil {
 				return err
