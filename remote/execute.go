@@ -121,7 +121,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 
 	var res *result
 	cancelled := false
-	var grace <-chan time.Time
+	var grace, missing <-chan time.Time
 	done, gone, lost := ctx.Done(), x.gone, false
 	for res == nil {
 		select {
@@ -142,6 +142,9 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			continue
 		case <-grace:
 			return run.partial(name, rendered, failed(runner.PhaseRequest, context.Cause(ctx)))
+		case <-missing:
+			return run.partial(name, rendered, failed(runner.PhaseRecord, fmt.Errorf(
+				"the worker's result counts %d batches of the subagent's, and some never arrived within %s of it (their messages were lost); its work is incomplete", run.pending.Batches, x.missingWait)))
 		case <-gone:
 			// Nothing arrives after this: what came before is taken below.
 			gone, lost = nil, true
@@ -166,6 +169,11 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 					res = &rr
 				} else {
 					run.pending = &rr
+					if missing == nil {
+						t := time.NewTimer(x.missingWait)
+						defer t.Stop()
+						missing = t.C
+					}
 				}
 			default:
 				var p progress

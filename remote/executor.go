@@ -68,6 +68,10 @@ type Executor struct {
 	gone    chan struct{}
 	status  chan nats.Status
 	watched chan struct{}
+	// missingWait is how long a result that counts batches not arrived
+	// yet waits for them (the worker sends a lost one again for up to a
+	// minute) before the child fails.
+	missingWait time.Duration
 
 	mu      sync.Mutex
 	closed  bool
@@ -101,7 +105,7 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 	if err != nil {
 		return nil, err
 	}
-	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, traceContext: opts.TraceContext, id: token(randid.New())[:12], fp: setup.fingerprint(),
+	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, traceContext: opts.TraceContext, id: token(randid.New())[:12], fp: setup.fingerprint(), missingWait: 2 * time.Minute,
 		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]bool{}, flights: map[cached]*flight{}}
 	cons, err := js.OrderedConsumer(ctx, repliesStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{x.replyPrefix() + ">"}, DeliverPolicy: jetstream.DeliverNewPolicy})

@@ -162,7 +162,9 @@ func (p *publisher) flush(ctx context.Context) (int, []batch) {
 			}
 		}
 		if !ok {
-			_ = publishRetry(ctx, p.js, s.msg.Subject, s.msg.Data, s.id, "batch")
+			if err := publishRetry(ctx, p.js, s.msg.Subject, s.msg.Data, s.id, "batch"); err != nil && p.err == nil {
+				p.err = err // the result says so; the parent waits a while for what it counts
+			}
 		}
 	}
 	tail := p.pending

@@ -1,0 +1,15 @@
+package remote
+
+import "time"
+
+// SetMissingWait sets how long x waits for the batches a result counts.
+func SetMissingWait(x *Executor, d time.Duration) { x.missingWait = d }
+
+// JobReply reads a job message's reply subject and token.
+func JobReply(data []byte) (reply, token string, err error) {
+	j, err := decodeJob(data)
+	if err != nil {
+		return "", "", err
+	}
+	return j.Reply, j.Token, nil
+}
