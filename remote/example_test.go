@@ -31,7 +31,6 @@ func Example() {
 	nc, _ := nats.Connect(srv.ClientURL())
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
-	defer js.CleanupPublisher()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 

@@ -149,10 +149,11 @@ func connect(t testing.TB, s *server.Server) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
 	nc, err := nats.Connect(s.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	require.NoError(t, err)
+	// Closing the connection ends the publisher's goroutines too (nc.Close
+	// only: CleanupPublisher before it can leave one of them blocked).
 	t.Cleanup(nc.Close)
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	t.Cleanup(js.CleanupPublisher)
 	return nc, js
 }
 

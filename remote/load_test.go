@@ -73,7 +73,6 @@ func TestAThousandDispatchesOverFourWorkers(t *testing.T) {
 	}
 	require.NoError(t, parent.Close())
 	require.NoError(t, x.Close())
-	js.CleanupPublisher()
 	nc.Close()
 	// The embedded server's goroutines are the server's business; those of
 	// the client and of this module must all be gone.

@@ -161,9 +161,9 @@ func (c *cluster) stop() {
 			<-done
 		}
 	}
-	if c.js != nil {
-		c.js.CleanupPublisher()
-	}
+	// Closing the connection ends the JetStream publisher's goroutines
+	// (js.CleanupPublisher before it may leave one blocked for ever, if
+	// the goroutine an asynchronous publish started has not run yet).
 	if c.nc != nil {
 		c.nc.Close()
 	}

@@ -67,7 +67,6 @@ worker loses it, 2 when a flag is wrong (a pool's name holds letters, digits,
 			if err != nil {
 				return cli.Failf("%v", err)
 			}
-			defer js.CleanupPublisher()
 			setup, err := Setup()
 			if err != nil {
 				return err
