@@ -215,7 +215,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 // job is the wire form of job.
 func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.Rendered, set tools.Toolset) (*job, error) {
 	req := sj.Request
-	j := &job{V: wireVersion, Token: jobToken(sj), ID: sj.ID, Name: sj.Name, Root: sj.Root, RootPrompt: sj.RootPrompt,
+	j := &job{V: wireVersion, Token: x.jobToken(sj), ID: sj.ID, Name: sj.Name, Root: sj.Root, RootPrompt: sj.RootPrompt,
 		Agents: sj.Agents, Schema: session.SchemaVersion, Fingerprint: x.fp, Session: req.Session.ID(),
 		NS: rendered.NS, Key: rendered.Key, UserMessage: req.UserMessage, Continue: req.Continue, Tools: set.Names(),
 		ModelName: req.ModelName, MaxTurns: req.MaxTurns, Budget: req.Budget, OutputRetries: req.OutputRetries,

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -72,6 +74,7 @@ type Executor struct {
 	// yet waits for them (the worker sends a lost one again for up to a
 	// minute) before the child fails.
 	missingWait time.Duration
+	dispatched  atomic.Uint64 // jobs dispatched, for their tokens
 
 	mu      sync.Mutex
 	closed  bool
@@ -328,12 +331,14 @@ func (x *Executor) store(ctx context.Context, s *session.Session, snap session.S
 	return name, nil
 }
 
-// jobToken is the subject token of a job: the agent's, and the number of
-// the evaluation for a child continued by a stop hook.
-func jobToken(job *subagent.Job) string {
+// jobToken is the subject token of a job: the agent's id (cut to leave
+// room), and the number of the executor's dispatch, which alone makes it
+// unique — engines that share the executor may number their agents
+// alike, and a child continued by a stop hook is dispatched again.
+func (x *Executor) jobToken(job *subagent.Job) string {
 	tok := token(job.ID)
-	if job.Request.Continue != "" {
-		tok += "_" + token(randid.New())[:8]
+	if len(tok) > 48 {
+		tok = tok[:48]
 	}
-	return tok
+	return tok + "_" + strconv.FormatUint(x.dispatched.Add(1), 36)
 }

@@ -212,3 +212,39 @@ func TestADispatchOnAClosedExecutorFails(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "the remote executor is closed")
 }
+
+// Engines that share an executor may number their agents alike: two
+// children of the same agent id in flight at once each get their own
+// result.
+func TestEnginesSharingAnExecutorMayReuseAgentIDs(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	_, js := connect(t, s)
+	startWorkers(t, s.ClientURL(), "shared", 2)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "shared", Setup: setup})
+	require.NoError(t, err)
+	defer x.Close()
+	type got struct {
+		o   *subagent.Outcome
+		err error
+	}
+	results := make(chan got, 2)
+	for range 2 {
+		go func() {
+			o, err := reviewerAs(t, ctx, x, "agent-1")
+			results <- got{o, err}
+		}()
+	}
+	for range 2 {
+		select {
+		case r := <-results:
+			require.NoError(t, r.err)
+			assert.Equal(t, "done", r.o.Response.Text)
+		case <-ctx.Done():
+			t.Fatal("a child of a reused agent id never got its result")
+		}
+	}
+}
