@@ -13,12 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/offshoot-dev/offshoot/examples/billing"
 	"github.com/offshoot-dev/offshoot/remote"
-	"github.com/offshoot-dev/offshoot/runner"
-	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
-	"github.com/offshoot-dev/offshoot/tools/promptsubagent"
 )
 
 // reached waits for a worker to reach the barrier (the first model call
@@ -104,15 +100,7 @@ func TestAWorkerOfAnotherBuildRefusesTheJob(t *testing.T) {
 // reviewer runs one reviewer child of a fresh parent on exec.
 func reviewer(t *testing.T, ctx context.Context, exec subagent.Executor) (*subagent.Outcome, error) {
 	t.Helper()
-	parent, err := session.New()
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = parent.Close() })
-	engine := subagent.New(subagent.Options{Executor: exec})
-	reg, err := billing.Prompts(engine, promptsubagent.Options{})
-	require.NoError(t, err)
-	p, err := reg.Lookup(billing.ReviewerNS, billing.ReviewerKey)
-	require.NoError(t, err)
-	return engine.Run(ctx, subagent.Spec{Name: "agents/reviewer", Parent: parent, Request: runner.Request{Prompt: p, Model: billing.Script(), ModelName: "echo", UserMessage: "Review step S001 of the plan."}})
+	return reviewerAs(t, ctx, exec, "")
 }
 
 func TestCancellingTheParentStopsTheChildOnItsWorker(t *testing.T) {

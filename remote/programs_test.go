@@ -23,13 +23,18 @@ import (
 )
 
 // reviewerAs runs one reviewer child of a fresh parent on exec, with the
-// agent id given: two programs that count their agents give the same.
+// agent id given (the engine's own when empty): two programs that count
+// their agents give the same.
 func reviewerAs(t *testing.T, ctx context.Context, exec subagent.Executor, id string) (*subagent.Outcome, error) {
 	t.Helper()
 	parent, err := session.New()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = parent.Close() })
-	engine := subagent.New(subagent.Options{Executor: exec, NewID: func() string { return id }})
+	opts := subagent.Options{Executor: exec}
+	if id != "" {
+		opts.NewID = func() string { return id }
+	}
+	engine := subagent.New(opts)
 	reg, err := billing.Prompts(engine, promptsubagent.Options{})
 	require.NoError(t, err)
 	p, err := reg.Lookup(billing.ReviewerNS, billing.ReviewerKey)
