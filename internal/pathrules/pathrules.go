@@ -1,8 +1,9 @@
 // Package pathrules holds the rules about paths that the virtual
-// filesystem's mount, the bash tool and the write-back share, so that
-// they live in one place: which names may hold a secret, which folders
-// are never written, which files configure what runs next, and which are
-// the agents' configuration rather than workspace.
+// filesystem, its mount, the bash tool and the write-back share, so that
+// they live in one place: how long a path may be, which names may hold a
+// secret, which folders are never written, which files configure what
+// runs next, and which are the agents' configuration rather than
+// workspace. (What a text file is lives in package textfile.)
 //
 // A rule is a list of names — globs of one or more path segments, '*'
 // and '?' within a segment — matched case-insensitively (a
@@ -17,6 +18,16 @@ import (
 	"path"
 	"slices"
 	"strings"
+)
+
+// Limits on a path of a session's files, relative and slash-separated:
+// the VFS refuses a longer one, and the bash tool does not hand back a
+// file that has one.
+const (
+	// MaxSegments is the most segments a path may have.
+	MaxSegments = 16
+	// MaxSegmentLength is the most bytes a segment may have.
+	MaxSegmentLength = 80
 )
 
 // secrets are the names of files and directories that usually hold

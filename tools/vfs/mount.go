@@ -1,7 +1,6 @@
 package vfs
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/offshoot-dev/offshoot/internal/pathrules"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
+	"github.com/offshoot-dev/offshoot/internal/textfile"
 )
 
 // defaultMountMaxBytes is the byte cap of a mount whose MaxBytes is 0
@@ -30,10 +30,6 @@ var errOutsideRoots = errors.New("vfs: host path outside the allowed roots")
 // ErrMountTooLarge is matched (errors.Is) by the error of a mount whose
 // files come to more than its byte cap (MaxBytes).
 var ErrMountTooLarge = errors.New("vfs: the mounted files exceed the byte cap")
-
-// binaryProbe is how much of a file is searched for a NUL byte: a file
-// with one there is binary, not text, and is not copied.
-const binaryProbe = 8 << 10
 
 // Mount copies host files into the VFS: changes in the VFS reach the host
 // only through a write-back (PlanWriteBack), and later changes on the host
@@ -249,7 +245,7 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 
 // maxFileBytes is the most bytes a file the VFS can hold may have: each
 // character takes at most 4 bytes in UTF-8.
-const maxFileBytes = 4 * maxContentChars
+const maxFileBytes = textfile.MaxBytes
 
 // loader accumulates the files of one mount.
 type loader struct {
@@ -377,7 +373,7 @@ func (l *loader) add(p, rel string) error {
 	case !ok || utf8.RuneCount(data) > maxContentChars:
 		l.report.leave(leftTooLong, rel)
 		return nil
-	case !utf8.Valid(data) || isBinary(data):
+	case !utf8.Valid(data) || textfile.Binary(data):
 		l.report.leave(leftNotText, rel)
 		return nil
 	}
@@ -444,10 +440,4 @@ func matchAny(ps []pattern, rel string) bool {
 		}
 	}
 	return false
-}
-
-// isBinary reports whether data holds a NUL byte in its first binaryProbe
-// bytes.
-func isBinary(data []byte) bool {
-	return bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0
 }
