@@ -39,7 +39,7 @@ const writeConfigFlag = "--write-config"
 func (f *WriteBackFlags) Add(cmd *cobra.Command, what string) {
 	cmd.Flags().BoolVar(&f.Write, "write", false, "write "+what+" to the directory, without asking (files changed on disk meanwhile are left, and make exit code 1)")
 	cmd.Flags().BoolVar(&f.DryRun, "dry-run", false, "only show "+what+" as a diff; write nothing")
-	cmd.Flags().StringArrayVar(&f.WriteConfig, writeConfigFlag[2:], nil, "write this file too, though it configures what runs next (a CI workflow, .envrc, .claude, .mcp.json, an editor's tasks, a git hook: left unless named); repeat it for each (PATH relative to the directory)")
+	cmd.Flags().StringArrayVar(&f.WriteConfig, writeConfigFlag[2:], nil, "write the file `PATH` (relative to the directory) too, though it configures what runs next (a CI workflow, .envrc, .claude, .mcp.json, an editor's tasks, a git hook: left unless named); repeat it for each")
 }
 
 // Check returns a usage error when the flags contradict each other; call
@@ -177,7 +177,7 @@ func nameHint(plan *vfs.WriteBack) string {
 	if len(plan.Configuration()) == 0 {
 		return ""
 	}
-	return "; to write a file that configures what runs next, name each to write it with " + writeConfigFlag + " PATH"
+	return "; to write the files that configure what runs next, name each with " + writeConfigFlag + " PATH"
 }
 
 // configure returns "1 file that configures" or "N files that

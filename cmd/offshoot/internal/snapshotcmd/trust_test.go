@@ -91,7 +91,7 @@ func TestApplyNamesConfiguration(t *testing.T) {
 		written []string
 	}{
 		{"--write alone", []string{"--write"}, "", 1,
-			[]string{"2 files that configure what runs next (CI, git hooks, editor tasks, agents' settings, MCP servers), written only when named: .envrc, .github/workflows/ci.yml", "+++ b/.envrc", "name each to write it with --write-config PATH"},
+			[]string{"2 files that configure what runs next (CI, git hooks, editor tasks, agents' settings, MCP servers), written only when named: .envrc, .github/workflows/ci.yml", "+++ b/.envrc", "to write the files that configure what runs next, name each with --write-config PATH"},
 			[]string{"README.md"}},
 		{"named", []string{"--write", "--write-config", ".envrc"}, "", 1,
 			[]string{"1 file that configures what runs next", ".github/workflows/ci.yml (configures what runs next: written only when named)"},
