@@ -30,9 +30,11 @@ type Change struct {
 	// diff: what was mounted, or, for a conflict, what the disk has now.
 	Old string
 	// Left, when not empty, says why the change is not written, such as
-	// "changed on disk since it was mounted" or "excluded: a write-back
-	// never writes it". A change the directory already has is neither
-	// left nor written again (see WriteBack.Pending).
+	// "changed on disk since it was mounted", "excluded: a write-back
+	// never writes it" or, until WriteBack.Allow names it, "configures
+	// what runs next: written only when named". A change the directory
+	// already has is neither left nor written again (see
+	// WriteBack.Pending).
 	Left string
 
 	onDisk bool // the host already has the change: nothing to write
