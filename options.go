@@ -83,12 +83,14 @@ type Options struct {
 	// Mounts copy host files into the main agent's virtual filesystem,
 	// read-only, each as its vfs.Mount says. DirectoryMount(dir,
 	// mountPath) is the usual one: it copies the host directory dir
-	// under mountPath ("" for the root), and leaves out, at any depth,
-	// what is no file of the project's or may hold a secret: .git
-	// directories, offshoot's own .offshoot folders (whose config.json
-	// may hold an API key), what the directory's .gitignore ignores, and
-	// the files vfs.DefaultSecrets names (.env files, SSH and TLS keys,
-	// .npmrc, .netrc, .aws, .docker, credentials, …). The Transcripts
+	// under mountPath ("" for the root), and leaves out, at any depth and
+	// whatever the case, what is no file of the project's or may hold a
+	// secret: .git directories, the agents' configuration (.claude and
+	// offshoot's own .offshoot folders: agent definitions, settings with
+	// hooks, a config.json that may hold an API key), what the
+	// directory's .gitignore ignores, and the files vfs.DefaultSecrets
+	// names (.env files, SSH and TLS keys, .npmrc, .netrc, .aws, .docker,
+	// credentials, shell histories, …). The Transcripts
 	// directory is left out of any mount it lies inside. The changes the
 	// agents make stay in the session, and nothing outside the mounts is
 	// read. See vfs.Mount for the limits.
@@ -170,14 +172,5 @@ Answer with what you found or did, briefly.`
 // giving it: to set its Report, to learn what was copied and what was
 // left out, say.
 func DirectoryMount(dir, mountPath string) vfs.Mount {
-	return vfs.Mount{HostPath: dir, MountPath: mountPath, Exclude: directoryExcludes(), GitIgnore: true}
-}
-
-// directoryExcludes returns the globs (vfs.Mount.Exclude) of what
-// DirectoryMount leaves out of a directory besides secrets.
-func directoryExcludes() []string {
-	return []string{
-		".git", "**/.git",
-		".offshoot", "**/.offshoot",
-	}
+	return vfs.Mount{HostPath: dir, MountPath: mountPath, GitIgnore: true}
 }

@@ -51,6 +51,8 @@ func TestCommands(t *testing.T) {
 		{name: "over the cap not copied", command: "head -c 60000 /dev/zero | tr '\\0' x > big.txt", message: []string{"big.txt (60000 characters, more than a file may hold"}, files: start},
 		{name: "symlink not followed", command: "ln -s /etc/passwd link", message: []string{"link (a symbolic link, which is not followed)"}, files: start},
 		{name: "binary replacing a file keeps the text", command: "printf '\\000' > a.txt", message: []string{"a.txt (binary"}, files: start},
+		{name: "a NUL after the first 8 KiB is text, as a mount takes it", command: "head -c 9000 /dev/zero | tr '\\0' a > late.txt; printf '\\000' >> late.txt", message: []string{"created late.txt"},
+			files: map[string]string{"a.txt": "alpha\n", "docs/b.md": "beta\n", "old.txt": "old\n", "late.txt": strings.Repeat("a", 9000) + "\x00"}},
 		{name: "no input", command: "cat; echo done", output: []string{"done\n"}, files: start},
 		{name: "environment", command: `echo "key=$LLM_API_KEY$OPENAI_API_KEY"; test "$HOME" = "$(pwd)" && echo home-is-scratch; echo "lang=$LANG"`,
 			output: []string{"key=\n", "home-is-scratch", "lang="}, files: start},

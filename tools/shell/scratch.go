@@ -12,7 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/offshoot-dev/offshoot/internal/pathrules"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
+	"github.com/offshoot-dev/offshoot/internal/textfile"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -25,16 +27,17 @@ import (
 // modification time, inode or mode changed is read, and what differs from
 // the session's files becomes FileWritten and FileDeleted events.
 
-// Limits on what files a command may hand back, mirroring what the VFS
-// takes: paths of printable ASCII, at most 16 segments of at most 80
-// bytes; UTF-8 text without NUL bytes of at most 48,000 characters.
+// Limits on what files a command may hand back, those the VFS and its
+// mount keep (packages pathrules and textfile): paths of printable ASCII,
+// at most 16 segments of at most 80 bytes; UTF-8 text without a NUL byte
+// in its first 8 KiB, of at most 48,000 characters.
 const (
-	maxPathSegments  = 16
-	maxSegmentLength = 80
-	maxContentChars  = 48_000
+	maxPathSegments  = pathrules.MaxSegments
+	maxSegmentLength = pathrules.MaxSegmentLength
+	maxContentChars  = textfile.MaxChars
 	// maxContentBytes is the most bytes a file of maxContentChars
 	// characters may take; a larger file is not read.
-	maxContentBytes = 4 * maxContentChars
+	maxContentBytes = textfile.MaxBytes
 	// maxScanEntries bounds the entries of a scratch directory read back
 	// after a command.
 	maxScanEntries = 100_000
@@ -416,7 +419,7 @@ func pathProblem(p string) string {
 // contentProblem says why the files cannot hold data, or "".
 func contentProblem(data []byte) string {
 	switch {
-	case strings.IndexByte(string(data), 0) >= 0 || !utf8.Valid(data):
+	case !utf8.Valid(data) || textfile.Binary(data):
 		return fmt.Sprintf("binary, %d bytes: the files hold UTF-8 text only", len(data))
 	case utf8.RuneCount(data) > maxContentChars:
 		return fmt.Sprintf("%d characters, more than a file may hold (%d)", utf8.RuneCount(data), maxContentChars)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/offshoot-dev/offshoot/internal/pathrules"
 	"github.com/offshoot-dev/offshoot/session"
 )
 
@@ -29,9 +30,11 @@ type Change struct {
 	// diff: what was mounted, or, for a conflict, what the disk has now.
 	Old string
 	// Left, when not empty, says why the change is not written, such as
-	// "changed on disk since it was mounted" or "excluded: a write-back
-	// never writes it". A change the directory already has is neither
-	// left nor written again (see WriteBack.Pending).
+	// "changed on disk since it was mounted", "excluded: a write-back
+	// never writes it" or, until WriteBack.Allow names it, "configures
+	// what runs next: written only when named". A change the directory
+	// already has is neither left nor written again (see
+	// WriteBack.Pending).
 	Left string
 
 	onDisk bool // the host already has the change: nothing to write
@@ -50,6 +53,7 @@ const (
 	leftGoneOnDisk    = "deleted on disk since it was mounted"
 	leftExistsOnDisk  = "exists on disk and was not mounted"
 	leftNeverWritten  = "excluded: a write-back never writes it"
+	leftRunsNext      = "configures what runs next: written only when named"
 	leftOutsideMounts = "outside the mounted directories"
 	leftSymlink       = "a symbolic link on disk"
 )
@@ -59,9 +63,13 @@ const (
 // (content differs from what was mounted; a file edited back to its
 // mounted content is unchanged) and deleted. A session whose files were
 // not mounted has only created files. Changes that a write-back never
-// makes already carry why in Left: a path the mounts excluded (.git,
-// .offshoot, secrets such as .env files) or one outside the mounted
-// directories. Take snap from Session.Snapshot, or from a saved snapshot.
+// makes already carry why in Left: a path that is never written (.git,
+// .offshoot, names that may hold a secret such as .env files), one the
+// mounts excluded, or one outside the mounted directories; so does a
+// change to a file that configures what runs next (a CI workflow,
+// .envrc, .claude, .mcp.json, …), written only when named (see
+// WriteBack.Allow). Take snap from Session.Snapshot, or from a saved
+// snapshot.
 func Changes(snap session.Snapshot) []Change {
 	changes, _ := changesOf(snap)
 	return changes
@@ -95,61 +103,54 @@ func changesOf(snap session.Snapshot) ([]Change, writeRules) {
 	return out, rules
 }
 
-// writeRules decide which paths a write-back may write, from the
-// baseline alone.
+// writeRules decide which paths a write-back may write: the code's rules
+// (package pathrules), which the session cannot change, and on top of
+// them the exclusions its baseline recorded, which can only add to them.
 type writeRules struct {
 	base    baseline
-	mounted bool          // whether there is a baseline
-	dirs    []compiledDir // the mounted directories
-	floor   []pattern     // never written, whatever the mounts said
+	mounted bool            // whether there is a baseline
+	dirs    []compiledDir   // the mounted directories
+	named   map[string]bool // the files that configure what runs next the user named (WriteBack.Allow)
 }
 
 // compiledDir is a mountedDir with its globs compiled.
 type compiledDir struct {
 	path    string
-	exclude []pattern
-	broken  bool // its globs do not compile: nothing below it is written
+	exclude []pattern // compiled by compileFolded
+	broken  bool      // its globs do not compile: nothing below it is written
 }
 
-// neverWritten are the paths no write-back writes, at any depth: version
-// control's and offshoot's own folders and environment files, which hold
-// secrets. A mount's own exclusions (its Exclude and Secrets) come on top.
-var neverWritten = mustCompile(anyDepth([]string{".git", ".offshoot", ".env", ".env.*", "*.env"}))
-
-// mustCompile compiles globs known to be valid.
-func mustCompile(globs []string) []pattern {
-	ps, err := compileAll(globs)
-	if err != nil {
-		panic("vfs: " + err.Error()) // a bug in a literal of this package
-	}
-	return ps
-}
-
-// newWriteRules compiles the rules of a baseline. A session without one
-// gets DefaultSecrets' names (as of now) on top of neverWritten.
+// newWriteRules compiles the rules of a baseline.
 func newWriteRules(base baseline, mounted bool) writeRules {
-	r := writeRules{base: base, mounted: mounted, floor: neverWritten}
-	if !mounted {
-		if ps, err := compileAll(anyDepth(DefaultSecrets)); err == nil {
-			r.floor = append(slices.Clone(neverWritten), ps...)
-		}
-		return r
-	}
+	r := writeRules{base: base, mounted: mounted}
 	for _, d := range base.Dirs {
-		ps, err := compileAll(d.Exclude) // checked when decoded
+		ps, err := compileFolded(d.Exclude) // checked when decoded
 		r.dirs = append(r.dirs, compiledDir{path: d.Path, exclude: ps, broken: err != nil})
 	}
 	return r
 }
 
-// refuse returns why the change c is never written, or "".
+// refuse returns why the change c is not written, or "": never (a path
+// that is never written, excluded, outside the mounts), or not before
+// the user names it (a file that configures what runs next).
 func (r writeRules) refuse(c Change) string {
 	if c.Op != opCreated && c.Op != opEdited && c.Op != opDeleted {
 		return fmt.Sprintf("not a change a write-back makes (%q)", clip(c.Op))
 	}
-	if !isCanonical(c.Path) || excluded(r.floor, c.Path) {
+	if !isCanonical(c.Path) || pathrules.NeverWritten(c.Path) {
 		return leftNeverWritten
 	}
+	if left := r.refuseByMounts(c); left != "" {
+		return left
+	}
+	if pathrules.RunsNext(c.Path) && !r.named[c.Path] {
+		return leftRunsNext
+	}
+	return ""
+}
+
+// refuseByMounts returns why the mounts' baseline refuses c, or "".
+func (r writeRules) refuseByMounts(c Change) string {
 	if !r.mounted {
 		return ""
 	}
@@ -160,7 +161,7 @@ func (r writeRules) refuse(c Change) string {
 			continue
 		}
 		inside = true
-		if d.broken || excluded(d.exclude, rel) {
+		if d.broken || excludedFolded(d.exclude, rel) {
 			return leftNeverWritten
 		}
 	}

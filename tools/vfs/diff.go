@@ -25,16 +25,34 @@ func (w *WriteBack) Diff() string {
 		if c.Left != "" || c.onDisk {
 			continue
 		}
-		from, to := "a/"+c.Path, "b/"+c.Path
-		switch c.Op {
-		case opCreated:
-			from = "/dev/null"
-		case opDeleted:
-			to = "/dev/null"
-		}
-		b.WriteString(unifiedDiff(c.Old, c.Content, from, to))
+		b.WriteString(changeDiff(c))
 	}
 	return b.String()
+}
+
+// ConfigurationDiff returns the changes that wait to be named (see
+// Configuration) as a unified diff, as Diff shows the others.
+func (w *WriteBack) ConfigurationDiff() string {
+	var b strings.Builder
+	for _, c := range w.Changes {
+		if c.Left == leftRunsNext {
+			b.WriteString(changeDiff(c))
+		}
+	}
+	return b.String()
+}
+
+// changeDiff returns the unified diff of the change c from the host's
+// file to the session's.
+func changeDiff(c Change) string {
+	from, to := "a/"+c.Path, "b/"+c.Path
+	switch c.Op {
+	case opCreated:
+		from = "/dev/null"
+	case opDeleted:
+		to = "/dev/null"
+	}
+	return unifiedDiff(c.Old, c.Content, from, to)
 }
 
 // ConflictDiff returns, for the changes left because the file on disk

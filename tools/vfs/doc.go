@@ -32,12 +32,16 @@
 // Host mounts (Mount) copy host files in from inside allow-listed roots
 // only: regular files and directories, never a FIFO, socket or device, and
 // through a symlink only to a file inside the mounted directory that
-// Exclude keeps. The session records what was mounted; Changes lists what
+// Exclude keeps; never .git, the agents' configuration (.claude,
+// .offshoot) or a name that may hold a secret (DefaultSecrets), whatever
+// their case. The session records what was mounted; Changes lists what
 // the session created, edited and deleted since, and PlanWriteBack checks
 // those changes against a host directory, shows them as a unified diff
 // and writes them (WriteBack.Apply): never outside the directory, never
-// through a symlink, never to an excluded path, and never over a file
-// that changed on disk since it was mounted. FS gives an io/fs view of a
+// through a symlink, never to .git, .offshoot, a secret or an excluded
+// path (rules of the code, which no snapshot can change), a file that
+// configures what runs next only when named (WriteBack.Allow), and never
+// over a file that changed on disk since it was mounted. FS gives an io/fs view of a
 // session's files and Export writes a snapshot's files to a host
 // directory. A file table decoded from snapshot JSON is checked as the
 // tools would build it.

@@ -45,12 +45,14 @@ var (
 type PathError = pathError
 
 const (
-	KindFile       = kindFile
-	KindDirectory  = kindDirectory
-	LeftSecret     = leftSecret
-	LeftIgnored    = leftIgnored
-	LeftSpecial    = leftSpecial
-	LeftUnreadable = leftUnreadable
+	KindFile           = kindFile
+	KindDirectory      = kindDirectory
+	LeftSecret         = leftSecret
+	LeftConfiguration  = leftConfiguration
+	LeftVersionControl = leftVersionControl
+	LeftIgnored        = leftIgnored
+	LeftSpecial        = leftSpecial
+	LeftUnreadable     = leftUnreadable
 )
 
 // NormalizePath is the normalization every path of the VFS goes through.

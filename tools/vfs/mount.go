@@ -1,7 +1,6 @@
 package vfs
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/offshoot-dev/offshoot/internal/pathrules"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
+	"github.com/offshoot-dev/offshoot/internal/textfile"
 )
 
 // defaultMountMaxBytes is the byte cap of a mount whose MaxBytes is 0
@@ -30,14 +31,16 @@ var errOutsideRoots = errors.New("vfs: host path outside the allowed roots")
 // files come to more than its byte cap (MaxBytes).
 var ErrMountTooLarge = errors.New("vfs: the mounted files exceed the byte cap")
 
-// binaryProbe is how much of a file is searched for a NUL byte: a file
-// with one there is binary, not text, and is not copied.
-const binaryProbe = 8 << 10
-
 // Mount copies host files into the VFS: changes in the VFS reach the host
 // only through a write-back (PlanWriteBack), and later changes on the host
 // are not seen. The mount records what it copied (a hash of each file) in
 // the session, so that a write-back knows what changed on either side.
+//
+// Whatever Exclude says, a mount leaves out version control's folders
+// (.git) and the agents' own configuration, which is no workspace: the
+// .claude and .offshoot folders (agent definitions, settings with hooks,
+// offshoot's config.json), at any depth and whatever the case. Mount one
+// of their folders itself (HostPath .claude/agents) to copy it.
 type Mount struct {
 	// HostPath is the host directory (or regular file) to copy. It must
 	// resolve, symlinks evaluated, inside one of the allowed roots; a
@@ -52,8 +55,8 @@ type Mount struct {
 	// **/*.md for Markdown files at any depth).
 	Include []string
 	// Exclude drops the files and directories whose relative path matches
-	// one of these globs, such as .git or **/testdata. It wins over
-	// Include, and applies to the target of a symlink too, so a link
+	// one of these globs, whatever the case, such as **/testdata. It wins
+	// over Include, and applies to the target of a symlink too, so a link
 	// cannot expose an excluded file.
 	Exclude []string
 	// MaxBytes caps the total size of the files copied, counted as they
@@ -61,10 +64,12 @@ type Mount struct {
 	// copy more is an error. Skipped files do not count. 0 means 4 MiB.
 	MaxBytes int64
 	// Secrets are names of files and directories that may hold
-	// credentials, left out at any depth (the glob syntax of Exclude,
-	// matched against the path and each of its trailing parts); nil means
-	// DefaultSecrets, an empty slice none. They are counted apart in
-	// Report, and a symlink cannot expose one.
+	// credentials, left out at any depth and whatever the case (the glob
+	// syntax of Exclude, matched against the path and each of its
+	// trailing parts); nil means DefaultSecrets, an empty slice none. They
+	// are counted apart in Report, and a symlink cannot expose one. A
+	// write-back never writes DefaultSecrets' names, whatever Secrets
+	// says.
 	Secrets []string
 	// GitIgnore leaves out what the .gitignore at the top of the mounted
 	// directory ignores.
@@ -166,17 +171,17 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 	if err != nil {
 		return t, fmt.Errorf("include: %w", err)
 	}
-	exclude, err := compileAll(m.Exclude)
+	exclude, err := compileFolded(m.Exclude)
 	if err != nil {
 		return t, fmt.Errorf("exclude: %w", err)
 	}
-	secretNames := m.Secrets
-	if secretNames == nil {
-		secretNames = DefaultSecrets
-	}
-	secrets, err := compileAll(anyDepth(secretNames))
-	if err != nil {
-		return t, fmt.Errorf("secrets: %w", err)
+	secretNames, secret := pathrules.Secrets(), pathrules.Secret
+	if m.Secrets != nil {
+		secrets, err := compileFolded(anyDepth(m.Secrets))
+		if err != nil {
+			return t, fmt.Errorf("secrets: %w", err)
+		}
+		secretNames, secret = m.Secrets, func(rel string) bool { return excludedFolded(secrets, rel) }
 	}
 	abs, err := filepath.Abs(m.HostPath)
 	if err != nil {
@@ -213,7 +218,7 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 		// they are given, and a report counts one load.
 		*m.Report = MountReport{}
 	}
-	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, secrets: secrets, budget: m.MaxBytes, report: m.Report, hashes: base.Files}
+	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, secret: secret, budget: m.MaxBytes, report: m.Report, hashes: base.Files}
 	if l.budget == 0 {
 		l.budget = defaultMountMaxBytes
 	}
@@ -240,7 +245,7 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 
 // maxFileBytes is the most bytes a file the VFS can hold may have: each
 // character takes at most 4 bytes in UTF-8.
-const maxFileBytes = 4 * maxContentChars
+const maxFileBytes = textfile.MaxBytes
 
 // loader accumulates the files of one mount.
 type loader struct {
@@ -248,9 +253,9 @@ type loader struct {
 	hostDir           string   // the mounted directory's host path, symlinks evaluated
 	t                 Table
 	mountDir          string
-	include, exclude  []pattern
-	secrets           []pattern
-	ignore            gitignore.Matcher // the mounted directory's .gitignore, or nil
+	include, exclude  []pattern             // exclude compiled by compileFolded
+	secret            func(rel string) bool // whether rel may hold a secret
+	ignore            gitignore.Matcher     // the mounted directory's .gitignore, or nil
 	budget, bytesRead int64
 	report            *MountReport
 	hashes            map[string]string // the baseline's: VFS path → hash of what was copied
@@ -293,9 +298,13 @@ func (l *loader) visit(p string, d fs.DirEntry, err error) error {
 // leaveOut returns why the file or directory rel is left out, or "".
 func (l *loader) leaveOut(rel string, dir bool) string {
 	switch {
-	case matchAny(l.secrets, rel):
+	case l.secret(rel):
 		return leftSecret
-	case matchAny(l.exclude, rel) || !dir && len(l.include) > 0 && !matchAny(l.include, rel):
+	case pathrules.VersionControl(rel):
+		return leftVersionControl
+	case pathrules.AgentConfiguration(rel):
+		return leftConfiguration
+	case matchFolded(l.exclude, rel) || !dir && len(l.include) > 0 && !matchAny(l.include, rel):
 		return leftExcluded
 	case l.ignore != nil && l.ignore.Match(strings.Split(rel, "/"), dir):
 		return leftIgnored
@@ -317,7 +326,7 @@ func (l *loader) linkTarget(p string) (string, bool) {
 		return "", false
 	}
 	target := filepath.ToSlash(rel)
-	if excluded(l.exclude, target) || excluded(l.secrets, target) {
+	if excludedFolded(l.exclude, target) || l.secret(target) || pathrules.VersionControl(target) || pathrules.AgentConfiguration(target) {
 		return "", false
 	}
 	info, err := l.root.Lstat(target)
@@ -364,7 +373,7 @@ func (l *loader) add(p, rel string) error {
 	case !ok || utf8.RuneCount(data) > maxContentChars:
 		l.report.leave(leftTooLong, rel)
 		return nil
-	case !utf8.Valid(data) || isBinary(data):
+	case !utf8.Valid(data) || textfile.Binary(data):
 		l.report.leave(leftNotText, rel)
 		return nil
 	}
@@ -431,10 +440,4 @@ func matchAny(ps []pattern, rel string) bool {
 		}
 	}
 	return false
-}
-
-// isBinary reports whether data holds a NUL byte in its first binaryProbe
-// bytes.
-func isBinary(data []byte) bool {
-	return bytes.IndexByte(data[:min(len(data), binaryProbe)], 0) >= 0
 }

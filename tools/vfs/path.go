@@ -4,18 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/offshoot-dev/offshoot/internal/pathrules"
+	"github.com/offshoot-dev/offshoot/internal/textfile"
 )
 
 // Limits on paths and contents. Paths are counted in bytes (they are ASCII);
 // contents in characters (Unicode code points).
 const (
 	// maxPathSegments is the most segments a path may have.
-	maxPathSegments = 16
+	maxPathSegments = pathrules.MaxSegments
 	// maxSegmentLength is the longest a path segment may be.
-	maxSegmentLength = 80
+	maxSegmentLength = pathrules.MaxSegmentLength
 	// maxContentChars is the most characters one write may store, and the
 	// most a file may hold.
-	maxContentChars = 48_000
+	maxContentChars = textfile.MaxChars
 )
 
 // reasonNotASCII is the reason for any text that must be ASCII and is not.

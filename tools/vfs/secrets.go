@@ -10,33 +10,30 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
+	"github.com/offshoot-dev/offshoot/internal/pathrules"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
 )
 
 // DefaultSecrets are the names of files and directories that usually hold
-// credentials — keys, tokens, passwords — matched at any depth. A mount
-// whose Secrets is nil leaves them out; give an empty, non-nil slice to
-// copy them. The list is deliberately broad: a model that cannot read a
-// key cannot leak it.
-var DefaultSecrets = []string{
-	// environment files
-	".env", ".env.*", "*.env",
-	// SSH, GnuPG and TLS keys and certificates' private halves
-	".ssh", ".gnupg", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.ppk", "*.asc",
-	// clients' credentials
-	".aws", ".azure", ".gcloud", ".kube", ".docker", ".config/gcloud",
-	".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".netrc", "_netrc", ".git-credentials",
-	".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml", ".terraformrc",
-	"credentials", "credentials.json", "*.tfstate", "*.tfstate.*", ".htpasswd",
-	"secrets.yml", "secrets.yaml", "secrets.json", "*.secret", "*.secrets",
-}
+// credentials — keys, tokens, passwords, shell histories — matched at any
+// depth and whatever their case. A mount whose Secrets is nil leaves them
+// out; give an empty, non-nil slice to copy them. A write-back never
+// writes them, whatever the mount said. The list is deliberately broad: a
+// model that cannot read a key cannot leak it. It is a copy of the list
+// the code keeps: changing it changes neither the mount nor the
+// write-back.
+var DefaultSecrets = pathrules.Secrets()
 
 // Reasons a mount leaves a file or directory out, as MountReport counts
 // them.
 const (
 	// leftSecret: a name in the mount's Secrets (DefaultSecrets).
 	leftSecret = "may hold a secret"
+	// leftVersionControl: a version control folder (.git).
+	leftVersionControl = "version control"
+	// leftConfiguration: the agents' own configuration (.claude,
+	// .offshoot), not workspace.
+	leftConfiguration = "configuration"
 	// leftIgnored: ignored by the mounted directory's .gitignore.
 	leftIgnored = "ignored by .gitignore"
 	// leftExcluded: matched by the mount's Exclude, or not by its Include.
@@ -58,7 +55,9 @@ type MountReport struct {
 	// Copied is the number of files copied.
 	Copied int
 	// LeftOut counts the files and directories left out, by reason: "may
-	// hold a secret" (a name in the mount's Secrets), "ignored by
+	// hold a secret" (a name in the mount's Secrets), "version control"
+	// (.git), "configuration" (the agents' definitions and settings under
+	// .claude and .offshoot), "ignored by
 	// .gitignore", "excluded" (by Exclude, or not matched by Include),
 	// "not text", "too long", "unreadable" (or a link that leads outside
 	// the mount or to nothing) and "not a regular file" (a FIFO, socket or

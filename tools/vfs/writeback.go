@@ -15,8 +15,13 @@ import (
 // PlanWriteBack makes one; Diff and Summary show it; Apply writes it.
 //
 // The rules: a change is written only inside Dir, through no symbolic
-// link (none on the way to the file, none at it), never to a path the
-// mounts excluded (.git, .offshoot, .env files and the mount's secrets);
+// link (none on the way to the file, none at it), never to .git,
+// .offshoot, a name that may hold a secret (DefaultSecrets: .env files,
+// keys, .npmrc, …) or a path the mounts excluded — names matched at any
+// depth and whatever their case, by rules of the code that no snapshot
+// can change; a file that configures what runs next (a CI workflow,
+// .envrc, .claude, .mcp.json, an editor's tasks, a git hook) is written
+// only when named with Allow;
 // a file is replaced or removed only while its content on disk is still
 // what was mounted (its SHA-256), and created only where there is no
 // file (or one with the same content). A change that breaks a rule is
@@ -56,16 +61,76 @@ func PlanWriteBack(snap session.Snapshot, dir string) (*WriteBack, error) {
 	}
 	defer root.Close()
 	changes, rules := changesOf(snap)
+	rules.named = map[string]bool{}
 	w := &WriteBack{Dir: abs, Changes: changes, rules: rules, planned: true}
 	for i := range w.Changes {
 		c := &w.Changes[i]
-		if c.Left != "" {
+		waits := c.Left == leftRunsNext // inspected too, for its diff
+		if c.Left != "" && !waits {
 			continue
 		}
 		h := inspect(root, *c)
 		c.Old, c.Left, c.onDisk = h.old, h.left, h.done
+		if waits && h.left == "" && !h.done {
+			c.Left = leftRunsNext
+		}
 	}
 	return w, nil
+}
+
+// Configuration returns the changes to files that configure what runs
+// next — a CI workflow, .envrc, a coding agent's settings, hooks or MCP
+// servers, an editor's tasks, a git hook — which are written only when
+// named with Allow, in path order.
+func (w *WriteBack) Configuration() []Change {
+	var out []Change
+	for _, c := range w.Changes {
+		if c.Left == leftRunsNext {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Allow lets Apply write the changes to the files that configure what
+// runs next at paths (see Configuration). It fails, allowing none, when a
+// path is not one of them, or the write-back was applied already.
+func (w *WriteBack) Allow(paths ...string) error {
+	if w.applied {
+		return errors.New("vfs: this write-back was applied already; allow the files before Apply")
+	}
+	waiting := map[string]int{}
+	for i, c := range w.Changes {
+		if c.Left == leftRunsNext {
+			waiting[c.Path] = i
+		}
+	}
+	for _, p := range paths {
+		if _, ok := waiting[p]; !ok {
+			return fmt.Errorf("vfs: %s is not a file that configures what runs next in this write-back; %s", clip(p), waitingList(w.Configuration()))
+		}
+	}
+	for _, p := range paths {
+		w.rules.named[p] = true
+		w.Changes[waiting[p]].Left = ""
+	}
+	return nil
+}
+
+// waitingList names the changes that wait to be named.
+func waitingList(waiting []Change) string {
+	if len(waiting) == 0 {
+		return "it has none"
+	}
+	names := make([]string, 0, min(len(waiting), maxListed)+1)
+	for i, c := range waiting {
+		if i == maxListed {
+			names = append(names, fmt.Sprintf("and %d more", len(waiting)-maxListed))
+			break
+		}
+		names = append(names, clip(c.Path))
+	}
+	return "those are: " + strings.Join(names, ", ")
 }
 
 // Apply writes the changes PlanWriteBack found writable to Dir. Each is

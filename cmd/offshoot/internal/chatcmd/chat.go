@@ -43,7 +43,8 @@ line you type is a turn; the agent remembers the whole conversation.
   /wait          wait for the background tasks to end
   /save [FILE]   write the session's snapshot (to --save's FILE by default)
   /apply         show the agents' file changes as a diff, then write them
-                 to the directory after a yes (see 'offshoot run --help')
+                 to the directory after a yes (see 'offshoot run --help');
+                 --dry-run, --write-config PATH as run takes them
   /help          list the commands
   /exit          end the chat (so do Ctrl-D and, at the prompt, Ctrl-C)
 

@@ -20,6 +20,8 @@ const help = `  TEXT           a message to the main agent
   /wait          wait until the background tasks have ended (Ctrl-C stops waiting)
   /save [FILE]   write the session's snapshot to FILE (default: --save's file)
   /apply         show the agents' file changes as a diff; write them to the directory after a yes
+                 (--dry-run only shows them; --write-config PATH names a file that configures
+                 what runs next, such as .envrc or a CI workflow, asked apart otherwise)
   /help          this list
   /exit          end the chat; so do Ctrl-D and, at the prompt, Ctrl-C`
 

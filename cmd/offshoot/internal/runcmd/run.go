@@ -39,16 +39,21 @@ LLM_API_KEY and LLM_BASE_URL, LIGHT_LLM_* for the light model, or "models" in
 it happens.
 
 The agent works on a copy of the directory (--dir, default: the project).
-Left out of the copy, at any depth: .git and offshoot's own .offshoot
-folders, files that may hold a secret (.env files, .ssh, .aws, keys,
-credentials, .npmrc, .netrc and the like), what .gitignore ignores, and
-files that are not UTF-8 text; the run says how many it left out, and why.
+Left out of the copy, at any depth and whatever the case: .git, the agents'
+configuration (.claude and offshoot's own .offshoot folders), files that
+may hold a secret (.env files, .ssh, .aws, keys, credentials, .npmrc,
+.netrc and the like), what .gitignore ignores, and files that are not
+UTF-8 text; the run says how many it left out, and why.
 
 At the end, run shows the files the agents created, edited and deleted as a
 unified diff, and writes them to the directory with --write, or after a yes
 at a terminal; --dry-run only shows them. A file changed on disk since the
 run copied it is left as it is on disk, and so is anything excluded from
-the copy or behind a symbolic link; run names them and exits with 1.
+the copy or behind a symbolic link; run names them and exits with 1. A
+file that configures what runs next (a CI workflow, .envrc, .claude,
+.mcp.json, an editor's tasks, a git hook) is listed apart and written only
+when named with --write-config PATH, or after a yes of its own at a
+terminal.
 
 The agent has the file and planning tools, Task, TaskOutput and TaskStop
 over the project's, the user's and the built-in agents, dispatch_subagent,

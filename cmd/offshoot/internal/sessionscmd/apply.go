@@ -16,7 +16,7 @@ func (s *sessions) applyCommand() *cobra.Command {
 	var dir string
 	var flags cli.WriteBackFlags
 	cmd := &cobra.Command{
-		Use:   "apply ID [--dir DIR] [--write | --dry-run]",
+		Use:   "apply ID [--dir DIR] [--write | --dry-run] [--write-config PATH]...",
 		Short: "Write the file changes of a stored session to a directory",
 		Long: `apply shows the files a stored session created, edited and deleted, against
 the files that were copied into it, as a unified diff with a summary, and
@@ -24,7 +24,11 @@ writes them to DIR (default: the project directory) with --write, or after
 a yes at a terminal; --dry-run only shows them. The rules are those of
 'offshoot snapshot apply': a file changed on disk since it was copied in is
 left as it is, and so is anything outside DIR, behind a symbolic link, or
-excluded from the copy; apply names what it left and exits with 1.`,
+excluded from the copy; .git, .offshoot and the files that may hold a
+secret are never written, whatever the stored session says; a file that
+configures what runs next (a CI workflow, .envrc, .claude, .mcp.json, a git
+hook) is written only when named with --write-config PATH, or after a yes
+of its own at a terminal. apply names what it left and exits with 1.`,
 		Example: `  offshoot sessions apply 3f2a… --dry-run
   offshoot sessions apply 3f2a… --write`,
 		Args: cli.Args("ID"),

@@ -14,7 +14,7 @@ func applyCommand(env *cli.Env) *cobra.Command {
 	var dir string
 	var flags cli.WriteBackFlags
 	cmd := &cobra.Command{
-		Use:   "apply FILE --dir DIR [--write | --dry-run]",
+		Use:   "apply FILE --dir DIR [--write | --dry-run] [--write-config PATH]...",
 		Short: "Write the file changes of a saved session to a directory",
 		Long: `apply shows the files a saved session (offshoot run --save FILE) created,
 edited and deleted, against the files that were copied into it, as a unified
@@ -24,13 +24,20 @@ shows them.
 
 A file is replaced or removed only while it is on disk as it was copied in:
 one changed since is left as it is, and so is anything outside DIR, behind
-a symbolic link, or excluded from the copy (.git, .offshoot, .env files and
-the other files that may hold a secret). apply names what it left and exits
-with 1. Each file is written whole or not at all (a temporary file renamed
-over it), keeping its permissions.
+a symbolic link, or excluded from the copy; .git, .offshoot, .env files and
+the other files that may hold a secret are never written, whatever the
+snapshot says. apply names what it left and exits with 1. Each file is
+written whole or not at all (a temporary file renamed over it), keeping its
+permissions.
+
+A file that configures what runs next — a CI workflow, .envrc, .claude,
+.mcp.json, an editor's tasks, a git hook — is listed apart and written only
+when named with --write-config PATH (repeated for each), or after a yes of
+its own at a terminal: --write alone leaves it, and says so.
 
 Exit codes: 0 the changes were written (or shown), 1 some could not be
-written, or the snapshot cannot be read, 2 a usage error.`,
+written (or wait to be named), or the snapshot cannot be read, 2 a usage
+error (such as a --write-config PATH that is not among the changes).`,
 		Example: `  offshoot run --save run.json "Fix the typos in the README"
   offshoot snapshot apply run.json --dir . --dry-run
   offshoot snapshot apply run.json --dir . --write`,
