@@ -88,7 +88,7 @@ type Options struct {
 	// secret: .git directories, the agents' configuration (.claude and
 	// offshoot's own .offshoot folders: agent definitions, settings with
 	// hooks, a config.json that may hold an API key), what the
-	// directory's .gitignore ignores, and the files vfs.DefaultSecrets
+	// directory's .gitignore ignores, and the files vfs.DefaultSecrets()
 	// names (.env files, SSH and TLS keys, .npmrc, .netrc, .aws, .docker,
 	// credentials, shell histories, …). The Transcripts
 	// directory is left out of any mount it lies inside. The changes the

@@ -66,9 +66,9 @@ type Mount struct {
 	// Secrets are names of files and directories that may hold
 	// credentials, left out at any depth and whatever the case (the glob
 	// syntax of Exclude, matched against the path and each of its
-	// trailing parts); nil means DefaultSecrets, an empty slice none. They
+	// trailing parts); nil means DefaultSecrets(), an empty slice none. They
 	// are counted apart in Report, and a symlink cannot expose one. A
-	// write-back never writes DefaultSecrets' names, whatever Secrets
+	// write-back never writes the names of DefaultSecrets(), whatever Secrets
 	// says.
 	Secrets []string
 	// GitIgnore leaves out what the .gitignore at the top of the mounted

@@ -14,15 +14,14 @@ import (
 	"github.com/offshoot-dev/offshoot/internal/regfile"
 )
 
-// DefaultSecrets are the names of files and directories that usually hold
-// credentials — keys, tokens, passwords, shell histories — matched at any
-// depth and whatever their case. A mount whose Secrets is nil leaves them
-// out; give an empty, non-nil slice to copy them. A write-back never
+// DefaultSecrets returns the names of files and directories that usually
+// hold credentials — keys, tokens, passwords, shell histories — matched at
+// any depth and whatever their case. A mount whose Secrets is nil leaves
+// them out; give an empty, non-nil slice to copy them. A write-back never
 // writes them, whatever the mount said. The list is deliberately broad: a
-// model that cannot read a key cannot leak it. It is a copy of the list
-// the code keeps: changing it changes neither the mount nor the
-// write-back.
-var DefaultSecrets = pathrules.Secrets()
+// model that cannot read a key cannot leak it. Each call returns a new
+// slice, so a program may append its own names to give a mount's Secrets.
+func DefaultSecrets() []string { return pathrules.Secrets() }
 
 // Reasons a mount leaves a file or directory out, as MountReport counts
 // them.
