@@ -66,9 +66,18 @@ func (l *callLog) all() []Call {
 }
 
 var (
-	_ model.Model    = (*Model)(nil)
-	_ model.Streamer = (*Model)(nil)
+	_ model.Model     = (*Model)(nil)
+	_ model.Streamer  = (*Model)(nil)
+	_ model.Describer = (*Model)(nil)
 )
+
+// name is what a scripted model is called: its model id, the one its
+// answers carry when the request names none, and its provider.
+const name = "scripted"
+
+// Describe says what m is: the model "scripted", of the provider
+// "scripted", on no server.
+func (m *Model) Describe() model.Description { return model.Description{ID: name, Provider: name} }
 
 // Call records one call to a scripted Model, for assertions.
 type Call struct {
@@ -185,7 +194,7 @@ func (m *Model) answer(ctx context.Context, req *model.Request) (rec *model.Requ
 		resp.Model = req.Model
 	}
 	if resp.Model == "" {
-		resp.Model = "scripted"
+		resp.Model = name
 	}
 	if turn.usage != nil {
 		resp.Usage = *turn.usage
