@@ -37,6 +37,7 @@ func TestDescribe(t *testing.T) {
 		want model.Description
 	}{
 		{"a script is named scripted", scripted.New(scripted.Text("hi")), model.Description{ID: "scripted", Provider: "scripted"}},
+		{"a named script", scripted.New(scripted.Text("hi")).Named("fake-1"), model.Description{ID: "fake-1", Provider: "scripted"}},
 		{"a recorder says what its model calls", rec, server.d},
 	}
 	for _, tt := range tests {
@@ -45,6 +46,11 @@ func TestDescribe(t *testing.T) {
 		})
 	}
 
+	t.Run("a named script answers as that model", func(t *testing.T) {
+		resp, err := scripted.New(scripted.Text("hi")).Named("fake-1").Generate(ctx, conv(model.UserMessage("q")))
+		require.NoError(t, err)
+		assert.Equal(t, "fake-1", resp.Model)
+	})
 	t.Run("a cassette keeps which model answered", func(t *testing.T) {
 		_, err := rec.Generate(ctx, conv(model.UserMessage("q")))
 		require.NoError(t, err)
