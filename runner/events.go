@@ -159,6 +159,19 @@ type InboundRead struct {
 	Upto int `json:"upto"`
 }
 
+// ToolsOffered says which tools an evaluation offers its model, with
+// their descriptions, for observers that describe tool calls (a tracer).
+// Like Delta, the runner publishes it on the session's bus when an
+// evaluation starts or is carried on, only when some subscriber would
+// receive it, and does not record it: PromptRendered names the tools.
+// The envelope is addressed to no session: SessionID says whose
+// evaluation it is. Tools is the runner's: read it, do not change it.
+type ToolsOffered struct {
+	SessionID  string           `json:"session_id"`
+	Evaluation string           `json:"evaluation"`
+	Tools      []model.ToolSpec `json:"tools"`
+}
+
 // Delta is a piece of a model's answer as it streams: text, or a fragment
 // of a tool call. The runner publishes one per piece on the session's bus
 // for observers (a terminal, a UI), when some subscriber would receive it;

@@ -25,6 +25,8 @@ type Started struct {
 	// chosen by (Request.ModelName: "main", "light").
 	Model string `json:"model,omitempty"`
 	Route string `json:"route,omitempty"`
+	// Description is what the child was started to do (Spec.Description).
+	Description string `json:"description,omitempty"`
 	// CallID is the id of the tool call that delegated the child
 	// (Spec.Caller), "" when a program's own code started it: with
 	// ParentID it tells an observer (a tracer) which call the child's work
