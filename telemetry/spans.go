@@ -303,8 +303,8 @@ func (o *Observer) startCall(c *toolCall, ev *evaluation, start time.Time) trace
 	if ev != nil {
 		parent = ev.ctx
 	}
-	attrs := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(c.name),
-		semconv.GenAIToolCallID(c.callID), semconv.GenAIToolTypeKey.String("function")}
+	attrs := append(make([]attribute.KeyValue, 0, 5), semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(c.name),
+		semconv.GenAIToolCallID(c.callID), semconv.GenAIToolTypeKey.String("function"))
 	if d := o.tools[c.name]; d != "" {
 		attrs = append(attrs, semconv.GenAIToolDescription(d))
 	}
