@@ -106,7 +106,7 @@ func TestQueryYieldsTheMessageKindsInOrder(t *testing.T) {
 	require.Len(t, results, 3)
 	assert.Equal(t, offshoot.ToolResultMessage{CallID: "c1", Name: "read_file", Success: true, Summary: results[0].Summary}, results[0])
 	assert.Equal(t, "Task", results[1].Name)
-	assert.True(t, strings.HasPrefix(results[1].Summary, "Subagent (watcher, light) started in the background as task agent-1. "), results[1].Summary)
+	assert.True(t, strings.HasPrefix(results[1].Summary, "Subagent (watcher, scripted) started in the background as task agent-1. "), results[1].Summary)
 	assert.True(t, strings.HasSuffix(results[1].Summary, "…"), "cut")
 	assert.Len(t, []rune(results[1].Summary), offshoot.MaxSummary)
 	assert.Equal(t, "Task agent-1 has completed. Its result:", results[2].Summary, "the first line")

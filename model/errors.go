@@ -136,3 +136,36 @@ func (e *TimeoutError) Error() string {
 func (e *TimeoutError) Is(target error) bool {
 	return target == ErrTimeout || target == context.DeadlineExceeded
 }
+
+// ErrorKind names the kind of a model call's error in a few words a
+// program or a trace backend can group by (OpenTelemetry's error.type):
+// "cancelled", "timeout", "rate_limited", "context_length", "auth",
+// "quota", "http_4xx" or "http_5xx" for other errors of the provider's
+// server (by the class of the HTTP status), "provider_error" for an error
+// the server reported without such a status (inside a stream, or an answer
+// that could not be read), and "_OTHER" for any other error. It is
+// "" for a nil error.
+func ErrorKind(err error) string {
+	var api *APIError
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, ErrRateLimited):
+		return "rate_limited"
+	case errors.Is(err, ErrContextLength):
+		return "context_length"
+	case errors.Is(err, ErrAuth):
+		return "auth"
+	case errors.Is(err, ErrQuota):
+		return "quota"
+	case errors.As(err, &api) && api.StatusCode >= 400 && api.StatusCode < 600:
+		return fmt.Sprintf("http_%dxx", api.StatusCode/100)
+	case errors.As(err, &api):
+		return "provider_error"
+	}
+	return "_OTHER"
+}

@@ -126,8 +126,12 @@ type Response struct {
 	// Usage counts the tokens this call consumed.
 	Usage Usage `json:"usage"`
 	// Model is the id of the model that answered, as the provider reports
-	// it.
+	// it (which may differ from the id asked for: "gpt-4.1" is answered by
+	// "gpt-4.1-2025-04-14").
 	Model string `json:"model,omitempty"`
+	// ID is the provider's id of this answer ("chatcmpl-…"), empty when it
+	// gives none.
+	ID string `json:"id,omitempty"`
 }
 
 // Usage counts tokens. The zero value is no usage.

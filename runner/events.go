@@ -38,14 +38,42 @@ type ModelCalled struct {
 	Evaluation string `json:"evaluation"`
 	NS         string `json:"ns"`
 	Key        string `json:"key"`
-	Model      string `json:"model,omitempty"`
+	// Model is the id of the model asked ("gpt-4.1"), as the model says
+	// it (model.Describe); empty when it does not say. Records made before
+	// Route was kept hold the route here.
+	Model string `json:"model,omitempty"`
+	// Route is the name the program chose the model by (Request.ModelName:
+	// "main", "light", a configured name).
+	Route string `json:"route,omitempty"`
+	// ResponseModel is the id of the model that answered, as the server
+	// said it ("gpt-4.1-2025-04-14"); ResponseID the server's id of the
+	// answer. Empty when it said none.
+	ResponseModel string `json:"response_model,omitempty"`
+	ResponseID    string `json:"response_id,omitempty"`
+	// Server is the host and port of the server called ("localhost:8000"),
+	// when the model says them.
+	Server string `json:"server,omitempty"`
 	// Turn counts model calls in this evaluation, from 1.
 	Turn         int                `json:"turn"`
 	Duration     time.Duration      `json:"duration"`
 	Usage        model.Usage        `json:"usage"`
 	FinishReason model.FinishReason `json:"finish_reason,omitempty"`
-	// Error is the model's error when the call failed.
-	Error string `json:"error,omitempty"`
+	// Error is the model's error when the call failed, and ErrorType its
+	// kind (model.ErrorKind: "rate_limited", "http_5xx", …).
+	Error     string `json:"error,omitempty"`
+	ErrorType string `json:"error_type,omitempty"`
+}
+
+// Shown is the name to show the model by: the id asked for, else the id
+// that answered, else the route.
+func (e ModelCalled) Shown() string {
+	switch {
+	case e.Model != "":
+		return e.Model
+	case e.ResponseModel != "":
+		return e.ResponseModel
+	}
+	return e.Route
 }
 
 // ToolInvoked records one tool call. It is dispatched atomically with the
@@ -129,6 +157,19 @@ type Spent struct {
 // delivered to a model. The runner keeps it (one value, ReplaceLatest).
 type InboundRead struct {
 	Upto int `json:"upto"`
+}
+
+// ToolsOffered says which tools an evaluation offers its model, with
+// their descriptions, for observers that describe tool calls (a tracer).
+// Like Delta, the runner publishes it on the session's bus when an
+// evaluation starts or is carried on, only when some subscriber would
+// receive it, and does not record it: PromptRendered names the tools.
+// The envelope is addressed to no session: SessionID says whose
+// evaluation it is. Tools is the runner's: read it, do not change it.
+type ToolsOffered struct {
+	SessionID  string           `json:"session_id"`
+	Evaluation string           `json:"evaluation"`
+	Tools      []model.ToolSpec `json:"tools"`
 }
 
 // Delta is a piece of a model's answer as it streams: text, or a fragment

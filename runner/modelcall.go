@@ -3,7 +3,9 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"net"
 	"slices"
+	"strconv"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
@@ -22,7 +24,8 @@ func (r *run) callModel() (model.Message, error) {
 	r.resp.Turns++
 	started := r.clock()
 	reply, err := r.generate(req)
-	rec := ModelCalled{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Model: r.req.ModelName, Turn: r.resp.Turns, Duration: r.clock().Sub(started)}
+	rec := ModelCalled{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Model: r.modelID, Route: r.req.ModelName,
+		Server: r.server, Turn: r.resp.Turns, Duration: r.clock().Sub(started)}
 	if reply == nil && err == nil {
 		err = errors.New("runner: the model returned neither a response nor an error")
 	}
@@ -31,6 +34,7 @@ func (r *run) callModel() (model.Message, error) {
 		r.resp.Usage = r.resp.Usage.Add(reply.Usage)
 		r.scope.charge(reply.Usage)
 		rec.Usage, rec.FinishReason = reply.Usage, reply.FinishReason
+		rec.ResponseModel, rec.ResponseID = reply.Model, reply.ID
 		msg = reply.Message
 		msg.Role = model.RoleAssistant
 		if err != nil {
@@ -57,7 +61,7 @@ func (r *run) callModel() (model.Message, error) {
 		}
 	}
 	if err != nil {
-		rec.Error = err.Error()
+		rec.Error, rec.ErrorType = err.Error(), model.ErrorKind(err)
 		if msg.Content == "" {
 			if rerr := r.commit(rec); rerr != nil {
 				return model.Message{}, errors.Join(err, rerr)
@@ -78,6 +82,19 @@ func (r *run) callModel() (model.Message, error) {
 		return msg, errors.Join(err, rerr)
 	}
 	return msg, err
+}
+
+// describeModel notes what the model says it calls, for the records of
+// its calls: once an evaluation, not once a call.
+func (r *run) describeModel() {
+	d := model.Describe(r.req.Model)
+	r.modelID = d.ID
+	if d.ServerAddress != "" {
+		r.server = d.ServerAddress
+		if d.ServerPort > 0 {
+			r.server = net.JoinHostPort(d.ServerAddress, strconv.Itoa(d.ServerPort))
+		}
+	}
 }
 
 // generate calls the model, turning a panic into an error. It streams

@@ -23,11 +23,14 @@ func LogObserver(b *bus.Bus, logger *slog.Logger) (stop func()) {
 			attrs = []slog.Attr{slog.String("prompt", e.NS+"/"+e.Key), slog.Any("tools", e.Tools)}
 		case ModelCalled:
 			msg = "model called"
-			attrs = []slog.Attr{slog.String("prompt", e.NS+"/"+e.Key), slog.String("model", e.Model), slog.Int("turn", e.Turn),
-				slog.Duration("duration", e.Duration), slog.Int("tokens", e.Usage.TotalTokens)}
+			attrs = []slog.Attr{slog.String("prompt", e.NS+"/"+e.Key), slog.String("model", e.Shown())}
+			if e.Route != "" {
+				attrs = append(attrs, slog.String("route", e.Route))
+			}
+			attrs = append(attrs, slog.Int("turn", e.Turn), slog.Duration("duration", e.Duration), slog.Int("tokens", e.Usage.TotalTokens))
 			if e.Error != "" {
 				level = slog.LevelWarn
-				attrs = append(attrs, slog.String("error", e.Error))
+				attrs = append(attrs, slog.String("error", e.Error), slog.String("error_type", e.ErrorType))
 			}
 		case ToolInvoked:
 			msg = "tool invoked"

@@ -123,6 +123,7 @@ func TestLogObserver(t *testing.T) {
 	out := buf.String()
 	assert.Contains(t, out, `level=INFO msg="prompt rendered"`)
 	assert.Contains(t, out, `msg="model called"`)
+	assert.Contains(t, out, "model=scripted route=scripted turn=1")
 	assert.Contains(t, out, `level=WARN msg="tool invoked"`)
 	assert.Contains(t, out, "tool=echo")
 	assert.Contains(t, out, `msg="prompt executed"`)

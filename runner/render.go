@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools"
@@ -59,7 +60,13 @@ func (r *run) render(earlier []model.Message) error {
 	for _, m := range msgs[len(earlier):] {
 		events = append(events, ConversationMessage{Evaluation: r.eval, Message: m})
 	}
-	return r.req.Session.Dispatch(r.ctx, events...)
+	if err := r.req.Session.Dispatch(r.ctx, events...); err != nil {
+		return err
+	}
+	if b := r.req.Session.Bus(); bus.Observed[ToolsOffered](b) {
+		b.Publish(r.ctx, bus.Envelope{Payload: ToolsOffered{SessionID: r.req.Session.ID(), Evaluation: r.eval, Tools: r.specs}})
+	}
+	return nil
 }
 
 // sameRender reports whether the evaluation's previous render in s

@@ -62,8 +62,10 @@ type Request struct {
 	// The prompt is still rendered, for its tools and output. A session
 	// restored from a snapshot continues like the one it was taken from.
 	Continue string
-	// Model answers; ModelName is what the records and tools call it
-	// ("main", "light", a configured name).
+	// Model answers; ModelName is the route it was chosen by ("main",
+	// "light", a configured name), as records (ModelCalled.Route) and tools
+	// call it. The records name the model by its id too, when it says it
+	// (model.Describe).
 	Model     model.Model
 	ModelName string
 	// MaxTurns bounds the model calls (DefaultMaxTurns when zero).
@@ -177,6 +179,7 @@ func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
 			resp, err = r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))
 		}
 	}()
+	r.describeModel()
 	return r.evaluate()
 }
 
@@ -190,17 +193,20 @@ type run struct {
 	clock   func() time.Time
 	start   time.Time
 
-	eval     string // the evaluation's id
-	cacheKey string // Request.CacheKey, or eval
-	scope    *scope
-	onDelta  func(model.Delta) error
-	rendered *prompt.Rendered
-	toolset  tools.Toolset
-	specs    []model.ToolSpec
-	resp     *Response
-	messages []model.Message // the conversation as render starts it
-	final    []any           // the final answer's records, and room for PromptExecuted
-	used     map[string]bool
+	eval string // the evaluation's id
+	// modelID and server are what the model says it calls (model.Describe),
+	// for the records of its calls.
+	modelID, server string
+	cacheKey        string // Request.CacheKey, or eval
+	scope           *scope
+	onDelta         func(model.Delta) error
+	rendered        *prompt.Rendered
+	toolset         tools.Toolset
+	specs           []model.ToolSpec
+	resp            *Response
+	messages        []model.Message // the conversation as render starts it
+	final           []any           // the final answer's records, and room for PromptExecuted
+	used            map[string]bool
 
 	inboundSeen, spentSeen int
 	maxTurns               int

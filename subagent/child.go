@@ -215,7 +215,11 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	out = &Outcome{AgentID: c.id, SessionID: c.session.ID(), Name: spec.Name, Depth: c.depth, ModelName: spec.Request.ModelName, Start: c.session.Snapshot()}
 	if bus.Observed[Started](spec.Parent.Bus()) {
 		ev := Started{AgentID: c.id, Name: spec.Name, SessionID: c.session.ID(), ParentID: spec.Parent.ID(),
-			Depth: c.depth, Mode: c.mode().String(), Model: spec.Request.ModelName, Background: c.background}
+			Depth: c.depth, Mode: c.mode().String(), Model: spec.Request.ModelName, Route: spec.Request.ModelName,
+			Description: spec.Description, Background: c.background}
+		if id := model.Describe(spec.Request.Model).ID; id != "" {
+			ev.Model = id
+		}
 		if spec.Caller != nil {
 			ev.CallID = spec.Caller.CallID
 		}

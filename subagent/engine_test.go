@@ -334,7 +334,9 @@ func TestLifecycleEventsReachObserversWithoutChangingState(t *testing.T) {
 		return nil
 	})
 	m := scripted.New(scripted.ToolCall("write", `{"text":"x"}`), scripted.Text("done"))
-	out, err := subagent.New(subagent.Options{}).Run(ctx, spec(t, parent, m, writeTool(t)))
+	sp := spec(t, parent, m, writeTool(t))
+	sp.Request.ModelName = "light" // the route; the model says its id
+	out, err := subagent.New(subagent.Options{}).Run(ctx, sp)
 	require.NoError(t, err)
 	_, err = subagent.New(subagent.Options{}).Run(ctx, spec(t, parent, scripted.New(scripted.Fail(model.ErrAuth))))
 	require.Error(t, err)
@@ -342,7 +344,7 @@ func TestLifecycleEventsReachObserversWithoutChangingState(t *testing.T) {
 	require.Len(t, started, 2)
 	require.Len(t, finished, 2)
 	assert.Equal(t, subagent.Started{AgentID: out.AgentID, Name: "child/worker", SessionID: out.SessionID, ParentID: parent.ID(),
-		Depth: 1, Mode: "forked", Model: "scripted"}, started[0])
+		Depth: 1, Mode: "forked", Model: "scripted", Route: "light"}, started[0])
 	assert.Empty(t, envs[0].SessionID, "addressed to no session")
 	assert.Equal(t, parent.ID(), envs[0].ParentSessionID)
 	assert.Equal(t, out.Usage.Total, finished[0].Usage)

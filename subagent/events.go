@@ -20,7 +20,13 @@ type Started struct {
 	ParentID  string `json:"parent_id"`
 	Depth     int    `json:"depth"`
 	Mode      string `json:"mode"`
-	Model     string `json:"model,omitempty"`
+	// Model is the id of the child's model (model.Describe: "gpt-4.1"),
+	// or Route when the model does not say it; Route is the name it was
+	// chosen by (Request.ModelName: "main", "light").
+	Model string `json:"model,omitempty"`
+	Route string `json:"route,omitempty"`
+	// Description is what the child was started to do (Spec.Description).
+	Description string `json:"description,omitempty"`
 	// CallID is the id of the tool call that delegated the child
 	// (Spec.Caller), "" when a program's own code started it: with
 	// ParentID it tells an observer (a tracer) which call the child's work

@@ -25,16 +25,23 @@ type instruments struct {
 	duration metric.Float64Histogram // gen_ai.client.operation.duration, s
 	provider string
 
-	// options holds, by model name, the attributes of its points, made
-	// once: a program has a handful of model names.
+	// options holds, by model, the attributes of its points, made once: a
+	// program has a handful of models.
 	mu      sync.Mutex
-	options map[string]*pointOptions
+	options map[modelKey]*pointOptions
 }
 
+// modelKey is what the points say of a model call's model: the id asked
+// for, the id that answered, and the server.
+type modelKey struct{ request, response, server string }
+
 // pointOptions are the attributes of a model's points: its duration's,
-// on success and on failure, and its input and output tokens'.
+// on success and, by the kind of error, on failure, and its input and
+// output tokens'.
 type pointOptions struct {
-	ok, failed, input, output []metric.RecordOption
+	attrs             []attribute.KeyValue
+	ok, input, output []metric.RecordOption
+	failed            map[string][]metric.RecordOption
 }
 
 // maxModels bounds the model names whose attributes are kept.
@@ -49,7 +56,7 @@ func newInstruments(m metric.Meter, provider string) (*instruments, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &instruments{tokens: tokens.Inst(), duration: duration.Inst(), provider: provider, options: map[string]*pointOptions{}}, nil
+	return &instruments{tokens: tokens.Inst(), duration: duration.Inst(), provider: provider, options: map[modelKey]*pointOptions{}}, nil
 }
 
 // record records a model call: its duration, and the input and output
@@ -59,11 +66,11 @@ func (in *instruments) record(ctx context.Context, e runner.ModelCalled) {
 	if !durationOn && !tokensOn {
 		return
 	}
-	o := in.optionsFor(e.Model)
+	o := in.optionsFor(modelKey{e.Model, e.ResponseModel, e.Server})
 	if durationOn {
 		opts := o.ok
 		if e.Error != "" {
-			opts = o.failed
+			opts = in.failed(o, errorType(e))
 		}
 		in.duration.Record(ctx, e.Duration.Seconds(), opts...)
 	}
@@ -73,31 +80,53 @@ func (in *instruments) record(ctx context.Context, e runner.ModelCalled) {
 	}
 }
 
-// optionsFor returns the attributes of the points of the model name.
-func (in *instruments) optionsFor(name string) *pointOptions {
+// optionsFor returns the attributes of the points of the model k.
+func (in *instruments) optionsFor(k modelKey) *pointOptions {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if o := in.options[name]; o != nil {
+	if o := in.options[k]; o != nil {
 		return o
 	}
 	attrs := []attribute.KeyValue{semconv.GenAIOperationNameChat}
 	if in.provider != "" {
 		attrs = append(attrs, semconv.GenAIProviderNameKey.String(in.provider))
 	}
-	if name != "" {
-		attrs = append(attrs, semconv.GenAIRequestModel(name), semconv.GenAIResponseModel(name))
+	if k.request != "" {
+		attrs = append(attrs, semconv.GenAIRequestModel(k.request))
 	}
-	with := func(kv attribute.KeyValue) []metric.RecordOption {
-		return []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(attrs[:len(attrs):len(attrs)], kv)...))}
+	if k.response != "" {
+		attrs = append(attrs, semconv.GenAIResponseModel(k.response))
 	}
+	attrs = appendServer(attrs, k.server)
 	o := &pointOptions{
+		attrs:  attrs,
 		ok:     []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attrs...))},
-		failed: with(semconv.ErrorTypeKey.String(errorTypeOther)),
-		input:  with(semconv.GenAITokenTypeInput),
-		output: with(semconv.GenAITokenTypeOutput),
+		input:  with(attrs, semconv.GenAITokenTypeInput),
+		output: with(attrs, semconv.GenAITokenTypeOutput),
+		failed: map[string][]metric.RecordOption{},
 	}
 	if len(in.options) < maxModels {
-		in.options[name] = o
+		in.options[k] = o
 	}
 	return o
+}
+
+// failed returns the attributes of a failed call's point on o's model,
+// with error.type kind.
+func (in *instruments) failed(o *pointOptions, kind string) []metric.RecordOption {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if opts, ok := o.failed[kind]; ok {
+		return opts
+	}
+	opts := with(o.attrs, semconv.ErrorTypeKey.String(kind))
+	if len(o.failed) < maxModels {
+		o.failed[kind] = opts
+	}
+	return opts
+}
+
+// with returns the option of a point with attrs and kv.
+func with(attrs []attribute.KeyValue, kv attribute.KeyValue) []metric.RecordOption {
+	return []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(attrs[:len(attrs):len(attrs)], kv)...))}
 }

@@ -44,6 +44,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/internal/version"
 	"github.com/offshoot-dev/offshoot/model"
 )
 
@@ -99,6 +100,7 @@ type Observer struct {
 	// its launching call returned.
 	ended map[callKey]trace.SpanContext
 	names map[[2]string]string // span names, by operation and target
+	tools map[string]string    // the descriptions of the tools offered, by name
 	// reasons holds the finish_reasons attributes made; scratch the
 	// attributes of the chat span being started.
 	reasons map[model.FinishReason]attribute.KeyValue
@@ -120,16 +122,16 @@ func Observe(b *bus.Bus, opts Options) (*Observer, error) {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	m, err := newInstruments(mp.Meter(instrumentation, metric.WithSchemaURL(semconv.SchemaURL)), opts.Provider)
+	m, err := newInstruments(mp.Meter(instrumentation, metric.WithSchemaURL(semconv.SchemaURL), metric.WithInstrumentationVersion(version.Get())), opts.Provider)
 	if err != nil {
 		return nil, err
 	}
 	o := &Observer{
 		bus: b, opts: opts, metrics: m,
-		tracer: tp.Tracer(instrumentation, trace.WithSchemaURL(semconv.SchemaURL)),
+		tracer: tp.Tracer(instrumentation, trace.WithSchemaURL(semconv.SchemaURL), trace.WithInstrumentationVersion(version.Get())),
 		evals:  map[evalKey]*evaluation{}, calls: map[callKey]*toolCall{}, children: map[string]*child{},
 		lastCall: map[string]trace.SpanContext{}, launched: map[string]trace.SpanContext{}, ended: map[callKey]trace.SpanContext{},
-		names: map[[2]string]string{}, reasons: map[model.FinishReason]attribute.KeyValue{},
+		names: map[[2]string]string{}, tools: map[string]string{}, reasons: map[model.FinishReason]attribute.KeyValue{},
 	}
 	if err := o.subscribe(); err != nil {
 		o.Stop()
@@ -150,6 +152,7 @@ func (o *Observer) subscribe() error {
 		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.subagentStarted)) },
 		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.taskStarted)) },
 		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.subagentFinished)) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.toolsOffered)) },
 	} {
 		unsub, err := sub()
 		if err != nil {
@@ -190,7 +193,7 @@ func (o *Observer) Stop() {
 	o.stopped = true
 	now := o.bus.Now()
 	for key, ev := range o.evals {
-		o.endEvaluation(key, ev, now, errStopped)
+		o.endEvaluation(key, ev, now, errStopped, errorTypeStopped)
 	}
 	clear(o.children)
 	clear(o.launched)
@@ -236,6 +239,9 @@ type evaluation struct {
 	mark  time.Time
 	calls []string // ids of the calls its model made that have not returned
 	ended []string // ids of the calls that returned
+	// modelSet says the span has its gen_ai.request.model: the model of
+	// its first call.
+	modelSet bool
 
 	// With Options.RecordContent: the messages so far, and the answer of
 	// the model call being recorded.
@@ -253,9 +259,10 @@ type toolCall struct {
 
 // child is a subagent the engine started on the bus.
 type child struct {
-	parent     callKey           // call "" when a program's own code started it
-	parentSpan trace.SpanContext // the delegating call's span, once known
-	agentID    string
-	name       string
-	background bool
+	parent      callKey           // call "" when a program's own code started it
+	parentSpan  trace.SpanContext // the delegating call's span, once known
+	agentID     string
+	name        string
+	description string
+	background  bool
 }

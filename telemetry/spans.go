@@ -3,6 +3,8 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"net"
+	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -23,8 +25,15 @@ import (
 // oldest is ended as unfinished.
 const maxOpenEvaluations = 4096
 
-// errorTypeOther is error.type's value when no better one is known.
-const errorTypeOther = "_OTHER"
+// The values of error.type: the conventions' fallback, and the kinds of
+// errors that are not a model call's (whose kind is model.ErrorKind's).
+const (
+	errorTypeOther      = "_OTHER"
+	errorTypeTool       = "tool_error"      // a tool call that failed
+	errorTypeUnfinished = "unfinished"      // an evaluation that left no record of its end
+	errorTypeStopped    = "stopped"         // an evaluation open when the observer stopped
+	errorTypeSubagent   = "subagent_failed" // a subagent that failed after its last record
+)
 
 // The span kinds, as options made once.
 var (
@@ -46,16 +55,16 @@ func (o *Observer) promptRendered(ctx context.Context, env bus.Envelope, e runne
 	key := evalKey{env.SessionID, e.Evaluation}
 	if prev := o.evals[key]; prev != nil {
 		// Carried on (Request.Continue) after a run that left no end.
-		o.endEvaluation(key, prev, env.Time, errUnfinished)
+		o.endEvaluation(key, prev, env.Time, errUnfinished, errorTypeUnfinished)
 	}
 	if len(o.evals) >= maxOpenEvaluations {
 		o.endOldest(env.Time)
 	}
-	name, id := e.NS+"/"+e.Key, env.SessionID
+	name, id, description := e.NS+"/"+e.Key, env.SessionID, ""
 	parent := context.Background()
 	var links []trace.Link
 	if ch := o.children[env.SessionID]; ch != nil {
-		name, id = ch.name, ch.agentID
+		name, id, description = ch.name, ch.agentID, ch.description
 		if sc := o.delegation(ch); sc.IsValid() {
 			parent = trace.ContextWithSpanContext(parent, sc)
 			if ch.background {
@@ -73,6 +82,12 @@ func (o *Observer) promptRendered(ctx context.Context, env bus.Envelope, e runne
 		semconv.GenAIAgentName(name),
 		semconv.GenAIAgentID(id),
 		semconv.GenAIConversationID(env.SessionID),
+	}
+	if o.opts.Provider != "" {
+		attrs = append(attrs, semconv.GenAIProviderNameKey.String(o.opts.Provider))
+	}
+	if description != "" {
+		attrs = append(attrs, semconv.GenAIAgentDescription(description))
 	}
 	if o.opts.RecordContent && e.Text != "" {
 		attrs = append(attrs, semconv.GenAISystemInstructionsKey.String(instructionsJSON(e.Text)))
@@ -149,8 +164,20 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 		attrs = append(attrs, semconv.GenAIProviderNameKey.String(o.opts.Provider))
 	}
 	if e.Model != "" {
-		attrs = append(attrs, semconv.GenAIRequestModel(e.Model), semconv.GenAIResponseModel(e.Model))
+		attrs = append(attrs, semconv.GenAIRequestModel(e.Model))
+		if ev != nil && !ev.modelSet {
+			// The model the evaluation runs on, known at its first call.
+			ev.span.SetAttributes(semconv.GenAIRequestModel(e.Model))
+			ev.modelSet = true
+		}
 	}
+	if e.ResponseModel != "" {
+		attrs = append(attrs, semconv.GenAIResponseModel(e.ResponseModel))
+	}
+	if e.ResponseID != "" {
+		attrs = append(attrs, semconv.GenAIResponseID(e.ResponseID))
+	}
+	attrs = appendServer(attrs, e.Server)
 	if !e.Usage.Unreported && e.Error == "" {
 		attrs = append(attrs, semconv.GenAIUsageInputTokens(e.Usage.InputTokens), semconv.GenAIUsageOutputTokens(e.Usage.OutputTokens))
 		if e.Usage.CachedInputTokens > 0 {
@@ -161,7 +188,7 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 		attrs = append(attrs, o.finishReasons(e.FinishReason))
 	}
 	if e.Error != "" {
-		attrs = append(attrs, semconv.ErrorTypeKey.String(errorTypeOther))
+		attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(e)))
 	}
 	if o.opts.RecordContent && ev != nil {
 		attrs = append(attrs, semconv.GenAIInputMessagesKey.String(messagesJSON(ev.messages)))
@@ -173,7 +200,7 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 			ev.answer = nil
 		}
 	}
-	name := o.spanName("chat", e.Model)
+	name := o.spanName("chat", e.Shown())
 	_, span := o.tracer.Start(parent, name, client,
 		trace.WithTimestamp(env.Time.Add(-e.Duration)), trace.WithAttributes(attrs...))
 	if e.Error != "" {
@@ -181,7 +208,45 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 	}
 	span.End(trace.WithTimestamp(env.Time))
 	if e.Error != "" && ev != nil {
-		o.endEvaluation(key, ev, env.Time, errModelCall)
+		o.endEvaluation(key, ev, env.Time, errModelCall, errorType(e))
+	}
+	return nil
+}
+
+// errorType is error.type of a failed model call: the kind its record
+// names, or the conventions' fallback for a record that names none.
+func errorType(e runner.ModelCalled) string {
+	if e.ErrorType != "" {
+		return e.ErrorType
+	}
+	return errorTypeOther
+}
+
+// appendServer appends server.address and server.port of server
+// ("host:port", or a host alone), as the conventions name the server a
+// client span calls.
+func appendServer(attrs []attribute.KeyValue, server string) []attribute.KeyValue {
+	if server == "" {
+		return attrs
+	}
+	host, port, err := net.SplitHostPort(server)
+	if err != nil {
+		return append(attrs, semconv.ServerAddress(server))
+	}
+	attrs = append(attrs, semconv.ServerAddress(host))
+	if p, err := strconv.Atoi(port); err == nil {
+		attrs = append(attrs, semconv.ServerPort(p))
+	}
+	return attrs
+}
+
+// toolsOffered notes the descriptions of the tools an evaluation offers,
+// for the spans of their calls.
+func (o *Observer) toolsOffered(_ context.Context, _ bus.Envelope, e runner.ToolsOffered) error {
+	for _, spec := range e.Tools {
+		if _, known := o.tools[spec.Name]; known || len(o.tools) < maxNames {
+			o.tools[spec.Name] = spec.Description
+		}
 	}
 	return nil
 }
@@ -211,7 +276,7 @@ func (o *Observer) toolInvoked(_ context.Context, env bus.Envelope, e runner.Too
 		c.span.SetAttributes(semconv.GenAIToolCallArgumentsKey.String(string(e.Arguments)), semconv.GenAIToolCallResultKey.String(e.Result))
 	}
 	if !e.Success {
-		c.span.SetAttributes(semconv.ErrorTypeKey.String(errorTypeOther))
+		c.span.SetAttributes(semconv.ErrorTypeKey.String(errorTypeTool))
 		c.span.SetStatus(codes.Error, errToolCall.Error())
 	}
 	c.span.End(trace.WithTimestamp(env.Time))
@@ -238,9 +303,13 @@ func (o *Observer) startCall(c *toolCall, ev *evaluation, start time.Time) trace
 	if ev != nil {
 		parent = ev.ctx
 	}
+	attrs := append(make([]attribute.KeyValue, 0, 5), semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(c.name),
+		semconv.GenAIToolCallID(c.callID), semconv.GenAIToolTypeKey.String("function"))
+	if d := o.tools[c.name]; d != "" {
+		attrs = append(attrs, semconv.GenAIToolDescription(d))
+	}
 	_, span := o.tracer.Start(parent, o.spanName("execute_tool", c.name), internal, trace.WithTimestamp(start),
-		trace.WithAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(c.name),
-			semconv.GenAIToolCallID(c.callID), semconv.GenAIToolTypeKey.String("function")))
+		trace.WithAttributes(attrs...))
 	return span
 }
 
@@ -260,14 +329,14 @@ func (o *Observer) promptExecuted(_ context.Context, env bus.Envelope, e runner.
 			ev.span.SetAttributes(semconv.GenAIOutputMessagesKey.String(messagesJSON([]contentMessage{answer})))
 		}
 	}
-	o.endEvaluation(key, ev, env.Time, nil)
+	o.endEvaluation(key, ev, env.Time, nil, "")
 	return nil
 }
 
 // subagentStarted notes a child the engine started, and which call
 // delegated it.
 func (o *Observer) subagentStarted(_ context.Context, _ bus.Envelope, e subagent.Started) error {
-	ch := &child{parent: callKey{e.ParentID, e.CallID}, agentID: e.AgentID, name: e.Name, background: e.Background}
+	ch := &child{parent: callKey{e.ParentID, e.CallID}, agentID: e.AgentID, name: e.Name, description: e.Description, background: e.Background}
 	if sc, ok := o.launched[e.SessionID]; ok {
 		// A background task whose launching call returned first.
 		ch.parentSpan = sc
@@ -301,21 +370,22 @@ func (o *Observer) taskStarted(_ context.Context, env bus.Envelope, e subagent.T
 func (o *Observer) subagentFinished(_ context.Context, env bus.Envelope, e subagent.Finished) error {
 	delete(o.children, e.SessionID)
 	delete(o.launched, e.SessionID)
-	cause := errUnfinished
+	cause, kind := errUnfinished, errorTypeUnfinished
 	if e.Error != "" {
-		cause = errors.New(e.Error)
+		cause, kind = errors.New(e.Error), errorTypeSubagent
 	}
 	for key, ev := range o.evals {
 		if key.session == e.SessionID {
-			o.endEvaluation(key, ev, env.Time, cause)
+			o.endEvaluation(key, ev, env.Time, cause, kind)
 		}
 	}
 	return nil
 }
 
-// endEvaluation ends ev's span at t — as an error when cause is not nil —
-// and the spans of the calls it made that are open, and forgets it.
-func (o *Observer) endEvaluation(key evalKey, ev *evaluation, t time.Time, cause error) {
+// endEvaluation ends ev's span at t — as an error of the kind errType
+// when cause is not nil — and the spans of the calls it made that are
+// open, and forgets it.
+func (o *Observer) endEvaluation(key evalKey, ev *evaluation, t time.Time, cause error, errType string) {
 	for _, id := range ev.calls {
 		ck := callKey{key.session, id}
 		if c := o.calls[ck]; c != nil && c.eval == key {
@@ -330,7 +400,7 @@ func (o *Observer) endEvaluation(key evalKey, ev *evaluation, t time.Time, cause
 		delete(o.ended, callKey{key.session, id})
 	}
 	if cause != nil {
-		ev.span.SetAttributes(semconv.ErrorTypeKey.String(errorTypeOther))
+		ev.span.SetAttributes(semconv.ErrorTypeKey.String(errType))
 		ev.span.SetStatus(codes.Error, cause.Error())
 	}
 	ev.span.End(trace.WithTimestamp(t))
@@ -348,7 +418,7 @@ func (o *Observer) endOldest(t time.Time) {
 		}
 	}
 	if first != nil {
-		o.endEvaluation(oldest, first, t, errUnfinished)
+		o.endEvaluation(oldest, first, t, errUnfinished, errorTypeUnfinished)
 	}
 }
 

@@ -146,6 +146,7 @@ func TestFailuresAreErrors(t *testing.T) {
 		fail   bool // the echo tool fails
 		max    int
 		errors map[string]string // span name → status description
+		kinds  map[string]string // span name → error.type
 	}{
 		{
 			name:  "the model fails",
@@ -154,18 +155,21 @@ func TestFailuresAreErrors(t *testing.T) {
 				"chat scripted":          "@model",
 				"invoke_agent demo/echo": "the model call failed, which ends the evaluation",
 			},
+			kinds: map[string]string{"chat scripted": "auth", "invoke_agent demo/echo": "auth"},
 		},
 		{
 			name:   "a tool fails",
 			turns:  []scripted.Turn{scripted.ToolCall("echo", `{"text":"hi"}`), scripted.Text("done")},
 			fail:   true,
 			errors: map[string]string{"execute_tool echo": "the tool call failed"},
+			kinds:  map[string]string{"execute_tool echo": "tool_error"},
 		},
 		{
 			name:   "the evaluation stops at max turns",
 			turns:  []scripted.Turn{scripted.ToolCall("echo", `{"text":"hi"}`), scripted.ToolCall("echo", `{"text":"hi"}`)},
 			max:    1,
 			errors: map[string]string{"invoke_agent demo/echo": "telemetry stopped before the evaluation finished"},
+			kinds:  map[string]string{"invoke_agent demo/echo": "stopped"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,7 +186,7 @@ func TestFailuresAreErrors(t *testing.T) {
 			for _, sp := range p.spans.GetSpans() {
 				if sp.Status.Code == codes.Error {
 					got[sp.Name] = sp.Status.Description
-					assert.Equal(t, "_OTHER", attr(sp, "error.type"), sp.Name)
+					assert.Equal(t, tc.kinds[sp.Name], attr(sp, "error.type"), sp.Name)
 				}
 			}
 			if want, ok := tc.errors["chat scripted"]; ok && want == "@model" {

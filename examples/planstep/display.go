@@ -85,7 +85,7 @@ func (d *display) observe(_ context.Context, env bus.Envelope) error {
 		if calls := d.calls[env.SessionID]; len(calls) > 0 {
 			next = "calls " + strings.Join(calls, ", ")
 		}
-		d.line(env, "model turn %d (%s): %s, %d tokens", e.Turn, e.Model, next, e.Usage.TotalTokens)
+		d.line(env, "model turn %d (%s): %s, %d tokens", e.Turn, e.Shown(), next, e.Usage.TotalTokens)
 	case runner.ToolInvoked:
 		mark := "✓"
 		if !e.Success {

@@ -82,7 +82,7 @@ func (d *display) observe(_ context.Context, env bus.Envelope) error {
 		if calls := d.calls[env.SessionID]; len(calls) > 0 {
 			next = "calls " + strings.Join(calls, ", ")
 		}
-		d.say(env.SessionID, "model turn %d (%s): %s", e.Turn, e.Model, next)
+		d.say(env.SessionID, "model turn %d (%s): %s", e.Turn, e.Shown(), next)
 	case runner.ToolInvoked:
 		mark := "✓"
 		if !e.Success {

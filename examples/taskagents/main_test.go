@@ -31,12 +31,12 @@ func TestRun(t *testing.T) {
 		"  and the built-ins: explore, general-purpose, plan, summary\n",
 		// The main agent has the agents section and Task.
 		"▸ prompt demo/main: 1. Assistant, 2. Virtual Filesystem, 3. Agents; tools: ls, read_file, write_file, edit_file, glob, grep, rm, Task, TaskOutput, TaskStop\n",
-		"▸ model turn 1 (main): calls Task, Task, Task\n",
+		"▸ model turn 1 (scripted-main): calls Task, Task, Task\n",
 		// Each agent: its model, its prompt's shape, only its own tools.
 		"  ┌ summarizer started (agent-",
-		", model light, forked from s1)\n",
+		", model scripted-light, forked from s1)\n",
 		"  ┌ security-reviewer started (agent-",
-		", model main, forked from s1)\n",
+		", model scripted-main, forked from s1)\n",
 		"  │ summarizer prompt task/agent: (# Task), 1. Starting State, 2. Subagent; tools: read_file, glob\n",
 		"  │ security-reviewer prompt task/agent: (# Task), 1. Starting State, 2. Subagent; tools: read_file, glob, grep\n",
 		"  │ security-reviewer   ✓ read_file {\"file_path\":\"app/login.py\"} → app/login.py: lines 1-9 of 9\n",
@@ -46,17 +46,17 @@ func TestRun(t *testing.T) {
 		"  └ security-reviewer finished: 2 tool calls, ",
 		"  └ summarizer finished: 1 tool call, ",
 		// What the main agent reads, and its answer.
-		"→ Subagent (security-reviewer, main) completed.\n",
-		"→ Subagent (summarizer, light) completed.\n",
+		"→ Subagent (security-reviewer, scripted-main) completed.\n",
+		"→ Subagent (summarizer, scripted-light) completed.\n",
 		"▸   ✎ No, not yet: login.py is open to SQL injection (line 7) and compares plaintext passwords (line 9).\n",
 		"  Task completed by security-reviewer (agent-",
-		" on main): grep ×1, read_file ×1, ",
+		" on scripted-main): grep ×1, read_file ×1, ",
 		"  Task completed by summarizer (agent-",
-		" on light): read_file ×1, ",
+		" on scripted-light): read_file ×1, ",
 		// The background agent: launched, the main agent answers, it ends,
 		// and the main agent's next model call reads its notification.
 		"  ┌ explore started (agent-",
-		"▸   ✓ Task {\"subagent_type\":\"explore\",\"description\":\"Find other password handlin… → Subagent (explore, light) started in the background as task…\n",
+		"▸   ✓ Task {\"subagent_type\":\"explore\",\"description\":\"Find other password handlin… → Subagent (explore, scripted-light) started in the backgroun…\n",
 		"  Task started in the background by explore (agent-",
 		"\nThe main agent has answered; the explore agent works on in the background.\n",
 		"  │ explore   ✎ Only app/login.py handles passwords (lines 6-9): it reads the stored one and compares it in plaintext.\n",
@@ -68,7 +68,7 @@ func TestRun(t *testing.T) {
 		assert.Contains(t, got, want)
 	}
 	// The order of what the background agent did.
-	assert.Regexp(t, `(?s)An explore agent is still looking.*\n▸ model turn 2 \(main\): answers\n\nThe main agent has answered.*`+
+	assert.Regexp(t, `(?s)An explore agent is still looking.*\n▸ model turn 2 \(scripted-main\): answers\n\nThe main agent has answered.*`+
 		`└ explore finished.*◆ background task agent-\d completed.*▸ reads: <task-notification> The background task agent-\d \(Find other password handling, by the explore agent\) has completed\.\n`, got)
 	assert.NotContains(t, got, "warning")
 	assert.NotContains(t, got, "✗")

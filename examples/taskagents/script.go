@@ -62,5 +62,6 @@ func scripts(release <-chan struct{}) (mainModel, lightModel *scripted.Model) {
 			scripted.Text("Only app/login.py handles passwords (lines 6-9): it reads the stored one and compares it in plaintext."),
 		),
 	)
-	return mainModel, lightModel
+	// Each says its model id, as a configured model does (gpt-4.1, …).
+	return mainModel.Named("scripted-main"), lightModel.Named("scripted-light")
 }

@@ -21,8 +21,9 @@ import (
 type Receiver struct {
 	URL string
 
-	mu  sync.Mutex
-	got Export
+	refuse string // a path answered 404
+	mu     sync.Mutex
+	got    Export
 }
 
 // Export is what a Receiver was sent.
@@ -30,12 +31,26 @@ type Export struct {
 	Spans    []*tracepb.Span
 	Services []string          // the service.name of each export's resource
 	Metrics  map[string]string // each metric's name → its unit
+	// Resources are the attributes of each export's resource; Scopes the
+	// instrumentation scopes of the spans and metrics.
+	Resources [][]*commonpb.KeyValue
+	Scopes    []*commonpb.InstrumentationScope
+	// Points are, by metric name, the attributes of each data point of a
+	// histogram.
+	Points map[string][][]*commonpb.KeyValue
 }
 
 // Start starts a receiver, stopped when t ends.
-func Start(t testing.TB) *Receiver {
+func Start(t testing.TB) *Receiver { return start(t, "") }
+
+// StartWithout starts a receiver that answers 404 Not Found for one
+// signal, "traces" or "metrics", as a backend that takes only the other
+// does (Jaeger takes no metrics).
+func StartWithout(t testing.TB, signal string) *Receiver { return start(t, "/v1/"+signal) }
+
+func start(t testing.TB, refuse string) *Receiver {
 	t.Helper()
-	r := &Receiver{got: Export{Metrics: map[string]string{}}}
+	r := &Receiver{refuse: refuse, got: Export{Metrics: map[string]string{}, Points: map[string][][]*commonpb.KeyValue{}}}
 	srv := httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(srv.Close)
 	r.URL = srv.URL
@@ -46,14 +61,23 @@ func Start(t testing.TB) *Receiver {
 func (r *Receiver) Received() Export {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := Export{Spans: append([]*tracepb.Span(nil), r.got.Spans...), Services: append([]string(nil), r.got.Services...), Metrics: map[string]string{}}
+	out := Export{Spans: append([]*tracepb.Span(nil), r.got.Spans...), Services: append([]string(nil), r.got.Services...), Metrics: map[string]string{},
+		Resources: append([][]*commonpb.KeyValue(nil), r.got.Resources...), Scopes: append([]*commonpb.InstrumentationScope(nil), r.got.Scopes...),
+		Points: map[string][][]*commonpb.KeyValue{}}
 	for k, v := range r.got.Metrics {
 		out.Metrics[k] = v
+	}
+	for k, v := range r.got.Points {
+		out.Points[k] = append([][]*commonpb.KeyValue(nil), v...)
 	}
 	return out
 }
 
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
+	if req.URL.Path == r.refuse {
+		http.NotFound(w, req)
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, 16<<20))
 	if err != nil || req.Header.Get("Content-Type") != "application/x-protobuf" {
 		http.Error(w, "want a protobuf body", http.StatusBadRequest)
@@ -71,7 +95,9 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		}
 		for _, rs := range in.ResourceSpans {
 			r.got.Services = append(r.got.Services, StringAttr(rs.Resource.GetAttributes(), "service.name"))
+			r.got.Resources = append(r.got.Resources, rs.Resource.GetAttributes())
 			for _, ss := range rs.ScopeSpans {
+				r.got.Scopes = append(r.got.Scopes, ss.Scope)
 				r.got.Spans = append(r.got.Spans, ss.Spans...)
 			}
 		}
@@ -83,9 +109,14 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		for _, rm := range in.ResourceMetrics {
+			r.got.Resources = append(r.got.Resources, rm.Resource.GetAttributes())
 			for _, sm := range rm.ScopeMetrics {
+				r.got.Scopes = append(r.got.Scopes, sm.Scope)
 				for _, m := range sm.Metrics {
 					r.got.Metrics[m.Name] = m.Unit
+					for _, dp := range m.GetHistogram().GetDataPoints() {
+						r.got.Points[m.Name] = append(r.got.Points[m.Name], dp.Attributes)
+					}
 				}
 			}
 		}
@@ -131,4 +162,18 @@ func StringAttr(kvs []*commonpb.KeyValue, key string) string {
 		}
 	}
 	return ""
+}
+
+// IntAttr is the integer value of key among kvs, and whether it is there.
+func IntAttr(kvs []*commonpb.KeyValue, key string) (int64, bool) {
+	for _, kv := range kvs {
+		if kv.Key == key {
+			v, ok := kv.Value.GetValue().(*commonpb.AnyValue_IntValue)
+			if !ok {
+				return 0, false
+			}
+			return v.IntValue, true
+		}
+	}
+	return 0, false
 }

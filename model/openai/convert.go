@@ -183,7 +183,9 @@ func convertResponse(req *model.Request, resp gopenai.ChatCompletionResponse, ou
 	if d := resp.Usage.PromptTokensDetails; d != nil {
 		usage.CachedInputTokens = d.CachedTokens
 	}
-	return finish(req, msg, choice.Message.Refusal, finishReason(choice.FinishReason), usage, resp.Model, out), nil
+	r := finish(req, msg, choice.Message.Refusal, finishReason(choice.FinishReason), usage, resp.Model, out)
+	r.ID = resp.ID
+	return r, nil
 }
 
 // finish completes an answer: a refusal becomes the text, missing tool call

@@ -29,6 +29,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -147,11 +148,13 @@ type Model struct {
 	shownEndpoint string   // endpoint with its query's values redacted
 	secrets       []string // what no error may show: the key, the query's values
 	sendCacheKey  bool     // send Request.CacheKey (see Config.SendCacheKey)
+	desc          model.Description
 }
 
 var (
-	_ model.Model    = (*Model)(nil)
-	_ model.Streamer = (*Model)(nil)
+	_ model.Model     = (*Model)(nil)
+	_ model.Streamer  = (*Model)(nil)
+	_ model.Describer = (*Model)(nil)
 )
 
 // New returns a Model for cfg. It fails on an invalid BaseURL or a negative
@@ -201,10 +204,26 @@ func New(cfg Config) (*Model, error) {
 	u.RawPath = ""
 	m := &Model{cfg: cfg, endpoint: u.String(), sendCacheKey: cfg.SendCacheKey || u.Host == "api.openai.com"}
 	m.secrets = secretsOf(cfg.APIKey, u)
+	m.desc = model.Description{ID: cfg.Model, Provider: "openai", ServerAddress: u.Hostname(), ServerPort: port(u)}
 	shown := *u
 	shown.RawQuery = m.redact(u.RawQuery)
 	m.shownEndpoint = shown.String()
 	return m, nil
+}
+
+// Describe says what m calls: Config.Model, served by "openai" (the API it
+// speaks) at the base URL's host and port.
+func (m *Model) Describe() model.Description { return m.desc }
+
+// port is u's port: the one it names, or its scheme's.
+func port(u *url.URL) int {
+	if p, err := strconv.Atoi(u.Port()); err == nil {
+		return p
+	}
+	if u.Scheme == "https" {
+		return 443
+	}
+	return 80
 }
 
 // Factory returns a model.Factory for model.NewRouter that builds Models

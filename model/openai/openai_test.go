@@ -91,6 +91,7 @@ func TestToolCallRoundThenFinalAnswer(t *testing.T) {
 		FinishReason: model.FinishToolCalls,
 		Usage:        model.Usage{InputTokens: 82, OutputTokens: 17, TotalTokens: 99},
 		Model:        "gpt-test-2025-01-01",
+		ID:           "chatcmpl-abc123",
 	}, resp)
 
 	req.Messages = append(req.Messages, resp.Message,
@@ -103,6 +104,7 @@ func TestToolCallRoundThenFinalAnswer(t *testing.T) {
 		FinishReason: model.FinishStop,
 		Usage:        model.Usage{InputTokens: 120, OutputTokens: 8, TotalTokens: 128},
 		Model:        "gpt-test-2025-01-01",
+		ID:           "chatcmpl-abc124",
 	}, resp)
 
 	got := ws.received()

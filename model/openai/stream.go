@@ -136,6 +136,7 @@ type streamState struct {
 	finish        string
 	done          bool // [DONE] seen
 	modelID       string
+	answerID      string // the chunks' id
 	usage         model.Usage
 	delivered     bool
 	events        int
@@ -205,6 +206,10 @@ func (s *streamState) event(data []byte) error {
 		case "model":
 			if s.modelID == "" {
 				s.modelID = v.String()
+			}
+		case "id":
+			if s.answerID == "" {
+				s.answerID = v.String()
 			}
 		case "error":
 			if v.Type != gjson.Null {
@@ -406,7 +411,9 @@ func (s *streamState) message() model.Message {
 
 // response is the complete answer.
 func (s *streamState) response(out *outputMapping) *model.Response {
-	return finish(s.req, s.message(), string(s.refusal), finishReason(gopenai.FinishReason(s.finish)), s.reported(), s.modelID, out)
+	r := finish(s.req, s.message(), string(s.refusal), finishReason(gopenai.FinishReason(s.finish)), s.reported(), s.modelID, out)
+	r.ID = s.answerID
+	return r
 }
 
 // partial is what was received of an answer the stream did not complete,
@@ -419,5 +426,5 @@ func (s *streamState) partial() *model.Response {
 	if msg.Content == "" {
 		msg.Content = string(s.refusal)
 	}
-	return &model.Response{Message: msg, Usage: s.reported(), Model: s.modelID}
+	return &model.Response{Message: msg, Usage: s.reported(), Model: s.modelID, ID: s.answerID}
 }

@@ -124,6 +124,7 @@ func TestStreamText(t *testing.T) {
 		FinishReason: model.FinishStop,
 		Usage:        model.Usage{InputTokens: 20, OutputTokens: 3, TotalTokens: 23},
 		Model:        "gpt-test-2025-01-01",
+		ID:           "chatcmpl-1",
 	}, resp)
 
 	req := srv.received()

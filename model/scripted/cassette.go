@@ -104,9 +104,13 @@ type Recorder struct {
 }
 
 var (
-	_ model.Model    = (*Recorder)(nil)
-	_ model.Streamer = (*Recorder)(nil)
+	_ model.Model     = (*Recorder)(nil)
+	_ model.Streamer  = (*Recorder)(nil)
+	_ model.Describer = (*Recorder)(nil)
 )
+
+// Describe says what the inner model calls (model.Describe).
+func (r *Recorder) Describe() model.Description { return model.Describe(r.inner) }
 
 // Record returns a Recorder that writes to w.
 func Record(inner model.Model, w io.Writer) *Recorder {

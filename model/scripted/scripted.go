@@ -37,6 +37,7 @@ type Model struct {
 	calls    callLog
 	seq      int // calls started
 	chunking Chunking
+	name     string // see Named; "" for defaultName
 }
 
 // callLog stores calls in fixed-size chunks, so that recording stays cheap
@@ -66,9 +67,41 @@ func (l *callLog) all() []Call {
 }
 
 var (
-	_ model.Model    = (*Model)(nil)
-	_ model.Streamer = (*Model)(nil)
+	_ model.Model     = (*Model)(nil)
+	_ model.Streamer  = (*Model)(nil)
+	_ model.Describer = (*Model)(nil)
 )
+
+// defaultName is what a scripted model is called unless Named says
+// otherwise: its model id, the one its answers carry when the request
+// names none; and its provider.
+const defaultName = "scripted"
+
+// Named sets the model id m describes itself by (Describe) and its answers
+// carry when the request names none, "scripted" by default — so that a
+// test or a demo can tell its models apart as a user's configured models
+// are ("gpt-4.1", "gpt-4.1-mini"). It returns m.
+func (m *Model) Named(id string) *Model {
+	m.mu.Lock()
+	m.name = id
+	m.mu.Unlock()
+	return m
+}
+
+// Describe says what m is: the model "scripted" (or Named's id), of the
+// provider "scripted", on no server.
+func (m *Model) Describe() model.Description {
+	return model.Description{ID: m.id(), Provider: defaultName}
+}
+
+func (m *Model) id() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.name == "" {
+		return defaultName
+	}
+	return m.name
+}
 
 // Call records one call to a scripted Model, for assertions.
 type Call struct {
@@ -185,7 +218,7 @@ func (m *Model) answer(ctx context.Context, req *model.Request) (rec *model.Requ
 		resp.Model = req.Model
 	}
 	if resp.Model == "" {
-		resp.Model = "scripted"
+		resp.Model = m.id()
 	}
 	if turn.usage != nil {
 		resp.Usage = *turn.usage

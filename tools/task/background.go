@@ -24,7 +24,7 @@ func (d *delegator) background(ctx context.Context, run *childRun, res *Result) 
 	if err != nil {
 		return nil, &failure{msg: d.failureText(run, err)}
 	}
-	res.launched(run.def.Name, run.spec.Request.ModelName, t.ID(), t.OutputFile())
+	res.launched(run.def.Name, run.modelShown(), t.ID(), t.OutputFile())
 	return []any{t.Started()}, nil
 }
 

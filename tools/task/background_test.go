@@ -98,10 +98,10 @@ func TestBackgroundLaunchReturnsAtOnce(t *testing.T) {
 	assert.Equal(t, "agent-1", res.Data.TaskID)
 	assert.Equal(t, output, res.Data.OutputFile)
 	assert.Equal(t, "reader", res.Data.SubagentType)
-	assert.Equal(t, "light", res.Data.ModelUsed)
+	assert.Equal(t, "gpt-light", res.Data.ModelUsed)
 	assert.Empty(t, res.Data.Result)
 	assert.Equal(t, "Task started in the background by reader", res.ShortResult)
-	assert.Equal(t, "Subagent (reader, light) started in the background as task agent-1. "+
+	assert.Equal(t, "Subagent (reader, gpt-light) started in the background as task agent-1. "+
 		"Its result will come to you in a task notification when it ends; go on with other work meanwhile. "+
 		"To read its output before then, call TaskOutput with task_id agent-1; to stop it, call TaskStop.", res.Text)
 

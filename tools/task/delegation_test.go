@@ -126,9 +126,9 @@ func TestParallelTaskCallsInOneTurn(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		"Subagent (reader, light) completed.\n\nanswer to: question A",
-		"Subagent (reader, light) completed.\n\nanswer to: question B",
-		"Subagent (reader, light) completed.\n\nanswer to: question C",
+		"Subagent (reader, gpt-light) completed.\n\nanswer to: question A",
+		"Subagent (reader, gpt-light) completed.\n\nanswer to: question B",
+		"Subagent (reader, gpt-light) completed.\n\nanswer to: question C",
 	}, texts)
 }
 
@@ -143,19 +143,20 @@ func TestModelPrecedenceThroughTheTool(t *testing.T) {
 	}
 	tests := []struct {
 		agent, call string
-		want        string // model_used: the router's name for the model an alias leads to
+		want        string // stats.model: the router's name for the model an alias leads to
+		used        string // model_used: that model's id
 		answeredBy  string // which model answered
 	}{
-		{"light-agent", "", "light", "light"},
-		{"light-agent", "main", "main", "main"},
-		{"light-agent", "inherit", "light", "light"},
-		{"light-agent", "sonnet", "main", "main"},
-		{"inherit-agent", "", "caller", "caller"},
-		{"inherit-agent", "light", "light", "light"},
-		{"plain-agent", "", "caller", "caller"},
-		{"plain-agent", "haiku", "light", "light"},
-		{"haiku-agent", "", "light", "light"},
-		{"haiku-agent", "opus", "main", "main"},
+		{"light-agent", "", "light", "gpt-light", "light"},
+		{"light-agent", "main", "main", "gpt-main", "main"},
+		{"light-agent", "inherit", "light", "gpt-light", "light"},
+		{"light-agent", "sonnet", "main", "gpt-main", "main"},
+		{"inherit-agent", "", "caller", "scripted", "caller"},
+		{"inherit-agent", "light", "light", "gpt-light", "light"},
+		{"plain-agent", "", "caller", "scripted", "caller"},
+		{"plain-agent", "haiku", "light", "gpt-light", "light"},
+		{"haiku-agent", "", "light", "gpt-light", "light"},
+		{"haiku-agent", "opus", "main", "gpt-main", "main"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.agent+" "+tt.call, func(t *testing.T) {
@@ -167,10 +168,10 @@ func TestModelPrecedenceThroughTheTool(t *testing.T) {
 			}
 			res := result(t, w.call(t, caller, in))
 			require.Equal(t, "success", res.Status, res.Text)
-			assert.Equal(t, tt.want, res.Data.ModelUsed)
+			assert.Equal(t, tt.used, res.Data.ModelUsed)
 			assert.Equal(t, tt.want, res.Stats.Model)
 			assert.Equal(t, tt.answeredBy, res.Data.Result)
-			assert.True(t, strings.HasPrefix(res.Text, "Subagent ("+tt.agent+", "+tt.want+") completed.\n\n"), res.Text)
+			assert.True(t, strings.HasPrefix(res.Text, "Subagent ("+tt.agent+", "+tt.used+") completed.\n\n"), res.Text)
 		})
 	}
 }

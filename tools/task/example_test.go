@@ -67,7 +67,7 @@ func ExampleSection() {
 	fmt.Println("--")
 	fmt.Println(resp.Text)
 	// Output:
-	// Subagent (reviewer, light) completed.
+	// Subagent (reviewer, scripted) completed.
 	//
 	// Line 3: Login ignores the password.
 	// --
@@ -96,8 +96,8 @@ func ExampleResult() {
 	fmt.Printf("%q\n", res.Text)
 	// Output:
 	// Task completed by summary
-	// summary on light, agent agent-1, 0 tool calls
-	// "Subagent (summary, light) completed.\n\nTwo files, both short."
+	// summary on scripted, agent agent-1, 0 tool calls
+	// "Subagent (summary, scripted) completed.\n\nTwo files, both short."
 }
 
 // A main agent starts an agent in the background, goes on, and reads its
@@ -144,7 +144,7 @@ func ExampleTools() {
 	fmt.Println(resp.Text)
 	// Output:
 	// [Task TaskOutput TaskStop]
-	// Task: Subagent (watcher, light) started in the background as task task-1. Its result will come to you in a task notification when it ends; go on with other work meanwhile. To read its output before then, call TaskOutput with task_id task-1; to stop it, call TaskStop.
+	// Task: Subagent (watcher, scripted) started in the background as task task-1. Its result will come to you in a task notification when it ends; go on with other work meanwhile. To read its output before then, call TaskOutput with task_id task-1; to stop it, call TaskStop.
 	// TaskOutput: Task task-1 has completed. Its result:
 	// The background task task-1 (Watch the build, by the watcher agent) has completed.
 	// The build passed.

@@ -98,7 +98,8 @@ func newWorld(t testing.TB, cfg worldConfig) *world {
 	if !cfg.noAgent {
 		opts.Agents = defs
 	}
-	w := &world{reg: agents.Load(opts), main: scripted.New(cfg.main...), light: scripted.New(cfg.light...)}
+	// The router's models have ids of their own, as configured models do.
+	w := &world{reg: agents.Load(opts), main: scripted.New(cfg.main...).Named("gpt-main"), light: scripted.New(cfg.light...).Named("gpt-light")}
 	require.Empty(t, w.reg.Errors())
 	w.router, err = model.NewStaticRouter(map[string]model.Model{model.Main: w.main, model.Light: w.light}, nil)
 	require.NoError(t, err)

@@ -21,6 +21,16 @@ type childRun struct {
 	spec subagent.Spec
 }
 
+// modelShown is what the agent's model is called where the model and
+// the user read it: its id (model.Describe), or the route it was chosen
+// by when it says none.
+func (r *childRun) modelShown() string {
+	if id := model.Describe(r.spec.Request.Model).ID; id != "" {
+		return id
+	}
+	return r.spec.Request.ModelName
+}
+
 // prepare resolves what the agent of def runs with for the call in: its
 // model, its tools, its prompt and, for a fork-context agent, its caller's
 // conversation. Its errors are those the model reads (*failure) or an

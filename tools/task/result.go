@@ -99,7 +99,9 @@ type Data struct {
 	// ToolSummary counts the agent's tool calls by tool, in first-use
 	// order.
 	ToolSummary []ToolCount `json:"tool_summary"`
-	// ModelUsed is the name of the model the agent ran on ("light").
+	// ModelUsed is the id of the model the agent ran on ("gpt-4.1-mini"),
+	// or the name it was routed by ("light") when the model does not say
+	// its id.
 	ModelUsed string `json:"model_used"`
 	// SubagentType is the agent's name, as the registry knows it (the
 	// subagent_type asked for when no agent matched).
@@ -133,7 +135,8 @@ type Stats struct {
 	TimeMS int64 `json:"time_ms"`
 	// ToolCalls counts the agent's tool calls.
 	ToolCalls int `json:"tool_calls"`
-	// Model is the name of the model the agent ran on.
+	// Model is the name the agent's model was routed by ("light"); its id
+	// is Data.ModelUsed.
 	Model string `json:"model"`
 	// Usage is what the agent spent, its own subagents included.
 	Usage model.Usage `json:"usage"`

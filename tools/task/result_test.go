@@ -43,7 +43,7 @@ func TestTheResultEnvelope(t *testing.T) {
 	}
 	out := w.call(t, scripted.New(), in)
 	require.True(t, out.Success, out.Text)
-	const text = "Subagent (reader, light) completed.\n\nLogin is defined in src/login.go, line 3."
+	const text = "Subagent (reader, gpt-light) completed.\n\nLogin is defined in src/login.go, line 3."
 	assert.Equal(t, text, out.Text, "the model reads the text alone")
 
 	res := result(t, out)
@@ -51,7 +51,7 @@ func TestTheResultEnvelope(t *testing.T) {
 	assert.Equal(t, "completed", res.Data.Status)
 	assert.Equal(t, "Login is defined in src/login.go, line 3.", res.Data.Result)
 	assert.Equal(t, []task.ToolCount{{Tool: "read_file", Count: 3}, {Tool: "grep", Count: 1}}, res.Data.ToolSummary)
-	assert.Equal(t, "light", res.Data.ModelUsed)
+	assert.Equal(t, "gpt-light", res.Data.ModelUsed)
 	assert.Equal(t, "reader", res.Data.SubagentType)
 	assert.Equal(t, "agent-1", res.Data.AgentID)
 	assert.Equal(t, "finder", res.Data.Name)
@@ -76,8 +76,8 @@ func TestTheResultEnvelope(t *testing.T) {
 		"status": "success",
 		"data": {"status": "completed", "result": "Login is defined in src/login.go, line 3.",
 			"tool_summary": [{"tool": "read_file", "count": 3}, {"tool": "grep", "count": 1}],
-			"model_used": "light", "subagent_type": "reader", "agent_id": "agent-1", "name": "finder"},
-		"text": "Subagent (reader, light) completed.\n\nLogin is defined in src/login.go, line 3.",
+			"model_used": "gpt-light", "subagent_type": "reader", "agent_id": "agent-1", "name": "finder"},
+		"text": "Subagent (reader, gpt-light) completed.\n\nLogin is defined in src/login.go, line 3.",
 		"stats": {"time_ms": 0, "tool_calls": 4, "model": "light", "usage": `+string(usage)+`},
 		"context": {"cwd": ".", "params_input": {"description": "Find the login code", "prompt": "Where is Login defined?",
 			"subagent_type": "reader", "name": "finder", "team_name": "auth", "mode": "plan"}},
@@ -116,12 +116,12 @@ func TestAFailureKeepsThePartialText(t *testing.T) {
 	out := w.call(t, scripted.New(), map[string]any{"subagent_type": "reader", "description": "Find the login code", "prompt": "Where?"})
 	assert.False(t, out.Success)
 	res := result(t, out)
-	assert.Equal(t, "Subagent (reader, light) failed: "+model.ErrRateLimited.Error(), res.Error)
+	assert.Equal(t, "Subagent (reader, gpt-light) failed: "+model.ErrRateLimited.Error(), res.Error)
 	assert.Equal(t, res.Error+"\n\nFound src/login.go so far.", out.Text)
 	assert.Equal(t, "Found src/login.go so far.", res.Data.Result)
 	assert.Equal(t, "agent-1", res.Data.AgentID)
 	assert.Equal(t, []task.ToolCount{{Tool: "read_file", Count: 1}}, res.Data.ToolSummary)
-	assert.Equal(t, "light", res.Data.ModelUsed)
+	assert.Equal(t, "gpt-light", res.Data.ModelUsed)
 
 	// Max turns: the engine's text, then the partial text.
 	w = newWorld(t, worldConfig{light: []scripted.Turn{

@@ -49,8 +49,8 @@ func TestResumeContinuesTheSameAgent(t *testing.T) {
 	require.Equal(t, "success", again.Status, again.Text)
 	assert.Equal(t, first.Data.AgentID, again.Data.AgentID, "the same agent")
 	assert.Equal(t, "reader", again.Data.SubagentType)
-	assert.Equal(t, "light", again.Data.ModelUsed, "on the same model")
-	assert.Equal(t, "Subagent (reader, light) completed.\n\nAuth checks the password in src/auth.go.\n\n"+
+	assert.Equal(t, "gpt-light", again.Data.ModelUsed, "on the same model")
+	assert.Equal(t, "Subagent (reader, gpt-light) completed.\n\nAuth checks the password in src/auth.go.\n\n"+
 		"agent_id: "+first.Data.AgentID+" (to continue this agent's work later, call Task with resume set to this id)", again.Text)
 
 	reqs := childRequests(w.light)
@@ -106,7 +106,7 @@ func TestResumeRepairsAnOrphanToolCall(t *testing.T) {
 	}()))
 	require.Equal(t, "async_launched", again.Data.Status, again.Text)
 	assert.Equal(t, res.Data.AgentID, again.Data.TaskID)
-	assert.Equal(t, "caller", again.Data.ModelUsed, "the model it ran on: its caller's")
+	assert.Equal(t, "gpt-main", again.Data.ModelUsed, "the model it ran on: its caller's")
 	bg, err := w.engine.Tasks().Get(again.Data.TaskID)
 	require.NoError(t, err)
 	n, err := bg.Wait(within(t))
@@ -172,7 +172,7 @@ func TestResumeRefusals(t *testing.T) {
 // that a model can continue it; otherwise the text is exactly the
 // spec's.
 func TestTheResultNamesAResumableAgent(t *testing.T) {
-	const answer = "Subagent (reader, light) completed.\n\nLogin is in src/login.go."
+	const answer = "Subagent (reader, gpt-light) completed.\n\nLogin is in src/login.go."
 	tests := []struct {
 		name        string
 		transcripts bool
@@ -183,7 +183,7 @@ func TestTheResultNamesAResumableAgent(t *testing.T) {
 		{"transcripts on", true, "reader",
 			answer + "\n\nagent_id: agent-1 (to continue this agent's work later, call Task with resume set to this id)"},
 		{"a forked-context agent cannot be resumed", true, "forker",
-			"Subagent (forker, light) completed.\n\nLogin is in src/login.go."},
+			"Subagent (forker, gpt-light) completed.\n\nLogin is in src/login.go."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -193,7 +193,7 @@ func (d *delegator) delegate(ctx context.Context, inv *tools.Invocation, in inpu
 	if err != nil {
 		return nil, err
 	}
-	res.Data.ModelUsed, res.Stats.Model = run.spec.Request.ModelName, run.spec.Request.ModelName
+	res.Data.ModelUsed, res.Stats.Model = run.modelShown(), run.spec.Request.ModelName
 	if in.RunInBackground || def.Background {
 		return d.background(ctx, run, res)
 	}
@@ -217,7 +217,7 @@ func (d *delegator) foreground(ctx context.Context, run *childRun, res *Result) 
 		}
 		return events, f
 	}
-	res.completed(run.def.Name, run.spec.Request.ModelName, out, out.Transcript != "" && !run.def.ForkContext)
+	res.completed(run.def.Name, run.modelShown(), out, out.Transcript != "" && !run.def.ForkContext)
 	if d.opts.NoArtifactCopy {
 		return events, nil
 	}
@@ -249,7 +249,7 @@ func (d *delegator) failureText(run *childRun, err error) string {
 		if cause == nil {
 			cause = err
 		}
-		return fmt.Sprintf("Subagent (%s, %s) failed: %v", run.def.Name, run.spec.Request.ModelName, cause)
+		return fmt.Sprintf("Subagent (%s, %s) failed: %v", run.def.Name, run.modelShown(), cause)
 	}
 	return err.Error()
 }

@@ -13,12 +13,14 @@ import (
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/internal/version"
 	"github.com/offshoot-dev/offshoot/telemetry"
 )
 
@@ -52,15 +54,34 @@ func (e *Env) Telemetry(ctx context.Context, b *bus.Bus, provider string) (stop 
 	if p := strings.TrimSpace(e.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")); p != "" && p != "http/protobuf" {
 		e.Warn("OTEL_EXPORTER_OTLP_PROTOCOL=%s: offshoot sends OTLP over HTTP (http/protobuf) only; point the endpoint at the collector's HTTP port (4318)", Printable(p))
 	}
-	res, err := resource.New(ctx, resource.WithAttributes(semconv.ServiceName("offshoot")), resource.WithFromEnv(), resource.WithTelemetrySDK())
+	res, err := resource.New(ctx, resource.WithAttributes(semconv.ServiceName("offshoot"), semconv.ServiceVersion(version.Get())),
+		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil {
 		return nil, Usagef("OTEL_RESOURCE_ATTRIBUTES or OTEL_SERVICE_NAME: %v; fix the variable or unset it", err)
 	}
-	var warnOnce sync.Once
+	// One warning for each signal an endpoint refuses, and one for any
+	// other failure.
+	var warnMu sync.Mutex
+	warned := map[string]bool{}
 	warn := func(err error) {
-		warnOnce.Do(func() {
-			e.Warn("telemetry: %v; check that a collector listens where OTEL_EXPORTER_OTLP_ENDPOINT says (this run's traces and metrics may be missing)", err)
-		})
+		var r *refusedError
+		key := ""
+		if errors.As(err, &r) {
+			key = r.signal
+		}
+		warnMu.Lock()
+		defer warnMu.Unlock()
+		if warned[key] {
+			return
+		}
+		warned[key] = true
+		if r != nil {
+			v := strings.ToUpper(r.signal)
+			e.Warn("telemetry: this endpoint does not take %s: set OTEL_%s_EXPORTER=none to send none, or point OTEL_EXPORTER_OTLP_%s_ENDPOINT "+
+				"at a collector that takes them (%v)", r.signal, v, v, r.err)
+			return
+		}
+		e.Warn("telemetry: %v; check that a collector listens where OTEL_EXPORTER_OTLP_ENDPOINT says (this run's traces and metrics may be missing)", err)
 	}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(warn))
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
@@ -72,7 +93,7 @@ func (e *Env) Telemetry(ctx context.Context, b *bus.Bus, provider string) (stop 
 		if err != nil {
 			return nil, Usagef("OTEL_EXPORTER_OTLP_ENDPOINT: cannot export traces: %v; fix the OTEL_EXPORTER_OTLP_* variables or unset them", err)
 		}
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(spanExporter{exp}), sdktrace.WithResource(res))
 		opts.TracerProvider, shutdowns = tp, append(shutdowns, tp.Shutdown)
 	}
 	if metrics {
@@ -81,7 +102,7 @@ func (e *Env) Telemetry(ctx context.Context, b *bus.Bus, provider string) (stop 
 			shutdownAll(shutdowns)
 			return nil, Usagef("OTEL_EXPORTER_OTLP_ENDPOINT: cannot export metrics: %v; fix the OTEL_EXPORTER_OTLP_* variables or unset them", err)
 		}
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(metricExporter{exp})), sdkmetric.WithResource(res))
 		opts.MeterProvider, shutdowns = mp, append(shutdowns, mp.Shutdown)
 	}
 	if opts.TracerProvider == nil {
@@ -123,4 +144,38 @@ func shutdownAll(shutdowns []func(context.Context) error) error {
 		errs = append(errs, shutdown(ctx))
 	}
 	return errors.Join(errs...)
+}
+
+// refusedError is an export the endpoint refused with 404 Not Found: it
+// does not take that signal (Jaeger takes traces, not metrics).
+type refusedError struct {
+	signal string // "traces" or "metrics"
+	err    error
+}
+
+func (r *refusedError) Error() string { return r.err.Error() }
+func (r *refusedError) Unwrap() error { return r.err }
+
+// refused marks err as a refusal of signal when the endpoint answered
+// 404 Not Found. The OTLP/HTTP exporters say the status in their error's
+// text only ("failed to send to URL: 404 Not Found (body: …)").
+func refused(signal string, err error) error {
+	if err != nil && strings.Contains(err.Error(), " 404 Not Found") {
+		return &refusedError{signal: signal, err: err}
+	}
+	return err
+}
+
+// spanExporter and metricExporter pass exports on, saying which signal an
+// endpoint refused.
+type spanExporter struct{ sdktrace.SpanExporter }
+
+func (x spanExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	return refused("traces", x.SpanExporter.ExportSpans(ctx, spans))
+}
+
+type metricExporter struct{ sdkmetric.Exporter }
+
+func (x metricExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	return refused("metrics", x.Exporter.Export(ctx, rm))
 }

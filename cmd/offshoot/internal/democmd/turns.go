@@ -58,6 +58,9 @@ func takeTurns(m model.Model, b *bus.Bus, parties ...string) (*inTurn, func(), e
 	return r, unsubscribe, err
 }
 
+// Describe says what the model it passes calls to calls.
+func (r *inTurn) Describe() model.Description { return model.Describe(r.next) }
+
 // Generate answers req in its party's turn; the planner's calls do not
 // wait.
 func (r *inTurn) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {

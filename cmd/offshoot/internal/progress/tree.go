@@ -181,7 +181,7 @@ func (t *tree) modelCalled(session string, e runner.ModelCalled) {
 	if e.Error != "" {
 		next = t.paint(red, "failed") + ": " + clip(firstLine(cli.Printable(e.Error)), 120)
 	}
-	name := cli.Printable(e.Model)
+	name := cli.Printable(e.Shown())
 	if opened {
 		// The turn's line and text are above: say how it ended.
 		parts := []string{next}

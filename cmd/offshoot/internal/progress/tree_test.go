@@ -53,33 +53,33 @@ func TestTree(t *testing.T) {
 			{"s1", runner.PromptRendered{NS: "demo", Key: "planner", Text: "## 1. Planner\n\nPlan.", Tools: []string{"ls", "read_file"}}},
 			text("s1", "Let me"), text("s1", " look."), text("s1", "\nThen"), text("s1", " plan.\n"),
 			{"s1", runner.ConversationMessage{Message: model.AssistantMessage("", model.ToolCall{Name: "ls"}, model.ToolCall{Name: "read_file"})}},
-			{"s1", runner.ModelCalled{Turn: 1, Model: "main", Usage: model.Usage{TotalTokens: 42}, Duration: 1500 * time.Millisecond}},
+			{"s1", runner.ModelCalled{Turn: 1, Model: "gpt-4.1", Route: "main", ResponseModel: "gpt-4.1-2025-04-14", Usage: model.Usage{TotalTokens: 42}, Duration: 1500 * time.Millisecond}},
 			{"s1", runner.ToolInvoked{Name: "ls", Arguments: json.RawMessage(`{}`), Result: "2 entries\na\nb", Success: true}},
 			{"s1", runner.ToolInvoked{Name: "read_file", Arguments: json.RawMessage(`{"file_path":"x"}`), Result: "no such file", Success: false}},
-			{"s1", runner.ModelCalled{Turn: 2, Model: "main", Usage: model.Usage{TotalTokens: 1}, Duration: 250 * time.Microsecond}},
+			{"s1", runner.ModelCalled{Turn: 2, Route: "main", ResponseModel: "qwen3", Usage: model.Usage{TotalTokens: 1}, Duration: 250 * time.Microsecond}},
 			{"s1", runner.PromptExecuted{Turns: 2, ToolCalls: 2, Usage: model.Usage{TotalTokens: 43}, Duration: 2 * time.Second}},
 		},
 		want: `▸ prompt demo/planner rendered · 3 lines, 20 bytes · 2 tools
 ▸ model turn 1
   ✎ Let me look.
   ✎ Then plan.
-  ↳ calls ls, read_file · main · 42 tokens · 1.5s
+  ↳ calls ls, read_file · gpt-4.1 · 42 tokens · 1.5s
   ✓ ls {} → 2 entries …
   ✗ read_file {"file_path":"x"} → no such file
-▸ model turn 2 (main) · answers · 1 token · 0.2ms
+▸ model turn 2 (qwen3) · answers · 1 token · 0.2ms
 ▸ done · 2 model turns, 2 tool calls · 43 tokens · 2s
 `,
 	}, {
 		name: "cached input tokens, per call, per agent and for the tree",
 		events: []ev{
 			started("a1", "c1", "s1", 1),
-			{"c1", runner.ModelCalled{Turn: 1, Model: "main", Usage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}, Duration: time.Second}},
+			{"c1", runner.ModelCalled{Turn: 1, Model: "fake-1", Route: "light", Usage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}, Duration: time.Second}},
 			{"c1", subagent.Finished{AgentID: "a1", SessionID: "c1", ParentID: "s1", Depth: 1, Duration: time.Second, Usage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}}},
 			{"s1", runner.PromptExecuted{Turns: 2, ToolCalls: 1, Usage: model.Usage{InputTokens: 2100, CachedInputTokens: 0, TotalTokens: 2120},
 				ChildUsage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}, Duration: 3 * time.Second}},
 		},
 		want: `  ┌ a1 started · agents/reviewer · forked from s1
-  │ a1 model turn 1 (main) · answers · 2010 tokens (1920 cached) · 1s
+  │ a1 model turn 1 (fake-1) · answers · 2010 tokens (1920 cached) · 1s
   └ a1 finished in 1s · 1 model turn, 0 tool calls · 2010 tokens (1920 cached)
 ▸ done · 2 model turns, 1 tool call · 2120 tokens · 4130 tokens (1920 cached) with its agents · 3s
 `,

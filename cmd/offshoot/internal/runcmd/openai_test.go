@@ -149,15 +149,18 @@ func TestRunAgainstAnOpenAIServer(t *testing.T) {
 	srv := newFakeOpenAI(t)
 	f := newFixture(t, map[string]string{"main.go": "package main\n", "main_test.go": "package main\n"})
 	f.vars["LLM_MODEL_ID"], f.vars["LLM_API_KEY"], f.vars["LLM_BASE_URL"] = "gpt-test", "sk-test", srv.URL+"/v1"
+	f.vars["LIGHT_LLM_MODEL_ID"] = "gpt-test-mini"
 	err := f.run(t, context.Background(), &run{task: "What is in this project?"})
 	require.NoError(t, err, f.stderr.String())
 	out := f.stdout.String()
 	for _, want := range []string{
 		"  ✎ Let me look at the files first.\n",
-		"  ↳ calls ls · main · 120 tokens · ",
+		// The models by the ids configured, not by their routes (main, light).
+		"  ↳ calls ls · gpt-test · 120 tokens · ",
 		"  ✓ ls {\"path\":\"\"} → /: 2 entries",
 		" started · explore · forked from ",
-		"   ↳ answers · light · 120 tokens · ",
+		"   ↳ answers · gpt-test-mini · 120 tokens · ",
+		"→ Subagent (explore, gpt-test-mini) completed.",
 		"  ✓ Task {\"description\":\"Find the tests\",",
 		"  ✎ There is one program, main.go, and its tests are in main_test.go.\n",
 	} {
@@ -167,7 +170,7 @@ func TestRunAgainstAnOpenAIServer(t *testing.T) {
 	require.Len(t, reqs, 4)
 	for _, r := range reqs {
 		assert.Equal(t, "Bearer sk-test", r.auth)
-		assert.Equal(t, "gpt-test", r.Model)
+		assert.Contains(t, []string{"gpt-test", "gpt-test-mini"}, r.Model)
 		assert.True(t, r.Stream, "the run streams")
 	}
 }

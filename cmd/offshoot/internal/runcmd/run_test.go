@@ -197,7 +197,7 @@ func TestRunWaitsForBackgroundTasks(t *testing.T) {
 	// report before the answer has ended.
 	turn, report := strings.Index(out, "▸ model turn 2\n"), strings.Index(out, "▸ background task ")
 	require.True(t, turn >= 0 && report >= 0, out)
-	ended := strings.Index(out[turn:], "\n  ↳ answers · main · ")
+	ended := strings.Index(out[turn:], "\n  ↳ answers · scripted · ")
 	require.True(t, ended >= 0, out)
 	assert.Less(t, turn+ended, report, "the answer, before the task's report:\n%s", out)
 	assert.Contains(t, out[turn:turn+ended], "watcher")

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/offshoot-dev/offshoot/internal/otlptest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+
+	"github.com/offshoot-dev/offshoot/internal/otlptest"
 )
 
 // TestRunSendsTelemetry: with OTEL_EXPORTER_OTLP_ENDPOINT set, run sends
@@ -49,6 +51,9 @@ func TestRunSendsTelemetry(t *testing.T) {
 	assert.Equal(t, 1, names["invoke_agent offshoot/worker"])
 	assert.Equal(t, 1, names["invoke_agent general-purpose"])
 	assert.Contains(t, got.Services, "offshoot-test")
+	for _, res := range got.Resources {
+		assert.NotEmpty(t, otlptest.StringAttr(res, string(semconv.ServiceVersionKey)), "the resource says offshoot's version")
+	}
 	assert.Contains(t, got.Metrics, "gen_ai.client.token.usage")
 	assert.Contains(t, got.Metrics, "gen_ai.client.operation.duration")
 }
@@ -83,4 +88,33 @@ func TestRunWarnsWhenTheCollectorIsDown(t *testing.T) {
 	require.NoError(t, f.run(t, context.Background(), &run{task: "What is in this project?"}))
 	assert.Contains(t, f.stderr.String(), "warning: telemetry: ")
 	assert.Equal(t, 1, strings.Count(f.stderr.String(), "warning: telemetry: "), "one warning: %s", f.stderr.String())
+}
+
+// TestRunSaysWhichSignalTheEndpointRefuses: a backend that takes traces
+// but not metrics (Jaeger) answers 404 for them; the warning says so and
+// how to stop sending them, and the traces still arrive.
+func TestRunSaysWhichSignalTheEndpointRefuses(t *testing.T) {
+	for _, tt := range []struct{ refused, variable, other string }{
+		{"metrics", "OTEL_METRICS_EXPORTER", "traces"},
+		{"traces", "OTEL_TRACES_EXPORTER", "metrics"},
+	} {
+		t.Run(tt.refused, func(t *testing.T) {
+			c := otlptest.StartWithout(t, tt.refused)
+			f := newFixture(t, map[string]string{"README.md": "hello\n"})
+			f.script(t, story)
+			f.vars["OTEL_EXPORTER_OTLP_ENDPOINT"] = c.URL
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", c.URL)
+			require.NoError(t, f.run(t, context.Background(), &run{task: "What is in this project?"}), f.stderr.String())
+			stderr := f.stderr.String()
+			assert.Contains(t, stderr, "this endpoint does not take "+tt.refused+": set "+tt.variable+"=none")
+			assert.NotContains(t, stderr, "check that a collector listens")
+			assert.Equal(t, 1, strings.Count(stderr, "warning: telemetry: "), "one warning: %s", stderr)
+			got := c.Received()
+			if tt.other == "traces" {
+				assert.NotEmpty(t, got.Spans)
+			} else {
+				assert.NotEmpty(t, got.Metrics)
+			}
+		})
+	}
 }
