@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -21,8 +22,12 @@ import (
 // what was mounted (its SHA-256), and created only where there is no
 // file (or one with the same content). A change that breaks a rule is
 // left, with the reason in its Left, and the others are written. Each
-// file is written atomically: a temporary file in its directory, with
-// the old file's permissions, renamed over it.
+// file is written atomically: a temporary file in its directory
+// (.NAME.offshoot- and 12 hex digits), with the old file's permissions,
+// renamed over it. A write-back killed midway leaves at most that one
+// temporary file; Apply removes those it finds in the directories it
+// writes to (regular files named exactly so, never through a link), and
+// Summary names them.
 type WriteBack struct {
 	// Dir is the host directory, absolute.
 	Dir string
@@ -31,9 +36,10 @@ type WriteBack struct {
 	// is not written.
 	Changes []Change
 
-	rules   writeRules // the rules of the session's mounts
-	planned bool       // made by PlanWriteBack
-	applied bool
+	rules     writeRules // the rules of the session's mounts
+	planned   bool       // made by PlanWriteBack
+	applied   bool
+	leftovers []string // the temporary files of an interrupted write-back that Apply removed
 }
 
 // PlanWriteBack compares the changes of the files a snapshot holds (see
@@ -87,6 +93,7 @@ func (w *WriteBack) Apply() error {
 	}
 	defer root.Close()
 	w.applied = true
+	cleaned := map[string]bool{} // the directories rid of leftovers
 	for i := range w.Changes {
 		c := &w.Changes[i]
 		if c.Left != "" {
@@ -102,6 +109,10 @@ func (w *WriteBack) Apply() error {
 			continue
 		}
 		rel, _ := hostPath(c.Path) // inspect checked it
+		if dir := path.Dir(c.Path); !cleaned[dir] {
+			cleaned[dir] = true
+			w.leftovers = append(w.leftovers, removeLeftovers(root, dir)...)
+		}
 		if c.Op == opDeleted {
 			err = root.Remove(rel)
 		} else {
@@ -143,7 +154,10 @@ func (w *WriteBack) Left() []Change {
 // Summary says in one line what the write-back writes (or wrote, once
 // applied) and what it leaves: "2 created, 1 edited, 0 deleted; 1 left:
 // a.go (changed on disk since it was mounted)", or "no changes". Changes
-// the directory already has are counted apart ("1 already on disk").
+// the directory already has are counted apart ("1 already on disk"); the
+// temporary files of an interrupted write-back that Apply removed come
+// last ("removed 1 temporary file an interrupted write-back left
+// (.a.go.offshoot-…)").
 func (w *WriteBack) Summary() string {
 	if len(w.Changes) == 0 {
 		return "no changes"
@@ -171,6 +185,9 @@ func (w *WriteBack) Summary() string {
 	}
 	if left := w.Left(); len(left) > 0 {
 		s += fmt.Sprintf("; %d left: %s", len(left), listLeft(left))
+	}
+	if removed := leftoversRemoved(w.leftovers); removed != "" {
+		s += "; " + removed
 	}
 	return s
 }
