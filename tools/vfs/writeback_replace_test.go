@@ -176,3 +176,25 @@ func TestWriteBackReplacementTwice(t *testing.T) {
 	require.NoError(t, second.Apply())
 	assert.Equal(t, map[string]string{"conf/app.yaml": "app: 1\n", "lib": "now a file\n", "keep.md": "keep\n"}, hostFiles(t, repo))
 }
+
+// Replacements are independent: one left leaves the other to be written,
+// and one nested in a directory is its own.
+func TestWriteBackReplacementsAreIndependent(t *testing.T) {
+	base := t.TempDir()
+	materialize(t, base, replaceHost)
+	repo := filepath.Join(base, "repo")
+	s := mounted(t, base, "")
+	for _, e := range []edit{
+		{Path: "conf", Delete: true}, {Path: "conf/app.yaml", Content: "app: 1\n"},
+		{Path: "lib/sub", Delete: true}, {Path: "lib/sub", Content: "now a file\n"},
+		{Path: "keep.md", Delete: true}, {Path: "keep.md/x", Content: "x\n"},
+	} {
+		require.NoError(t, s.Dispatch(context.Background(), e.event()))
+	}
+	writeHost(t, repo, "keep.md", "theirs\n")
+	w, err := vfs.PlanWriteBack(s.Snapshot(), repo)
+	require.NoError(t, err)
+	require.Error(t, w.Apply())
+	assert.Equal(t, "2 created, 0 edited, 2 deleted (conf becomes a directory, lib/sub becomes a file); 2 left: keep.md (changed on disk since it was mounted), keep.md/x (left with the rest of keep.md, a file that becomes a directory)", w.Summary())
+	assert.Equal(t, map[string]string{"conf/app.yaml": "app: 1\n", "lib/a.go": "package lib\n", "lib/sub": "now a file\n", "keep.md": "theirs\n"}, hostFiles(t, repo))
+}
