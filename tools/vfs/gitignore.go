@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -45,18 +47,30 @@ type ignoreRules struct {
 	// them, with its line number.
 	unused      int
 	firstUnused string
+	// notRead says why the file, which exists, was not read at all, and
+	// fix what to do about it.
+	notRead, fix string
 }
 
 // readGitignore reads the .gitignore at the top of the mounted directory
-// dir (a regular file of at most maxGitignoreBytes, read through dir):
-// nil when there is none, it cannot be read, or it has no pattern. A
-// pattern repeated is used once (its last time, which is where it
-// counts). Patterns past maxGitignorePatterns, or over
-// maxIgnoreWildcards or maxIgnoreSegments, are not used (see warning).
-func readGitignore(dir *os.Root) *ignoreRules {
-	data, err := regfile.ReadIn(dir, ".gitignore", maxGitignoreBytes)
-	if err != nil {
+// hostDir (a regular file of at most maxGitignoreBytes): nil when there
+// is none or it has no pattern. A pattern repeated is used once (its
+// last time, which is where it counts). Patterns past
+// maxGitignorePatterns, or over maxIgnoreWildcards or
+// maxIgnoreSegments, are not used, and neither is a file that cannot be
+// read (see warning).
+func readGitignore(hostDir string) *ignoreRules {
+	data, err := regfile.Read(filepath.Join(hostDir, ".gitignore"), maxGitignoreBytes)
+	var tooLarge *regfile.TooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
+	case errors.As(err, &tooLarge):
+		return &ignoreRules{notRead: "it is larger than " + regfile.Size(maxGitignoreBytes), fix: "make it smaller"}
+	case errors.Is(err, regfile.ErrNotRegular):
+		return &ignoreRules{notRead: "it is not a regular file", fix: "make it one"}
+	case err != nil:
+		return &ignoreRules{notRead: fmt.Sprintf("it cannot be read (%v)", unwrapPath(err)), fix: "make it readable"}
 	}
 	type line struct {
 		text string
@@ -126,7 +140,12 @@ func (r *ignoreRules) match(ctx context.Context, rel string, dir bool) (bool, er
 // warning says, in words for the user, which patterns were not used and
 // what that means; "" when all were.
 func (r *ignoreRules) warning() string {
-	if r == nil || r.unused == 0 {
+	switch {
+	case r == nil:
+		return ""
+	case r.notRead != "":
+		return fmt.Sprintf(".gitignore: not used, as %s: files it would ignore may have been copied in. %s, or leave those files out another way", r.notRead, strings.ToUpper(r.fix[:1])+r.fix[1:])
+	case r.unused == 0:
 		return ""
 	}
 	return fmt.Sprintf(".gitignore: %d %s not used (the first on %s): a mount uses at most %d different patterns, the first ones, each of at most %d wildcards and %d parts; files %s would ignore may have been copied in. Shorten the .gitignore, or leave those files out another way",

@@ -29,9 +29,11 @@ func TestGitignoreBounds(t *testing.T) {
 	// The file of each has one part less (**/): a VFS path has at most 16.
 	deep := "**/" + strings.Repeat("d/", vfs.MaxIgnoreSegments-2) + "f.txt" // at the bound
 	tooDeep := "**/" + strings.Repeat("d/", vfs.MaxIgnoreSegments-1) + "f.txt"
+	large := slices.Repeat([]string{"large-gitignore-pattern-that-repeats"}, 30000)
 	for _, tc := range []struct {
 		name    string
 		lines   []string
+		setup   func(t *testing.T, dir string) // after the files are written
 		files   []string
 		copied  []string // of files
 		warning string   // "" for none
@@ -68,9 +70,32 @@ func TestGitignoreBounds(t *testing.T) {
 			files: []string{tooDeep[len("**/"):]}, copied: []string{tooDeep[len("**/"):]},
 			warning: ".gitignore: 1 pattern was not used (the first on line 1: " + tooDeep + ")",
 		},
+		{
+			name: "larger than the bound", lines: append(large, "*.log"),
+			files: []string{"x.log"}, copied: []string{"x.log"},
+			warning: ".gitignore: not used, as it is larger than 1 MiB: files it would ignore may have been copied in. Make it smaller",
+		},
+		{
+			name: "not a regular file", lines: []string{"*.log"},
+			setup: func(t *testing.T, dir string) {
+				p := filepath.Join(dir, ".gitignore")
+				require.NoError(t, os.Remove(p))
+				require.NoError(t, os.Mkdir(p, 0o755))
+			},
+			files: []string{"x.log"}, copied: []string{"x.log"},
+			warning: ".gitignore: not used, as it is not a regular file: files it would ignore may have been copied in. Make it one",
+		},
+		{
+			name: "none", lines: []string{"*.log"},
+			setup: func(t *testing.T, dir string) { require.NoError(t, os.Remove(filepath.Join(dir, ".gitignore"))) },
+			files: []string{"x.log"}, copied: []string{"x.log"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := gitignoreTree(t, 0, tc.lines)
+			if tc.setup != nil {
+				tc.setup(t, dir)
+			}
 			for _, f := range tc.files {
 				p := filepath.Join(dir, filepath.FromSlash(f))
 				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))

@@ -70,7 +70,8 @@ type Mount struct {
 	// directory ignores. Its matching work is bounded: at most 1,000
 	// different patterns are used, the first ones, each of at most 8
 	// wildcards and 16 parts; a pattern past these bounds is not used,
-	// and Report's Warnings say so.
+	// nor is a .gitignore over 1 MiB or not a regular file, and Report's
+	// Warnings say so.
 	GitIgnore bool
 	// Report, when set, is filled with what the mount copied and what it
 	// left out, and why: afresh each time the mount is loaded.
@@ -250,7 +251,7 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 	l.root, l.hostDir = dir, resolvedPath
 	base.Dirs = append(base.Dirs, mountedDir{Path: mountDir, Exclude: append(slices.Clone(m.Exclude), anyDepth(secretNames)...)})
 	if m.GitIgnore {
-		l.ignore = readGitignore(dir)
+		l.ignore = readGitignore(resolvedPath)
 		if w := l.ignore.warning(); w != "" && l.report != nil {
 			l.report.Warnings = append(l.report.Warnings, w)
 		}
