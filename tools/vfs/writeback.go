@@ -177,8 +177,8 @@ func (w *WriteBack) Left() []Change {
 // applied) and what it leaves: "2 created, 1 edited, 0 deleted; 1 left:
 // a.go (changed on disk since it was mounted)", or "no changes". Changes
 // the directory already has are counted apart ("1 already on disk"),
-// the paths whose kind changes are named after the counts ("(conf
-// becomes a directory)"), and the temporary files of an interrupted
+// the paths whose kind changes are named after the counts ("; conf
+// becomes a directory"), and the temporary files of an interrupted
 // write-back that Apply removed come last ("removed 1 temporary file an
 // interrupted write-back left (.a.go.offshoot-…)").
 func (w *WriteBack) Summary() string {
@@ -203,11 +203,11 @@ func (w *WriteBack) Summary() string {
 		}
 	}
 	s := fmt.Sprintf("%d created, %d edited, %d deleted", created, edited, deleted)
-	if becomes := w.becomes(); becomes != "" {
-		s += " (" + becomes + ")"
-	}
 	if onDisk > 0 {
 		s += fmt.Sprintf(", %d already on disk", onDisk)
+	}
+	if becomes := w.becomes(); becomes != "" {
+		s += "; " + becomes
 	}
 	if left := w.Left(); len(left) > 0 {
 		s += fmt.Sprintf("; %d left: %s", len(left), listLeft(left))

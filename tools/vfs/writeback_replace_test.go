@@ -42,14 +42,14 @@ func TestWriteBackReplacesFilesAndDirectories(t *testing.T) {
 			name:    "a file becomes a directory",
 			edits:   toDir,
 			want:    map[string]string{"conf/app.yaml": "app: 1\n", "conf/db/x.yaml": "x: 1\n", "lib/a.go": "package lib\n", "lib/sub/b.go": "package sub\n", "keep.md": "keep\n"},
-			summary: "2 created, 0 edited, 1 deleted (conf becomes a directory)",
+			summary: "2 created, 0 edited, 1 deleted; conf becomes a directory",
 			diff:    []string{"--- a/conf\n+++ /dev/null\n@@ -1 +0,0 @@\n-old conf\n", "--- /dev/null\n+++ b/conf/app.yaml\n", "+++ b/conf/db/x.yaml\n"},
 		},
 		{
 			name:    "a directory becomes a file",
 			edits:   toFile,
 			want:    map[string]string{"conf": "old conf\n", "lib": "now a file\n", "keep.md": "keep\n"},
-			summary: "1 created, 0 edited, 2 deleted (lib becomes a file)",
+			summary: "1 created, 0 edited, 2 deleted; lib becomes a file",
 			diff:    []string{"--- /dev/null\n+++ b/lib\n@@ -0,0 +1 @@\n+now a file\n", "--- a/lib/a.go\n+++ /dev/null\n", "--- a/lib/sub/b.go\n+++ /dev/null\n"},
 		},
 		{
@@ -168,7 +168,7 @@ func TestWriteBackReplacementTwice(t *testing.T) {
 	first, err := vfs.PlanWriteBack(s.Snapshot(), repo)
 	require.NoError(t, err)
 	require.NoError(t, first.Apply())
-	assert.Equal(t, "2 created, 0 edited, 3 deleted (conf becomes a directory, lib becomes a file)", first.Summary())
+	assert.Equal(t, "2 created, 0 edited, 3 deleted; conf becomes a directory, lib becomes a file", first.Summary())
 	second, err := vfs.PlanWriteBack(s.Snapshot(), repo)
 	require.NoError(t, err)
 	assert.Empty(t, second.Left())
@@ -195,6 +195,61 @@ func TestWriteBackReplacementsAreIndependent(t *testing.T) {
 	w, err := vfs.PlanWriteBack(s.Snapshot(), repo)
 	require.NoError(t, err)
 	require.Error(t, w.Apply())
-	assert.Equal(t, "2 created, 0 edited, 2 deleted (conf becomes a directory, lib/sub becomes a file); 2 left: keep.md (changed on disk since it was mounted), keep.md/x (left with the rest of keep.md, a file that becomes a directory)", w.Summary())
+	assert.Equal(t, "2 created, 0 edited, 2 deleted; conf becomes a directory, lib/sub becomes a file; 2 left: keep.md (changed on disk since it was mounted), keep.md/x (left with the rest of keep.md, a file that becomes a directory)", w.Summary())
 	assert.Equal(t, map[string]string{"conf/app.yaml": "app: 1\n", "lib/a.go": "package lib\n", "lib/sub": "now a file\n", "keep.md": "theirs\n"}, hostFiles(t, repo))
+}
+
+// A write-back killed midway through a replacement leaves part of the old
+// removed and the new not written; the next one writes the rest.
+func TestWriteBackReplacementAfterAKill(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		edits   []edit
+		killed  func(t *testing.T, repo string) // what the killed write-back did
+		want    map[string]string
+		summary string
+	}{
+		{
+			name:    "the file removed, the directory not written",
+			edits:   []edit{{Path: "conf", Delete: true}, {Path: "conf/app.yaml", Content: "app: 1\n"}},
+			killed:  func(t *testing.T, repo string) { require.NoError(t, os.Remove(filepath.Join(repo, "conf"))) },
+			want:    map[string]string{"conf/app.yaml": "app: 1\n", "lib/a.go": "package lib\n", "lib/sub/b.go": "package sub\n", "keep.md": "keep\n"},
+			summary: "1 created, 0 edited, 0 deleted, 1 already on disk; conf becomes a directory",
+		},
+		{
+			name:  "one file of the directory removed",
+			edits: []edit{{Path: "lib", Delete: true}, {Path: "lib", Content: "now a file\n"}},
+			killed: func(t *testing.T, repo string) {
+				require.NoError(t, os.Remove(filepath.Join(repo, "lib", "a.go")))
+			},
+			want:    map[string]string{"conf": "old conf\n", "lib": "now a file\n", "keep.md": "keep\n"},
+			summary: "1 created, 0 edited, 1 deleted, 1 already on disk; lib becomes a file",
+		},
+		{
+			name:  "its files removed, its directories not",
+			edits: []edit{{Path: "lib", Delete: true}, {Path: "lib", Content: "now a file\n"}},
+			killed: func(t *testing.T, repo string) {
+				require.NoError(t, os.Remove(filepath.Join(repo, "lib", "a.go")))
+				require.NoError(t, os.Remove(filepath.Join(repo, "lib", "sub", "b.go")))
+			},
+			want:    map[string]string{"conf": "old conf\n", "lib": "now a file\n", "keep.md": "keep\n"},
+			summary: "1 created, 0 edited, 0 deleted, 2 already on disk; lib becomes a file",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			materialize(t, base, replaceHost)
+			repo := filepath.Join(base, "repo")
+			s := mounted(t, base, "")
+			for _, e := range tc.edits {
+				require.NoError(t, s.Dispatch(context.Background(), e.event()))
+			}
+			tc.killed(t, repo)
+			w, err := vfs.PlanWriteBack(s.Snapshot(), repo)
+			require.NoError(t, err)
+			require.NoError(t, w.Apply())
+			assert.Equal(t, tc.summary, w.Summary())
+			assert.Equal(t, tc.want, hostFiles(t, repo))
+		})
+	}
 }
