@@ -43,10 +43,12 @@ const (
 // file's order, with what it did not use.
 type ignoreRules struct {
 	patterns []gitignore.Pattern
-	// unused counts the patterns not used; firstUnused is the first of
-	// them, with its line number.
-	unused      int
-	firstUnused string
+	// unused counts the different patterns not used, unusedLines the
+	// lines they are on; firstUnused is the first of those lines, with
+	// its number.
+	unused, unusedLines int
+	firstUnused         string
+	firstUnusedLine     int
 	// notRead says why the file, which exists, was not read at all, and
 	// fix what to do about it.
 	notRead, fix string
@@ -72,12 +74,10 @@ func readGitignore(hostDir string) *ignoreRules {
 	case err != nil:
 		return &ignoreRules{notRead: fmt.Sprintf("it cannot be read (%v)", unwrapPath(err)), fix: "make it readable"}
 	}
-	type line struct {
-		text string
-		n    int
-	}
-	var lines []line
-	last := map[string]int{} // pattern → index in lines of its last time
+	var lines []string
+	last := map[string]int{}  // pattern → index in lines of its last time
+	first := map[string]int{} // pattern → the number of its first line
+	times := map[string]int{} // pattern → how many lines hold it
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), maxGitignoreBytes)
 	for n := 1; sc.Scan(); n++ {
@@ -85,22 +85,27 @@ func readGitignore(hostDir string) *ignoreRules {
 		if strings.HasPrefix(text, "#") || strings.TrimSpace(text) == "" {
 			continue
 		}
+		if times[text] == 0 {
+			first[text] = n
+		}
+		times[text]++
 		last[text] = len(lines)
-		lines = append(lines, line{text, n})
+		lines = append(lines, text)
 	}
 	r := &ignoreRules{}
-	for i, l := range lines {
-		if last[l.text] != i {
+	for i, text := range lines {
+		if last[text] != i {
 			continue // repeated later, where it is used
 		}
-		if len(r.patterns) == maxGitignorePatterns || !simpleEnough(l.text) {
-			if r.unused == 0 {
-				r.firstUnused = fmt.Sprintf("line %d: %s", l.n, clip(l.text))
+		if len(r.patterns) == maxGitignorePatterns || !simpleEnough(text) {
+			if r.unused == 0 || first[text] < r.firstUnusedLine {
+				r.firstUnused, r.firstUnusedLine = clip(text), first[text]
 			}
 			r.unused++
+			r.unusedLines += times[text]
 			continue
 		}
-		r.patterns = append(r.patterns, gitignore.ParsePattern(l.text, nil))
+		r.patterns = append(r.patterns, gitignore.ParsePattern(text, nil))
 	}
 	if len(r.patterns) == 0 && r.unused == 0 {
 		return nil
@@ -148,6 +153,7 @@ func (r *ignoreRules) warning() string {
 	case r.unused == 0:
 		return ""
 	}
-	return fmt.Sprintf(".gitignore: %d %s not used (the first on %s): a mount uses at most %d different patterns, the first ones, each of at most %d wildcards and %d parts; files %s would ignore may have been copied in. Shorten the .gitignore, or leave those files out another way",
-		r.unused, plural(r.unused, "pattern was", "patterns were"), r.firstUnused, maxGitignorePatterns, maxIgnoreWildcards, maxIgnoreSegments, plural(r.unused, "that pattern", "those patterns"))
+	return fmt.Sprintf(".gitignore: %d %s not used, on %d %s (the first is line %d: %s): a mount uses at most %d different patterns, the first ones, each of at most %d wildcards and %d parts; files %s would ignore may have been copied in. Shorten the .gitignore, or leave those files out another way",
+		r.unused, plural(r.unused, "pattern was", "patterns were"), r.unusedLines, plural(r.unusedLines, "line", "lines"), r.firstUnusedLine, r.firstUnused,
+		maxGitignorePatterns, maxIgnoreWildcards, maxIgnoreSegments, plural(r.unused, "that pattern", "those patterns"))
 }

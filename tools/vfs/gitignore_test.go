@@ -41,7 +41,7 @@ func TestGitignoreBounds(t *testing.T) {
 		{
 			name: "more patterns than the bound: the first ones are used", lines: many,
 			files: []string{"ign0000.txt", "ign0999.txt", "ign1000.txt"}, copied: []string{"ign1000.txt"},
-			warning: ".gitignore: 1 pattern was not used (the first on line 1001: ign1000.txt)",
+			warning: ".gitignore: 1 pattern was not used, on 1 line (the first is line 1001: ign1000.txt)",
 		},
 		{
 			name: "a pattern repeated counts once", lines: append(repeated, "!keep.log"),
@@ -50,7 +50,7 @@ func TestGitignoreBounds(t *testing.T) {
 		{
 			name: "the hostile .gitignore", lines: hostile,
 			files: []string{"x.go"}, copied: []string{"x.go"},
-			warning: ".gitignore: 1 pattern was not used (the first on line 29000: **/a*b*c*d*e*f*g*h*/**/x*y*z*)",
+			warning: ".gitignore: 1 pattern was not used, on 29000 lines (the first is line 1: **/a*b*c*d*e*f*g*h*/**/x*y*z*)",
 		},
 		{
 			name: "wildcards at the bound", lines: []string{wild},
@@ -59,7 +59,7 @@ func TestGitignoreBounds(t *testing.T) {
 		{
 			name: "more wildcards than the bound", lines: []string{"*.tmp", tooWild},
 			files: []string{"abcdefghi.txt", "x.tmp"}, copied: []string{"abcdefghi.txt"},
-			warning: ".gitignore: 1 pattern was not used (the first on line 2: " + tooWild + ")",
+			warning: ".gitignore: 1 pattern was not used, on 1 line (the first is line 2: " + tooWild + ")",
 		},
 		{
 			name: "parts at the bound", lines: []string{deep},
@@ -68,7 +68,7 @@ func TestGitignoreBounds(t *testing.T) {
 		{
 			name: "more parts than the bound", lines: []string{tooDeep},
 			files: []string{tooDeep[len("**/"):]}, copied: []string{tooDeep[len("**/"):]},
-			warning: ".gitignore: 1 pattern was not used (the first on line 1: " + tooDeep + ")",
+			warning: ".gitignore: 1 pattern was not used, on 1 line (the first is line 1: " + tooDeep + ")",
 		},
 		{
 			name: "larger than the bound", lines: append(large, "*.log"),

@@ -34,6 +34,6 @@ func TestNewClientCopyWarnings(t *testing.T) {
 	c, err := e.NewClient(t.Context(), AgentFlags{}, nil)
 	require.NoError(t, err)
 	defer c.Close()
-	assert.Contains(t, stderr.String(), "warning: .gitignore: 1 pattern was not used (the first on line 2: a*b*c*d*e*f*g*h*i*.txt)")
+	assert.Contains(t, stderr.String(), "warning: .gitignore: 1 pattern was not used, on 1 line (the first is line 2: a*b*c*d*e*f*g*h*i*.txt)")
 	assert.Contains(t, stderr.String(), "may have been copied in")
 }
