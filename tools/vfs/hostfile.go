@@ -1,8 +1,6 @@
 package vfs
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -141,9 +139,7 @@ func writeAtomic(root *os.Root, rel, content string, h onHost) (err error) {
 			return err
 		}
 	}
-	var suffix [6]byte
-	_, _ = rand.Read(suffix[:]) // never fails (crypto/rand)
-	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".offshoot-"+hex.EncodeToString(suffix[:]))
+	tmp := tempName(rel)
 	create := fs.FileMode(0o666)
 	if h.exists {
 		create = 0o600 // until Chmod gives it the old file's permissions

@@ -1,6 +1,7 @@
 package vfs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/offshoot-dev/offshoot/internal/pathrules"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/internal/textfile"
@@ -72,11 +72,24 @@ type Mount struct {
 	// says.
 	Secrets []string
 	// GitIgnore leaves out what the .gitignore at the top of the mounted
-	// directory ignores.
+	// directory ignores. Its matching work is bounded: at most 1,000
+	// different patterns are used, the first ones, each of at most 8
+	// wildcards and 16 parts; a pattern past these bounds is not used,
+	// nor is a .gitignore over 1 MiB or not a regular file, and Report's
+	// Warnings say so.
 	GitIgnore bool
 	// Report, when set, is filled with what the mount copied and what it
 	// left out, and why: afresh each time the mount is loaded.
 	Report *MountReport
+	// Context, when set, stops the copy once it is cancelled: the mount
+	// then fails with the context's error, whatever it had copied. A
+	// program that lets its user interrupt start-up gives it the
+	// context the interrupt cancels.
+	Context context.Context
+
+	// onVisit, when set, is called with each path the walk of a directory
+	// reaches, before it is looked at: the tests' hook.
+	onVisit func(rel string)
 }
 
 // loadMounts reads the mounts, in order, into a new Table (a later mount's
@@ -218,7 +231,13 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 		// they are given, and a report counts one load.
 		*m.Report = MountReport{}
 	}
-	l := loader{t: t, mountDir: mountDir, include: include, exclude: exclude, secret: secret, budget: m.MaxBytes, report: m.Report, hashes: base.Files}
+	l := loader{ctx: m.Context, t: t, mountDir: mountDir, include: include, exclude: exclude, secret: secret, budget: m.MaxBytes, report: m.Report, hashes: base.Files, onVisit: m.onVisit}
+	if l.ctx == nil {
+		l.ctx = context.Background()
+	}
+	if err := l.ctx.Err(); err != nil {
+		return t, fmt.Errorf("the copy was stopped: %w", err)
+	}
 	if l.budget == 0 {
 		l.budget = defaultMountMaxBytes
 	}
@@ -237,9 +256,15 @@ func (m Mount) load(t Table, roots []string, base *baseline) (Table, error) {
 	l.root, l.hostDir = dir, resolvedPath
 	base.Dirs = append(base.Dirs, mountedDir{Path: mountDir, Exclude: append(slices.Clone(m.Exclude), anyDepth(secretNames)...)})
 	if m.GitIgnore {
-		l.ignore = gitignoreMatcher(resolvedPath)
+		l.ignore = readGitignore(resolvedPath)
+		if w := l.ignore.warning(); w != "" && l.report != nil {
+			l.report.Warnings = append(l.report.Warnings, w)
+		}
 	}
 	err = fs.WalkDir(dir.FS(), ".", l.visit)
+	if l.ctx.Err() != nil && errors.Is(err, l.ctx.Err()) {
+		err = fmt.Errorf("the copy was stopped: %w", err)
+	}
 	return l.t, err
 }
 
@@ -249,22 +274,30 @@ const maxFileBytes = textfile.MaxBytes
 
 // loader accumulates the files of one mount.
 type loader struct {
-	root              *os.Root // the mounted directory (or, for a file, the allowed root)
-	hostDir           string   // the mounted directory's host path, symlinks evaluated
+	ctx               context.Context // stops the walk once cancelled
+	root              *os.Root        // the mounted directory (or, for a file, the allowed root)
+	hostDir           string          // the mounted directory's host path, symlinks evaluated
 	t                 Table
 	mountDir          string
 	include, exclude  []pattern             // exclude compiled by compileFolded
 	secret            func(rel string) bool // whether rel may hold a secret
-	ignore            gitignore.Matcher     // the mounted directory's .gitignore, or nil
+	ignore            *ignoreRules          // the mounted directory's .gitignore, or nil
 	budget, bytesRead int64
 	report            *MountReport
 	hashes            map[string]string // the baseline's: VFS path → hash of what was copied
+	onVisit           func(rel string)  // Mount.onVisit
 }
 
 // visit is the fs.WalkDirFunc of a directory mount: p is relative to the
 // mounted directory. Only directories, regular files and symlinks to
 // regular files inside the mount are looked at; nothing else is opened.
 func (l *loader) visit(p string, d fs.DirEntry, err error) error {
+	if l.onVisit != nil {
+		l.onVisit(p)
+	}
+	if cerr := l.ctx.Err(); cerr != nil {
+		return cerr
+	}
 	switch {
 	case err != nil && p == ".":
 		return err
@@ -277,11 +310,12 @@ func (l *loader) visit(p string, d fs.DirEntry, err error) error {
 	case p == ".":
 		return nil
 	case d.IsDir():
-		if reason := l.leaveOut(p, true); reason != "" {
+		reason, err := l.leaveOut(p, true)
+		if reason != "" {
 			l.report.leave(reason, p)
 			return fs.SkipDir
 		}
-		return nil
+		return err
 	case d.Type().IsRegular():
 		return l.add(p, p)
 	case d.Type()&fs.ModeSymlink != 0:
@@ -295,21 +329,25 @@ func (l *loader) visit(p string, d fs.DirEntry, err error) error {
 	return nil
 }
 
-// leaveOut returns why the file or directory rel is left out, or "".
-func (l *loader) leaveOut(rel string, dir bool) string {
+// leaveOut returns why the file or directory rel is left out, or "";
+// the error is the mount's context's, when it is cancelled while the
+// .gitignore is matched.
+func (l *loader) leaveOut(rel string, dir bool) (string, error) {
 	switch {
 	case l.secret(rel):
-		return leftSecret
+		return leftSecret, nil
 	case pathrules.VersionControl(rel):
-		return leftVersionControl
+		return leftVersionControl, nil
 	case pathrules.AgentConfiguration(rel):
-		return leftConfiguration
+		return leftConfiguration, nil
 	case matchFolded(l.exclude, rel) || !dir && len(l.include) > 0 && !matchAny(l.include, rel):
-		return leftExcluded
-	case l.ignore != nil && l.ignore.Match(strings.Split(rel, "/"), dir):
-		return leftIgnored
+		return leftExcluded, nil
 	}
-	return ""
+	ignored, err := l.ignore.match(l.ctx, rel, dir)
+	if ignored {
+		return leftIgnored, nil
+	}
+	return "", err
 }
 
 // linkTarget returns the path, relative to the mounted directory, of the
@@ -352,15 +390,19 @@ func excluded(exclude []pattern, rel string) bool {
 // The file is read through a limit, never trusting the size the host
 // reports, and counts toward the byte cap only when it is copied.
 func (l *loader) add(p, rel string) error {
-	if reason := l.leaveOut(rel, false); reason != "" {
+	reason, err := l.leaveOut(rel, false)
+	if reason != "" {
 		l.report.leave(reason, rel)
 		return nil
+	}
+	if err != nil {
+		return err
 	}
 	name := rel
 	if l.mountDir != "" {
 		name = l.mountDir + "/" + rel
 	}
-	name, err := normalizePath(name)
+	name, err = normalizePath(name)
 	if err != nil {
 		l.report.leave(leftExcluded, rel) // not representable in the VFS
 		return nil

@@ -1,17 +1,11 @@
 package vfs
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-
 	"github.com/offshoot-dev/offshoot/internal/pathrules"
-	"github.com/offshoot-dev/offshoot/internal/regfile"
 )
 
 // DefaultSecrets returns the names of files and directories that usually
@@ -65,6 +59,10 @@ type MountReport struct {
 	// Examples holds, by reason, the first few paths left out (relative
 	// to the mounted directory).
 	Examples map[string][]string
+	// Warnings say, one sentence each, what the mount could not do as
+	// asked: a .gitignore too large to be used whole, say, whose unused
+	// patterns may let in files it would ignore.
+	Warnings []string
 }
 
 // maxExamples is how many paths a MountReport keeps for each reason.
@@ -121,31 +119,4 @@ func anyDepth(names []string) []string {
 		out = append(out, n, "**/"+n)
 	}
 	return out
-}
-
-// maxGitignoreBytes bounds what is read of a .gitignore.
-const maxGitignoreBytes = 1 << 20
-
-// gitignoreMatcher reads the .gitignore at the top of the mounted
-// directory (a regular file of at most maxGitignoreBytes); nil when there
-// is none or it cannot be read.
-func gitignoreMatcher(hostDir string) gitignore.Matcher {
-	data, err := regfile.Read(filepath.Join(hostDir, ".gitignore"), maxGitignoreBytes)
-	if err != nil {
-		return nil
-	}
-	var ps []gitignore.Pattern
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), maxGitignoreBytes)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		ps = append(ps, gitignore.ParsePattern(line, nil))
-	}
-	if len(ps) == 0 {
-		return nil
-	}
-	return gitignore.NewMatcher(ps)
 }

@@ -25,9 +25,15 @@ import (
 // a file is replaced or removed only while its content on disk is still
 // what was mounted (its SHA-256), and created only where there is no
 // file (or one with the same content). A change that breaks a rule is
-// left, with the reason in its Left, and the others are written. Each
-// file is written atomically: a temporary file in its directory, with
-// the old file's permissions, renamed over it.
+// left, with the reason in its Left, and the others are written — save
+// where a file becomes a directory or a directory a file: its deletions
+// and creations are written whole or left whole. Each
+// file is written atomically: a temporary file in its directory
+// (.NAME.offshoot- and 12 hex digits), with the old file's permissions,
+// renamed over it. A write-back killed midway leaves at most that one
+// temporary file; Apply removes those it finds in the directories it
+// writes to (regular files named exactly so, never through a link), and
+// Summary names them.
 type WriteBack struct {
 	// Dir is the host directory, absolute.
 	Dir string
@@ -36,9 +42,10 @@ type WriteBack struct {
 	// is not written.
 	Changes []Change
 
-	rules   writeRules // the rules of the session's mounts
-	planned bool       // made by PlanWriteBack
-	applied bool
+	rules     writeRules // the rules of the session's mounts
+	planned   bool       // made by PlanWriteBack
+	applied   bool
+	leftovers []string // the temporary files of an interrupted write-back that Apply removed
 }
 
 // PlanWriteBack compares the changes of the files a snapshot holds (see
@@ -63,6 +70,8 @@ func PlanWriteBack(snap session.Snapshot, dir string) (*WriteBack, error) {
 	changes, rules := changesOf(snap)
 	rules.named = map[string]bool{}
 	w := &WriteBack{Dir: abs, Changes: changes, rules: rules, planned: true}
+	replaced := replacementsOf(w.Changes)
+	members := membersOf(replaced)
 	for i := range w.Changes {
 		c := &w.Changes[i]
 		waits := c.Left == leftRunsNext // inspected too, for its diff
@@ -70,10 +79,16 @@ func PlanWriteBack(snap session.Snapshot, dir string) (*WriteBack, error) {
 			continue
 		}
 		h := inspect(root, *c)
+		if r := members[i]; r != nil {
+			h = r.inspect(root, *c)
+		}
 		c.Old, c.Left, c.onDisk = h.old, h.left, h.done
 		if waits && h.left == "" && !h.done {
 			c.Left = leftRunsNext
 		}
+	}
+	for _, r := range replaced {
+		r.settle(w.Changes)
 	}
 	return w, nil
 }
@@ -152,8 +167,25 @@ func (w *WriteBack) Apply() error {
 	}
 	defer root.Close()
 	w.applied = true
+	cleaned := map[string]bool{} // the directories rid of leftovers
+	clean := func(dir string) {
+		if !cleaned[dir] {
+			cleaned[dir] = true
+			w.leftovers = append(w.leftovers, removeLeftovers(root, dir)...)
+		}
+	}
+	// The replacements are found again: Changes may have changed since
+	// the plan.
+	members, replaced := membersOf(replacementsOf(w.Changes)), map[*replacement]bool{}
 	for i := range w.Changes {
 		c := &w.Changes[i]
+		if r := members[i]; r != nil {
+			if !replaced[r] {
+				replaced[r] = true
+				w.applyReplacement(root, r, clean)
+			}
+			continue
+		}
 		if c.Left != "" {
 			continue
 		}
@@ -167,6 +199,7 @@ func (w *WriteBack) Apply() error {
 			continue
 		}
 		rel, _ := hostPath(c.Path) // inspect checked it
+		clean(pathDir(c.Path))
 		if c.Op == opDeleted {
 			err = root.Remove(rel)
 		} else {
@@ -208,7 +241,11 @@ func (w *WriteBack) Left() []Change {
 // Summary says in one line what the write-back writes (or wrote, once
 // applied) and what it leaves: "2 created, 1 edited, 0 deleted; 1 left:
 // a.go (changed on disk since it was mounted)", or "no changes". Changes
-// the directory already has are counted apart ("1 already on disk").
+// the directory already has are counted apart ("1 already on disk"),
+// the paths whose kind changes are named after the counts ("; conf
+// becomes a directory"), and the temporary files of an interrupted
+// write-back that Apply removed come last ("removed 1 temporary file an
+// interrupted write-back left (.a.go.offshoot-…)").
 func (w *WriteBack) Summary() string {
 	if len(w.Changes) == 0 {
 		return "no changes"
@@ -234,8 +271,14 @@ func (w *WriteBack) Summary() string {
 	if onDisk > 0 {
 		s += fmt.Sprintf(", %d already on disk", onDisk)
 	}
+	if becomes := w.becomes(); becomes != "" {
+		s += "; " + becomes
+	}
 	if left := w.Left(); len(left) > 0 {
 		s += fmt.Sprintf("; %d left: %s", len(left), listLeft(left))
+	}
+	if removed := leftoversRemoved(w.leftovers); removed != "" {
+		s += "; " + removed
 	}
 	return s
 }

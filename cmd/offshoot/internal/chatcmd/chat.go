@@ -123,7 +123,7 @@ func (c *chat) run(ctx context.Context) error {
 	if c.env.Ask == nil {
 		c.env.Ask = cli.AskOnTerminal(c.env.Stdin, c.env.Stdout)
 	}
-	client, err := c.env.NewClient(c.flags, func(o *offshoot.Options) {
+	client, err := c.env.NewClient(ctx, c.flags, func(o *offshoot.Options) {
 		o.OnTaskNotification = c.notified
 		if c.adjust != nil {
 			c.adjust(o)

@@ -92,7 +92,9 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 // their models. The session is kept in the store flags.Store picks (see
 // OpenStore), set in e.Stored, and opened from it with Resume or
 // ResumeLast. Close the client, then the store (CloseStore), when done.
-func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot.Client, error) {
+// Cancelling ctx (the first Ctrl-C) stops the copy of the directory at
+// once: nothing is started, and the error says so.
+func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot.Options)) (*offshoot.Client, error) {
 	dir := f.Dir
 	if dir == "" {
 		dir = e.ProjectDir
@@ -128,7 +130,7 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 	}
 	e.Copied = vfs.MountReport{}
 	mount := offshoot.DirectoryMount(dir, "")
-	mount.Report, mount.MaxBytes = &e.Copied, dirMaxBytes
+	mount.Report, mount.MaxBytes, mount.Context = &e.Copied, dirMaxBytes, ctx
 	prompts, err := workerPrompts()
 	if err != nil {
 		e.CloseStore()
@@ -172,10 +174,17 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 		adjust(&opts)
 	}
 	c, err := offshoot.NewClient(opts)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		e.CloseStore()
+		return nil, Failf("interrupted while copying %s in: nothing was started; run the command again to start over", dir)
+	}
 	if err != nil {
 		err = e.clientError(f, dir, router, err) // while the store is open: it names it
 		e.CloseStore()
 		return nil, err
+	}
+	for _, w := range e.Copied.Warnings {
+		e.Warn("%s", Printable(w))
 	}
 	e.countAgentProblems(c.Agents())
 	return c, nil

@@ -45,7 +45,7 @@ func TestNewClient(t *testing.T) {
 		".offshoot/agents/reviewer.md":  "---\nname: reviewer\ndescription: Reviews code.\ntools: read_file\n---\nYou review code.\n",
 		".offshoot/transcripts/r/a.txt": "an old transcript",
 	})
-	c, err := e.NewClient(AgentFlags{}, nil)
+	c, err := e.NewClient(t.Context(), AgentFlags{}, nil)
 	require.NoError(t, err)
 	defer c.Close()
 	var paths []string
@@ -89,7 +89,7 @@ func TestNewClientLeavesOutSecrets(t *testing.T) {
 		"svc/.envoy.yaml":              "admin: {}\n",
 		".github/workflows/test.yaml":  "on: push\n",
 	})
-	c, err := e.NewClient(AgentFlags{}, nil)
+	c, err := e.NewClient(t.Context(), AgentFlags{}, nil)
 	require.NoError(t, err)
 	defer c.Close()
 	var paths []string
@@ -129,7 +129,7 @@ func TestNewClientErrors(t *testing.T) {
 			if tt.vars != nil {
 				env.Getenv = func(k string) string { return tt.vars[k] }
 			}
-			c, err := env.NewClient(tt.flags, nil)
+			c, err := env.NewClient(t.Context(), tt.flags, nil)
 			if c != nil {
 				c.Close()
 			}

@@ -112,7 +112,7 @@ func (r *run) run(ctx context.Context) error {
 	if err := r.writeFlags.Check(); err != nil {
 		return err
 	}
-	client, err := r.env.NewClient(r.flags, r.adjust)
+	client, err := r.env.NewClient(ctx, r.flags, r.adjust)
 	if err != nil {
 		return err
 	}
