@@ -241,6 +241,22 @@ func (r *replacement) settle(changes []Change) bool {
 	return true
 }
 
+// resettle decides again which replacements are left whole, after a
+// change of one of them is no longer left (a file that configures what
+// runs next, once named): a change left only with the rest of its
+// replacement is written after all when none of the rest is left.
+func (w *WriteBack) resettle() {
+	for _, r := range replacementsOf(w.Changes) {
+		rest := r.leftWithRest()
+		for _, i := range r.members {
+			if w.Changes[i].Left == rest {
+				w.Changes[i].Left = ""
+			}
+		}
+		r.settle(w.Changes)
+	}
+}
+
 // membersOf maps the index of each change of a replacement to it.
 func membersOf(rs []*replacement) map[int]*replacement {
 	out := map[int]*replacement{}

@@ -129,6 +129,7 @@ func (w *WriteBack) Allow(paths ...string) error {
 		w.rules.named[p] = true
 		w.Changes[waiting[p]].Left = ""
 	}
+	w.resettle()
 	return nil
 }
 

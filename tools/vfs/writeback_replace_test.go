@@ -253,3 +253,32 @@ func TestWriteBackReplacementAfterAKill(t *testing.T) {
 		})
 	}
 }
+
+// A replacement with a file that configures what runs next waits whole
+// for it to be named; once named, the replacement is written whole.
+func TestWriteBackReplacementWaitsForItsConfiguration(t *testing.T) {
+	for _, named := range []bool{false, true} {
+		base := t.TempDir()
+		materialize(t, base, fstest.MapFS{"repo/.vscode": {Data: []byte("old\n")}, "repo/keep.md": {Data: []byte("keep\n")}})
+		repo := filepath.Join(base, "repo")
+		s := mounted(t, base, "")
+		for _, e := range []edit{
+			{Path: ".vscode", Delete: true},
+			{Path: ".vscode/notes.md", Content: "notes\n"},
+			{Path: ".vscode/tasks.json", Content: "{}\n"},
+		} {
+			require.NoError(t, s.Dispatch(context.Background(), e.event()))
+		}
+		w, err := vfs.PlanWriteBack(s.Snapshot(), repo)
+		require.NoError(t, err)
+		require.Len(t, w.Configuration(), 1)
+		if !named {
+			require.Error(t, w.Apply())
+			assert.Equal(t, map[string]string{".vscode": "old\n", "keep.md": "keep\n"}, hostFiles(t, repo))
+			continue
+		}
+		require.NoError(t, w.Allow(".vscode/tasks.json"))
+		require.NoError(t, w.Apply())
+		assert.Equal(t, map[string]string{".vscode/notes.md": "notes\n", ".vscode/tasks.json": "{}\n", "keep.md": "keep\n"}, hostFiles(t, repo))
+	}
+}
