@@ -83,6 +83,7 @@ could not be saved at the end, 2 a usage or configuration error.`,
 					c.flags.Resume = args[0]
 				}
 			}
+			c.flags.Kind = "chat"
 			return c.run(cmd.Context())
 		},
 	}
@@ -246,6 +247,9 @@ func (c *chat) turn(ctx context.Context, prompt string) {
 		}
 	}
 	restore()
+	if !errors.Is(res.Err, offshoot.ErrNothingToContinue) {
+		c.env.NoteTurn(context.WithoutCancel(ctx), c.client.Session().ID(), prompt, int64(res.Usage.TotalTokens))
+	}
 	switch {
 	case res.Err == nil:
 	case errors.Is(res.Err, offshoot.ErrNothingToContinue):

@@ -95,56 +95,6 @@ func (s *sessions) where() string {
 	return cli.Printable(s.env.Show(s.flags.DSN))
 }
 
-func (s *sessions) listCommand() *cobra.Command {
-	var all bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the stored sessions, the most recently updated first",
-		Long: `list prints the stored sessions, the most recently updated first: each one's
-id, the session it was forked from and at which seq, when it was last
-updated, the seq of its last event, and its tags. Only the sessions that
-were not forked from another are listed, unless --all (the forks, and the
-sessions of the subagents, too).`,
-		Args: cli.Args(),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			st, err := s.open(ctx)
-			if err != nil {
-				return err
-			}
-			if st == nil {
-				fmt.Fprintf(s.env.Stdout, "no sessions stored yet (%s does not exist)\n", s.where())
-				return nil
-			}
-			defer st.Close()
-			hs, err := st.List(ctx, store.Query{})
-			if err != nil {
-				return cli.Failf("cannot list the sessions of %s: %v; remove a damaged session with 'offshoot sessions rm ID', or move the file away", st.Where, err)
-			}
-			if !all {
-				hs = slices.DeleteFunc(hs, func(h store.Header) bool { return h.Parent != "" })
-			}
-			if len(hs) == 0 {
-				fmt.Fprintf(s.env.Stdout, "no sessions stored yet in %s\n", st.Where)
-				return nil
-			}
-			tw := tabwriter.NewWriter(s.env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tPARENT\tUPDATED\tSEQ\tTAGS")
-			for _, h := range hs {
-				parent := "-"
-				if h.Parent != "" {
-					parent = fmt.Sprintf("%s@%d", cli.Printable(h.Parent), h.ForkSeq)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", cli.Printable(h.ID), parent, when(h.Updated), h.Seq, tagList(h.Tags))
-			}
-			return tw.Flush()
-		},
-	}
-	s.addFlags(cmd)
-	cmd.Flags().BoolVar(&all, "all", false, "list the forks and the subagents' sessions too")
-	return cmd
-}
-
 func (s *sessions) showCommand() *cobra.Command {
 	var full bool
 	cmd := &cobra.Command{
@@ -279,6 +229,9 @@ the new session reads ID's log up to SEQ. Carry it on with 'offshoot chat
 				return cli.Usagef("--id %s: a session of that id is stored already; give another, or leave --id out for a new one", cli.Printable(newID))
 			case err != nil:
 				return cli.Failf("cannot fork session %s: %v", cli.Printable(h.ID), err)
+			}
+			if err := st.SetTags(ctx, newID, cli.ForkTags(h.Tags)); err != nil {
+				s.env.Warn("the new session %s counts the questions of %s: %v", cli.Printable(newID), cli.Printable(h.ID), err)
 			}
 			fmt.Fprintln(s.env.Stdout, cli.Printable(newID))
 			return nil
