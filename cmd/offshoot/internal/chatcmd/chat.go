@@ -245,10 +245,11 @@ func (c *chat) end() error {
 	return nil
 }
 
-// turn runs one query. Ctrl-C stops it and the agents it started; the
+// turn runs one query of prompt, the line typed (typed) as the main
+// agent is to read it. Ctrl-C stops it and the agents it started; the
 // background tasks it starts otherwise run on after it, until the chat
 // ends.
-func (c *chat) turn(ctx context.Context, prompt string) {
+func (c *chat) turn(ctx context.Context, prompt, typed string) {
 	tctx, cancel := context.WithCancel(ctx)
 	c.cancels = append(c.cancels, cancel)
 	var interrupted atomic.Bool
@@ -274,7 +275,7 @@ func (c *chat) turn(ctx context.Context, prompt string) {
 	}
 	restore()
 	if !errors.Is(res.Err, offshoot.ErrNothingToContinue) {
-		c.env.NoteTurn(context.WithoutCancel(ctx), c.client.Session().ID(), prompt, int64(res.Usage.TotalTokens))
+		c.env.NoteTurn(context.WithoutCancel(ctx), c.client.Session().ID(), typed, int64(res.Usage.TotalTokens))
 	}
 	switch {
 	case res.Err == nil:

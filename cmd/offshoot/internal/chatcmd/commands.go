@@ -32,7 +32,7 @@ func (c *chat) handle(ctx context.Context, line string) (done bool) {
 	case mention:
 		c.mention(ctx, r)
 	default:
-		c.turn(ctx, r.text)
+		c.turn(ctx, r.text, r.text)
 	}
 	return false
 }
@@ -95,7 +95,7 @@ func (c *chat) mention(ctx context.Context, r request) {
 		c.fail("say what %s should do: @%s TEXT", def.Name, def.Name)
 		return
 	}
-	c.turn(ctx, mentionPrompt(def.Name, r.text))
+	c.turn(ctx, mentionPrompt(def.Name, r.text), "@"+def.Name+" "+r.text)
 }
 
 // mentionPrompt is the message of a turn the user addressed to an agent.
