@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/offshoot-dev/offshoot/store/internal/rules"
 )
@@ -34,7 +35,7 @@ func cloneBatch(b Batch) Batch {
 
 // matches reports whether q selects h.
 func (q Query) matches(h Header) bool {
-	if q.Parent != "" && h.Parent != q.Parent {
+	if q.Parent != "" && h.Parent != q.Parent || q.Roots && h.Parent != "" || !strings.HasPrefix(h.ID, q.IDPrefix) {
 		return false
 	}
 	if !q.UpdatedBefore.IsZero() && !h.Updated.Before(q.UpdatedBefore) {

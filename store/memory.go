@@ -174,6 +174,21 @@ func (m *Memory) Checkpoint(ctx context.Context, id string, upTo uint64) (Checkp
 	return Checkpoint{}, false, nil
 }
 
+// SetTags implements Store.
+func (m *Memory) SetTags(ctx context.Context, id string, tags map[string]string) error {
+	if err := checkHeader(Header{ID: id, Tags: tags}); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.sessions[id]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	s.header.Tags = maps.Clone(tags)
+	return nil
+}
+
 // List implements Store.
 func (m *Memory) List(ctx context.Context, q Query) ([]Header, error) {
 	m.mu.Lock()

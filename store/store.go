@@ -93,6 +93,11 @@ type Query struct {
 	// UpdatedBefore, when not zero, keeps the sessions last updated
 	// before it (for pruning).
 	UpdatedBefore time.Time
+	// IDPrefix, when set, keeps the sessions whose id starts with it
+	// (to find a session by the start of its id).
+	IDPrefix string
+	// Roots keeps the sessions not forked from another.
+	Roots bool
 	// Limit bounds how many are returned (0: no bound).
 	Limit int
 }
@@ -127,6 +132,11 @@ type Store interface {
 	// Checkpoint returns the session's latest checkpoint at or below upTo
 	// (0: no bound); ok is false when it has none.
 	Checkpoint(ctx context.Context, id string, upTo uint64) (c Checkpoint, ok bool, err error)
+	// SetTags replaces a session's tags (ErrNotFound), leaving the rest
+	// of its header as it is: a program keeps labels that change as the
+	// session goes on there (its turns so far). The tags are bounded as
+	// Create bounds them.
+	SetTags(ctx context.Context, id string, tags map[string]string) error
 	// List returns the headers q selects, most recently updated first.
 	List(ctx context.Context, q Query) ([]Header, error)
 	// Delete removes a session: its header, batches and checkpoints. A

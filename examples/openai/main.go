@@ -103,18 +103,39 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 		return fmt.Errorf("the planner's run failed: %w", err)
 	}
 
-	fmt.Fprintln(w, "\nPlan:")
-	plan, _ := planning.CurrentPlan(s)
-	for _, step := range plan.Steps {
-		fmt.Fprintf(w, "  %s %s [%s]\n", step.StepID, step.Title, step.Status)
-	}
-	fmt.Fprintln(w, "Notes the reviewers wrote:")
-	for f := range vfs.Files(s).All() {
-		if strings.HasPrefix(f.Path, "notes/") {
-			fmt.Fprintf(w, "  %s (%d bytes)\n", f.Path, len(f.Content))
-		}
-	}
+	report(w, s)
 	fmt.Fprintf(w, "Usage: planner %d tokens in %d turns, reviewers %d tokens; %s\n",
 		resp.Usage.TotalTokens, resp.Turns, resp.ChildUsage.TotalTokens, resp.Duration.Round(time.Millisecond))
 	return nil
+}
+
+// report prints the plan the planner made and the notes its reviewers
+// wrote; a model that does not follow the story (it answers without
+// planning, or its reviewers write nothing) is said to, not shown as
+// empty headings.
+func report(w io.Writer, s *session.Session) {
+	plan, ok := planning.CurrentPlan(s)
+	if !ok || len(plan.Steps) == 0 {
+		fmt.Fprintln(w, "\nNo plan was made: the model answered without setting up a plan (planning_setup_plan), so no reviewer was dispatched. "+
+			"A model that calls tools reliably follows the story; try another with LLM_MODEL_ID.")
+		return
+	}
+	fmt.Fprintln(w, "\nPlan:")
+	for _, step := range plan.Steps {
+		fmt.Fprintf(w, "  %s %s [%s]\n", step.StepID, step.Title, step.Status)
+	}
+	var notes []string
+	for f := range vfs.Files(s).All() {
+		if strings.HasPrefix(f.Path, "notes/") {
+			notes = append(notes, fmt.Sprintf("  %s (%d bytes)", f.Path, len(f.Content)))
+		}
+	}
+	if len(notes) == 0 {
+		fmt.Fprintln(w, "The reviewers wrote no notes (notes/…): the model did not carry the steps out.")
+		return
+	}
+	fmt.Fprintln(w, "Notes the reviewers wrote:")
+	for _, n := range notes {
+		fmt.Fprintln(w, n)
+	}
 }

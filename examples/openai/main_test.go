@@ -78,6 +78,57 @@ func TestAgainstAServer(t *testing.T) {
 	}
 }
 
+// TestAModelThatDoesNotFollowTheStory: a model that answers without
+// calling the planning tools makes no plan, and one that plans but
+// dispatches no reviewer gets no notes: the example says so instead of
+// printing empty headings.
+func TestAModelThatDoesNotFollowTheStory(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		planned bool
+		want    []string
+		notWant []string
+	}{
+		{
+			name: "no plan",
+			want: []string{"\nNo plan was made: the model answered without setting up a plan (planning_setup_plan), so no reviewer was dispatched. " +
+				"A model that calls tools reliably follows the story; try another with LLM_MODEL_ID.\n"},
+			notWant: []string{"Plan:", "Notes the reviewers wrote:", "no notes"},
+		},
+		{
+			name:    "no notes",
+			planned: true,
+			want:    []string{"\nPlan:\n  S001 Review billing/invoice.py [", "The reviewers wrote no notes (notes/…): the model did not carry the steps out.\n"},
+			notWant: []string{"No plan was made", "Notes the reviewers wrote:"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var req request
+				_ = json.NewDecoder(r.Body).Decode(&req)
+				if tt.planned && len(req.Messages) <= 2 {
+					stream(w, "", []call{{"planning_setup_plan", map[string]any{
+						"objective": "Review the billing module", "initial_steps": []map[string]string{{"title": "Review billing/invoice.py"}},
+					}}})
+					return
+				}
+				stream(w, "The billing module looks fine to me.", nil)
+			}))
+			defer srv.Close()
+			out, err := runUnderWatchdog(t, env(map[string]string{"LLM_API_KEY": "sk-test", "LLM_BASE_URL": srv.URL + "/v1", "LLM_MODEL_ID": "gpt-test"}))
+			require.NoError(t, err, out)
+			assert.Contains(t, out, "The billing module looks fine to me.")
+			for _, want := range tt.want {
+				assert.Contains(t, out, want)
+			}
+			for _, not := range tt.notWant {
+				assert.NotContains(t, out, not)
+			}
+			assert.Contains(t, out, "Usage: planner ")
+		})
+	}
+}
+
 func TestServerRefusesTheKey(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

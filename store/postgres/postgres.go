@@ -496,9 +496,40 @@ func (s *pgStore) Checkpoint(ctx context.Context, id string, upTo uint64) (store
 	return store.Checkpoint{Seq: uint64(*seq), State: decoded}, true, nil
 }
 
+// SetTags implements store.Store.
+func (s *pgStore) SetTags(ctx context.Context, id string, tags map[string]string) error {
+	if err := checkHeader(store.Header{ID: id, Tags: tags}); err != nil {
+		return err
+	}
+	if !isText(id) {
+		return notFound(id)
+	}
+	for k, v := range tags {
+		if !isText(k) || !isText(v) {
+			return fmt.Errorf("postgres: tag %q of session %s is not text the store holds (valid UTF-8 without NUL bytes)", k, id)
+		}
+	}
+	var value any
+	if len(tags) > 0 {
+		b, err := json.Marshal(tags)
+		if err != nil {
+			return fmt.Errorf("postgres: the tags of session %s: %w", id, err)
+		}
+		value = string(b)
+	}
+	tag, err := s.pool.Exec(ctx, s.q(`UPDATE S.sessions SET tags = $2::jsonb WHERE id = $1`), id, value)
+	switch {
+	case err != nil:
+		return s.fail(err, "set the tags of session %s", id)
+	case tag.RowsAffected() == 0:
+		return notFound(id)
+	}
+	return nil
+}
+
 // List implements store.Store.
 func (s *pgStore) List(ctx context.Context, q store.Query) ([]store.Header, error) {
-	if !isText(q.Parent) {
+	if !isText(q.Parent) || !isText(q.IDPrefix) {
 		return nil, nil // no session has it
 	}
 	for k, v := range q.Tags {
@@ -524,6 +555,12 @@ func (s *pgStore) List(ctx context.Context, q store.Query) ([]store.Header, erro
 	}
 	if !q.UpdatedBefore.IsZero() {
 		where = append(where, "updated < "+arg(q.UpdatedBefore))
+	}
+	if q.Roots {
+		where = append(where, "parent IS NULL")
+	}
+	if q.IDPrefix != "" {
+		where = append(where, "starts_with(id, "+arg(q.IDPrefix)+")")
 	}
 	query := `SELECT ` + headerColumns + ` FROM S.sessions`
 	if len(where) > 0 {

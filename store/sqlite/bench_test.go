@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,31 @@ func BenchmarkAppend(b *testing.B) {
 		}
 		times = append(times, time.Since(start))
 		seq = bt.Last() + 1
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "median-µs")
+	b.ReportMetric(float64(times[len(times)*99/100].Nanoseconds())/1e3, "p99-µs")
+}
+
+// BenchmarkSetTags replaces a session's tags with what the command line
+// keeps of it after each question (its first question, kind, turns and
+// tokens): what that adds to a turn.
+func BenchmarkSetTags(b *testing.B) {
+	ctx := context.Background()
+	st := benchStore(b)
+	require.NoError(b, st.Create(ctx, store.Header{ID: "s"}))
+	tags := map[string]string{
+		"offshoot.owner": strings.Repeat("f", 32), "offshoot.kind": "chat",
+		"offshoot.question": strings.Repeat("What does the billing module do? ", 6),
+	}
+	var times []time.Duration
+	for i := 0; b.Loop(); i++ {
+		tags["offshoot.turns"], tags["offshoot.tokens"] = strconv.Itoa(i), strconv.Itoa(i*1500)
+		start := time.Now()
+		if err := st.SetTags(ctx, "s", tags); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(start))
 	}
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "median-µs")

@@ -290,6 +290,45 @@ func (s *Store) Checkpoint(ctx context.Context, id string, upTo uint64) (store.C
 	return c, found, err
 }
 
+// SetTags implements store.Store.
+func (s *Store) SetTags(ctx context.Context, id string, tags map[string]string) error {
+	if err := rules.Header(id, "", 0, tags); err != nil {
+		return err
+	}
+	var value any
+	if len(tags) > 0 {
+		b, err := json.Marshal(tags)
+		if err != nil {
+			return fmt.Errorf("store/sqlite: the tags of session %s: %w", id, err)
+		}
+		value = string(b)
+	}
+	return s.write(ctx, "setting the tags of session "+id, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "UPDATE sessions SET tags = ? WHERE id = ?", value, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 0 {
+			return refuse("%w: %s", store.ErrNotFound, id)
+		}
+		return err
+	})
+}
+
+// prefixEnd returns the least string above every string that starts
+// with prefix, in SQLite's byte order; ok is false when there is none
+// (prefix is all 0xff bytes).
+func prefixEnd(prefix string) (end string, ok bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
 // List implements store.Store.
 func (s *Store) List(ctx context.Context, q store.Query) ([]store.Header, error) {
 	var where []string
@@ -299,6 +338,15 @@ func (s *Store) List(ctx context.Context, q store.Query) ([]store.Header, error)
 	}
 	if !q.UpdatedBefore.IsZero() {
 		where, args = append(where, "updated < ?"), append(args, clampNanos(q.UpdatedBefore))
+	}
+	if q.Roots {
+		where = append(where, "coalesce(parent, '') = ''")
+	}
+	if q.IDPrefix != "" {
+		where, args = append(where, "id >= ?"), append(args, q.IDPrefix)
+		if end, ok := prefixEnd(q.IDPrefix); ok {
+			where, args = append(where, "id < ?"), append(args, end)
+		}
 	}
 	for k, v := range q.Tags {
 		where = append(where, "EXISTS (SELECT 1 FROM json_each(sessions.tags) WHERE key = ? AND type = 'text' AND value = ?)")

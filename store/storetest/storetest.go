@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts Options) {
 		{"Ranges", ranges},
 		{"Checkpoints", checkpoints},
 		{"List", list},
+		{"SetTags", setTags},
 		{"Delete", deletes},
 		{"ConcurrentSessions", concurrentSessions},
 		{"ConcurrentWriters", concurrentWriters},
@@ -336,6 +338,51 @@ func list(t *testing.T, ctx context.Context, st store.Store) {
 	}
 	if got := listed(store.Query{UpdatedBefore: time.Now().Add(time.Hour)}); len(got) != 3 {
 		t.Fatalf("List updated before an hour from now: got %d, want 3", len(got))
+	}
+	if got := ids(store.Query{Roots: true}); got != "new,old" {
+		t.Fatalf("List of the roots: got %q, want \"new,old\"", got)
+	}
+	must(t, st.Create(ctx, store.Header{ID: "o%_ld"}), "Create")
+	for prefix, want := range map[string]string{
+		"o": "o%_ld,old", "ol": "old", "old": "old", "olde": "", "o%": "o%_ld", "o_": "", "%": "", "k": "kid", "x": "",
+	} {
+		got := strings.Split(ids(store.Query{IDPrefix: prefix}), ",")
+		slices.Sort(got)
+		if strings.Join(got, ",") != want {
+			t.Fatalf("List by the id prefix %q: got %q, want %q", prefix, got, want)
+		}
+	}
+	if got := ids(store.Query{IDPrefix: "o", Roots: true, Tags: map[string]string{"user": "ada"}}); got != "old" {
+		t.Fatalf("List by id prefix, roots and tags: got %q", got)
+	}
+}
+
+func setTags(t *testing.T, ctx context.Context, st store.Store) {
+	must(t, st.Create(ctx, store.Header{ID: "a", Tags: map[string]string{"user": "ada"}}), "Create")
+	must(t, st.Append(ctx, "a", batch(1, 2)), "Append")
+	before, err := st.Header(ctx, "a")
+	must(t, err, "Header")
+	must(t, st.SetTags(ctx, "a", map[string]string{"user": "ada", "turns": "3"}), "SetTags")
+	h, err := st.Header(ctx, "a")
+	must(t, err, "Header")
+	if len(h.Tags) != 2 || h.Tags["turns"] != "3" || h.Tags["user"] != "ada" {
+		t.Fatalf("SetTags: the header's tags are %v", h.Tags)
+	}
+	if h.Seq != before.Seq || !h.Updated.Equal(before.Updated) || !h.Created.Equal(before.Created) {
+		t.Fatalf("SetTags changed more than the tags: %+v, was %+v", h, before)
+	}
+	got, err := st.List(ctx, store.Query{Tags: map[string]string{"turns": "3"}})
+	must(t, err, "List")
+	if len(got) != 1 || got[0].ID != "a" {
+		t.Fatalf("List by a tag SetTags set: got %v", got)
+	}
+	must(t, st.SetTags(ctx, "a", nil), "SetTags of no tags")
+	if h, err = st.Header(ctx, "a"); err != nil || len(h.Tags) != 0 {
+		t.Fatalf("SetTags of no tags: the header's tags are %v (%v)", h.Tags, err)
+	}
+	wantErr(t, st.SetTags(ctx, "missing", map[string]string{"k": "v"}), store.ErrNotFound, "SetTags of an unknown id")
+	if err := st.SetTags(ctx, "a", map[string]string{"k": strings.Repeat("v", 64<<10)}); err == nil || !strings.Contains(err.Error(), "more than the") {
+		t.Fatalf("SetTags of long tags: got %v, want an error saying they are too long", err)
 	}
 }
 

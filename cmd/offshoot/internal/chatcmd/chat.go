@@ -57,7 +57,9 @@ for another SQLite file or a postgres:// URL, --no-store for none); chat
 says which session it is on standard error. --resume carries on your
 session updated last (one run or chat made for you: not one that came in
 a cloned repository's store), or the one of the id given (--resume ID);
-its files are the session's, not copied again. 'offshoot sessions' lists them.
+its files are the session's, not copied again, and chat says how many of
+the files it copied then changed on disk since. 'offshoot sessions' lists
+them.
 
 Lines are edited with the usual keys on a terminal, with a history; from a
 pipe or a file they are read one by one, as typed.
@@ -84,6 +86,7 @@ could not be saved at the end, 2 a usage or configuration error.`,
 					c.flags.Resume = args[0]
 				}
 			}
+			c.flags.Kind = "chat"
 			return c.run(cmd.Context())
 		},
 	}
@@ -161,7 +164,12 @@ func (c *chat) run(ctx context.Context) error {
 	if dir == "" {
 		dir = c.env.ProjectDir
 	}
-	c.say("offshoot chat: %s, with %s of %s copied in", who, files(vfs.Files(client.Session()).Len()), dir)
+	if c.env.ResumedID != "" {
+		c.say("offshoot chat: %s, with the files of the stored session (%s), not copied from %s again", who, files(vfs.Files(client.Session()).Len()), dir)
+		c.sayDrift(client.Session().Snapshot(), dir)
+	} else {
+		c.say("offshoot chat: %s, with %s of %s copied in", who, files(vfs.Files(client.Session()).Len()), dir)
+	}
 	if left := c.env.Copied.Summary(); left != "" {
 		c.say("offshoot chat: %s", cli.Printable(left))
 	}
@@ -187,6 +195,25 @@ func (c *chat) run(ctx context.Context) error {
 		}
 	}
 	return c.end()
+}
+
+// sayDrift says whether dir changed since the resumed session copied its
+// files in: how many of them differ on disk now (see vfs.DiskDrift).
+func (c *chat) sayDrift(snap session.Snapshot, dir string) {
+	d, err := vfs.DiskDrift(snap, dir)
+	switch {
+	case err != nil:
+		c.say("offshoot chat: cannot tell whether %s changed since the session copied it in: %v", dir, err)
+	case d.Copied == 0:
+	case d.Changed == 0 && !d.Partial:
+		c.say("offshoot chat: %s is as it was when the session copied it in", dir)
+	default:
+		n := fmt.Sprint(d.Changed)
+		if d.Partial {
+			n = "at least " + n
+		}
+		c.say("offshoot chat: since the session copied %s in, files it copied changed there: %s of %d (edited or removed); /apply leaves such a file as it is on disk", dir, n, d.Copied)
+	}
 }
 
 // read waits for the next line; Ctrl-C meanwhile ends the chat, as at a
@@ -219,10 +246,11 @@ func (c *chat) end() error {
 	return nil
 }
 
-// turn runs one query. Ctrl-C stops it and the agents it started; the
+// turn runs one query of prompt, the line typed (typed) as the main
+// agent is to read it. Ctrl-C stops it and the agents it started; the
 // background tasks it starts otherwise run on after it, until the chat
 // ends.
-func (c *chat) turn(ctx context.Context, prompt string) {
+func (c *chat) turn(ctx context.Context, prompt, typed string) {
 	tctx, cancel := context.WithCancel(ctx)
 	c.cancels = append(c.cancels, cancel)
 	var interrupted atomic.Bool
@@ -247,6 +275,9 @@ func (c *chat) turn(ctx context.Context, prompt string) {
 		}
 	}
 	restore()
+	if !errors.Is(res.Err, offshoot.ErrNothingToContinue) {
+		c.env.NoteTurn(context.WithoutCancel(ctx), c.client.Session().ID(), typed, int64(res.Usage.TotalTokens))
+	}
 	switch {
 	case res.Err == nil:
 	case errors.Is(res.Err, offshoot.ErrNothingToContinue):

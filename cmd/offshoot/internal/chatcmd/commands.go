@@ -10,6 +10,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 )
 
 // help lists the chat's commands.
@@ -33,7 +34,7 @@ func (c *chat) handle(ctx context.Context, line string) (done bool) {
 	case mention:
 		c.mention(ctx, r)
 	default:
-		c.turn(ctx, r.text)
+		c.turn(ctx, r.text, r.text)
 	}
 	return false
 }
@@ -96,7 +97,7 @@ func (c *chat) mention(ctx context.Context, r request) {
 		c.fail("say what %s should do: @%s TEXT", def.Name, def.Name)
 		return
 	}
-	c.turn(ctx, mentionPrompt(def.Name, r.text))
+	c.turn(ctx, mentionPrompt(def.Name, r.text), "@"+def.Name+" "+r.text)
 }
 
 // mentionPrompt is the message of a turn the user addressed to an agent.
@@ -109,13 +110,30 @@ func mentionPrompt(agent, text string) string {
 func (c *chat) listAgents() {
 	c.outMu.Lock()
 	defer c.outMu.Unlock()
-	w := tabwriter.NewWriter(c.in, 0, 4, 2, ' ', 0)
+	fmt.Fprint(c.in, agentTable(c.client.Agents().All(), c.env.TerminalWidth()))
+	fmt.Fprintln(c.in, "  mention one with @NAME TEXT")
+}
+
+// agentTable returns the table /agents prints: each agent's name, source
+// and the first line of its description, each line cut to width columns
+// as every line of the chat is (to 80 characters of description when
+// width is 0, off a terminal).
+func agentTable(defs []agents.Definition, width int) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "  NAME\tSOURCE\tDESCRIPTION")
-	for _, d := range c.client.Agents().All() {
+	for _, d := range defs {
 		fmt.Fprintf(w, "  %s\t%s\t%s\n", cli.Printable(d.Name), d.Source, cli.Printable(clip(d.Description, 80)))
 	}
 	_ = w.Flush()
-	fmt.Fprintln(c.in, "  mention one with @NAME TEXT")
+	if width <= 0 {
+		return b.String()
+	}
+	var out strings.Builder
+	for line := range strings.Lines(b.String()) {
+		out.WriteString(columns.Cut(strings.TrimSuffix(line, "\n"), width) + "\n")
+	}
+	return out.String()
 }
 
 // wait waits for the background tasks to end; Ctrl-C stops waiting, and

@@ -62,6 +62,9 @@ type AgentFlags struct {
 	// --resume).
 	Resume     string
 	ResumeLast bool
+	// Kind ("run" or "chat") and Task (run's) tag a new session for
+	// sessions list (see Summary); the command sets them, not a flag.
+	Kind, Task string
 }
 
 // Add registers the flags on cmd.
@@ -160,9 +163,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 	}
 	if e.Stored != nil {
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID
-		if e.owner != "" {
-			opts.SessionTags = map[string]string{OwnerTag: e.owner}
-		}
+		opts.SessionTags = e.sessionTags(f.Kind, f.Task)
 	}
 	if bash != nil {
 		opts.Tools = append(opts.Tools, bash)

@@ -144,8 +144,9 @@ func SessionReducers() ([]session.Reducers, error) {
 	return append(ts.Reducers(), runner.Reducers()), nil
 }
 
-// FindSession returns the header of the stored session id, or, when id is
-// empty, of the one owner made that was updated last (see OwnerTag); a
+// FindSession returns the header of the stored session id — a whole id,
+// or the start of one that ShortID prints (see IDs.Resolve) — or, when id
+// is empty, of the one owner made that was updated last (see OwnerTag); a
 // missing one is a usage error that says how to list them. flag, when not
 // empty, names the flag that gave the id, for the error.
 func FindSession(ctx context.Context, st *Stored, id, owner, flag string) (store.Header, error) {
@@ -162,13 +163,42 @@ func FindSession(ctx context.Context, st *Stored, id, owner, flag string) (store
 		}
 		return hs[0], nil
 	}
+	ids := IDs{
+		Kind: "session",
+		Flag: flag,
+		Exists: func(id string) (bool, error) {
+			_, err := st.Header(ctx, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return false, nil
+			}
+			return err == nil, err
+		},
+		Starting: func(prefix string, limit int) ([]string, error) {
+			hs, err := st.List(ctx, store.Query{IDPrefix: prefix, Limit: limit})
+			ids := make([]string, len(hs))
+			for i, h := range hs {
+				ids[i] = h.ID
+			}
+			return ids, err
+		},
+	}
+	whole, found, err := ids.Resolve(id)
+	if err != nil {
+		if _, ok := errors.AsType[*ExitError](err); ok {
+			return store.Header{}, err
+		}
+		return store.Header{}, Failf("cannot read session %s from %s: %v", Printable(id), st.Where, err)
+	}
+	if found {
+		id = whole
+	}
 	h, err := st.Header(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		if flag == "" {
-			return h, Usagef("no session %s is stored in %s; list them with 'offshoot sessions list'", Printable(id), st.Where)
+			return h, Usagef("no session %s is stored in %s%s; list them with 'offshoot sessions list'", Printable(id), st.Where, Short(id))
 		}
-		return h, Usagef("%s %s: no session of that id is stored in %s; list them with 'offshoot sessions list'", flag, Printable(id), st.Where)
+		return h, Usagef("%s %s: no session of that id is stored in %s%s; list them with 'offshoot sessions list'", flag, Printable(id), st.Where, Short(id))
 	case err != nil:
 		return h, Failf("cannot read session %s from %s: %v", Printable(id), st.Where, err)
 	}

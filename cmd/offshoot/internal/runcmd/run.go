@@ -79,6 +79,7 @@ configuration error, such as no model configured.`,
 		Args: cli.Args("TASK"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r.task = args[0]
+			r.flags.Kind, r.flags.Task = "run", r.task
 			return r.run(cmd.Context())
 		},
 	}
@@ -141,7 +142,8 @@ func (r *run) run(ctx context.Context) error {
 		}
 		fmt.Fprintln(out)
 	}
-	err = r.work(ctx, client)
+	tokens, err := r.work(ctx, client)
+	r.env.NoteTurn(context.WithoutCancel(ctx), client.Session().ID(), r.task, tokens)
 	// The tasks still running when the run failed or was interrupted end
 	// with it, and the tree shows them end.
 	client.Tasks().StopAll()
@@ -163,10 +165,12 @@ func (r *run) run(ctx context.Context) error {
 
 // work runs the task, then lets the background tasks it started finish and
 // has the main agent read what they report, as often as they start more,
-// up to maxRounds times.
-func (r *run) work(ctx context.Context, client *offshoot.Client) error {
-	if err := r.failed(query(ctx, client, r.task)); err != nil {
-		return err
+// up to maxRounds times. It returns the tokens its queries spent.
+func (r *run) work(ctx context.Context, client *offshoot.Client) (tokens int64, err error) {
+	res := query(ctx, client, r.task)
+	tokens += int64(res.Usage.TotalTokens)
+	if err := r.failed(res); err != nil {
+		return tokens, err
 	}
 	for round := 0; ; round++ {
 		running := client.Tasks().Running()
@@ -175,20 +179,21 @@ func (r *run) work(ctx context.Context, client *offshoot.Client) error {
 				r.say("stopping %s still running: the main agent has read what its background tasks reported %d times", tasks(len(running)), maxRounds)
 				client.Tasks().StopAll()
 			}
-			return nil
+			return tokens, nil
 		}
 		if len(running) > 0 {
 			r.say("waiting for %s the main agent started in the background (Ctrl-C stops them)", tasks(len(running)))
 			if err := client.Tasks().Wait(ctx); err != nil {
-				return err
+				return tokens, err
 			}
 		}
 		res := query(ctx, client, "")
+		tokens += int64(res.Usage.TotalTokens)
 		if errors.Is(res.Err, offshoot.ErrNothingToContinue) {
-			return nil
+			return tokens, nil
 		}
 		if err := r.failed(res); err != nil {
-			return err
+			return tokens, err
 		}
 	}
 }

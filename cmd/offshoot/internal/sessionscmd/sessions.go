@@ -95,56 +95,6 @@ func (s *sessions) where() string {
 	return cli.Printable(s.env.Show(s.flags.DSN))
 }
 
-func (s *sessions) listCommand() *cobra.Command {
-	var all bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the stored sessions, the most recently updated first",
-		Long: `list prints the stored sessions, the most recently updated first: each one's
-id, the session it was forked from and at which seq, when it was last
-updated, the seq of its last event, and its tags. Only the sessions that
-were not forked from another are listed, unless --all (the forks, and the
-sessions of the subagents, too).`,
-		Args: cli.Args(),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			st, err := s.open(ctx)
-			if err != nil {
-				return err
-			}
-			if st == nil {
-				fmt.Fprintf(s.env.Stdout, "no sessions stored yet (%s does not exist)\n", s.where())
-				return nil
-			}
-			defer st.Close()
-			hs, err := st.List(ctx, store.Query{})
-			if err != nil {
-				return cli.Failf("cannot list the sessions of %s: %v; remove a damaged session with 'offshoot sessions rm ID', or move the file away", st.Where, err)
-			}
-			if !all {
-				hs = slices.DeleteFunc(hs, func(h store.Header) bool { return h.Parent != "" })
-			}
-			if len(hs) == 0 {
-				fmt.Fprintf(s.env.Stdout, "no sessions stored yet in %s\n", st.Where)
-				return nil
-			}
-			tw := tabwriter.NewWriter(s.env.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tPARENT\tUPDATED\tSEQ\tTAGS")
-			for _, h := range hs {
-				parent := "-"
-				if h.Parent != "" {
-					parent = fmt.Sprintf("%s@%d", cli.Printable(h.Parent), h.ForkSeq)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", cli.Printable(h.ID), parent, when(h.Updated), h.Seq, tagList(h.Tags))
-			}
-			return tw.Flush()
-		},
-	}
-	s.addFlags(cmd)
-	cmd.Flags().BoolVar(&all, "all", false, "list the forks and the subagents' sessions too")
-	return cmd
-}
-
 func (s *sessions) showCommand() *cobra.Command {
 	var full bool
 	cmd := &cobra.Command{
@@ -280,6 +230,9 @@ the new session reads ID's log up to SEQ. Carry it on with 'offshoot chat
 			case err != nil:
 				return cli.Failf("cannot fork session %s: %v", cli.Printable(h.ID), err)
 			}
+			if err := st.SetTags(ctx, newID, cli.ForkTags(h.Tags)); err != nil {
+				s.env.Warn("the new session %s counts the questions of %s: %v", cli.Printable(newID), cli.Printable(h.ID), err)
+			}
 			fmt.Fprintln(s.env.Stdout, cli.Printable(newID))
 			return nil
 		},
@@ -384,108 +337,6 @@ func (s *sessions) rmDamaged(ctx context.Context, id string, why error) error {
 		return cli.Failf("%v; removing it anyway failed too: %v", why, err)
 	}
 	fmt.Fprintf(s.env.Stdout, "removed session %s, whose header was damaged\n", cli.Printable(id))
-	return nil
-}
-
-func (s *sessions) pruneCommand() *cobra.Command {
-	var olderThan string
-	cmd := &cobra.Command{
-		Use:   "prune --older-than AGE",
-		Short: "Remove the stored sessions not updated for a while",
-		Long: `prune removes the stored sessions not updated for AGE — days such as 30d, a
-Go duration such as 12h or 90m, or both, such as 1d12h — then prints what it
-removed. A session that a more recent one was forked from is kept, so that
-the recent one stays whole.`,
-		Args: cli.Args(),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("older-than") {
-				return cli.Usagef("prune needs --older-than AGE, such as --older-than 30d; nothing was removed")
-			}
-			age, err := cli.ParseAge(olderThan)
-			if err != nil {
-				return cli.Usagef("--older-than %s: %v; nothing was removed", cli.Printable(olderThan), err)
-			}
-			ctx := cmd.Context()
-			st, err := s.open(ctx)
-			if err != nil {
-				return err
-			}
-			if st == nil {
-				fmt.Fprintf(s.env.Stdout, "nothing to prune: no sessions stored yet (%s does not exist)\n", s.where())
-				return nil
-			}
-			defer st.Close()
-			return s.prune(ctx, st, cli.Printable(olderThan), time.Now().Add(-age))
-		},
-	}
-	s.addFlags(cmd)
-	cmd.Flags().StringVar(&olderThan, "older-than", "", "remove what was not updated for this long: 30d, 12h, 1d12h")
-	return cmd
-}
-
-// prune removes the sessions of st last updated before before, the forks
-// first; one that a session kept was forked from is kept. Each old
-// session is tried once, after the old sessions forked from it were: a
-// chain of forks takes a pass, however its sessions are listed. Sessions
-// whose forks loop back to them (a damaged store) are kept.
-func (s *sessions) prune(ctx context.Context, st *cli.Stored, age string, before time.Time) error {
-	old, err := st.List(ctx, store.Query{UpdatedBefore: before})
-	if err != nil {
-		return cli.Failf("cannot list the sessions of %s: %v", st.Where, err)
-	}
-	index := make(map[string]int, len(old))
-	for i, h := range old {
-		index[h.ID] = i
-	}
-	// parent returns the index of the old session h was forked from.
-	parent := func(h store.Header) (int, bool) {
-		p, ok := index[h.Parent]
-		return p, ok && h.Parent != h.ID
-	}
-	forks := make([]int, len(old)) // of each, the old sessions forked from it not tried yet
-	for _, h := range old {
-		if p, ok := parent(h); ok {
-			forks[p]++
-		}
-	}
-	var ready []int // the old sessions whose old forks were all tried
-	for i, h := range old {
-		if forks[i] == 0 && h.Parent != h.ID {
-			ready = append(ready, i)
-		}
-	}
-	removed, kept, tried := 0, 0, 0
-	for len(ready) > 0 {
-		h := old[ready[len(ready)-1]]
-		ready = ready[:len(ready)-1]
-		tried++
-		switch err := st.Delete(ctx, h.ID); {
-		case err == nil:
-			removed++
-			fmt.Fprintf(s.env.Stdout, "removed %s (updated %s)\n", cli.Printable(h.ID), when(h.Updated))
-		case errors.Is(err, store.ErrHasChildren):
-			kept++
-		case errors.Is(err, store.ErrNotFound):
-		default:
-			return cli.Failf("cannot remove session %s: %v", cli.Printable(h.ID), err)
-		}
-		if p, ok := parent(h); ok {
-			if forks[p]--; forks[p] == 0 {
-				ready = append(ready, p)
-			}
-		}
-	}
-	if removed == 0 {
-		fmt.Fprintf(s.env.Stdout, "nothing to prune: no session in %s is older than %s\n", st.Where, age)
-	} else {
-		fmt.Fprintf(s.env.Stdout, "removed %s older than %s from %s\n", plural(removed, "session"), age, st.Where)
-	}
-	if kept > 0 {
-		fmt.Fprintf(s.env.Stdout, "kept %s that more recent sessions were forked from\n", plural(kept, "older session"))
-	}
-	if loops := len(old) - tried; loops > 0 {
-		fmt.Fprintf(s.env.Stdout, "kept %s forked from each other in a loop: %s is damaged; 'offshoot sessions list --all' shows them\n", plural(loops, "older session"), st.Where)
-	}
 	return nil
 }
 

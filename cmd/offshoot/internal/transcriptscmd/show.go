@@ -33,7 +33,8 @@ func showCommand(f *folder) *cobra.Command {
 		Long: `show prints the record of the subagent with the given id — its type, model,
 mode, status, times and usage — then its conversation: the task it was given,
 each answer with the tools it called, and each tool's result, cut to a few
-lines unless --full is given. A unique start of an id is enough.`,
+lines unless --full is given. A start of an id of 8 characters or more,
+as the tree prints it, is enough when no other id starts so.`,
 		Args: cli.Args("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := f.open(cmd)
@@ -42,7 +43,10 @@ lines unless --full is given. A unique start of an id is enough.`,
 			}
 			tr, err := read(t, args[0])
 			if errors.Is(err, fs.ErrNotExist) {
-				return cli.Failf("no subagent %q left a transcript in %s; see the ids with %s", cli.Printable(args[0]), f.show(t), f.listHint(cmd))
+				return cli.Failf("no subagent %q left a transcript in %s%s; see the ids with %s", cli.Printable(args[0]), f.show(t), cli.Short(args[0]), f.listHint(cmd))
+			}
+			if _, ok := errors.AsType[*cli.ExitError](err); ok {
+				return err
 			}
 			if err != nil {
 				return cli.Failf("%v", err)
@@ -57,28 +61,40 @@ lines unless --full is given. A unique start of an id is enough.`,
 }
 
 // read reads the transcript of the agent id, or of the one agent whose id
-// starts with id. Several such agents are an error that names them.
+// starts with id (see cli.IDs.Resolve).
 func read(t transcript.Dir, id string) (*transcript.Transcript, error) {
-	tr, err := t.Read(id)
-	if !errors.Is(err, fs.ErrNotExist) || id == "" {
-		return tr, err
+	var first *transcript.Transcript
+	ids := cli.IDs{
+		Kind: "agent",
+		Exists: func(id string) (bool, error) {
+			tr, err := t.Read(id)
+			if errors.Is(err, fs.ErrNotExist) {
+				return false, nil
+			}
+			first = tr
+			return err == nil, err
+		},
+		Starting: func(prefix string, limit int) ([]string, error) {
+			metas, _ := t.List()
+			var match []string
+			for _, m := range metas {
+				if strings.HasPrefix(m.AgentID, prefix) && !slices.Contains(match, m.AgentID) && len(match) < limit {
+					match = append(match, m.AgentID)
+				}
+			}
+			return match, nil
+		},
 	}
-	metas, _ := t.List()
-	var match []string
-	for _, m := range metas {
-		if strings.HasPrefix(m.AgentID, id) && !slices.Contains(match, m.AgentID) {
-			match = append(match, m.AgentID)
-		}
-	}
-	switch len(match) {
-	case 0:
+	whole, found, err := ids.Resolve(id)
+	switch {
+	case err != nil:
 		return nil, err
-	case 1:
-		return t.Read(match[0])
-	default:
-		return nil, fmt.Errorf("%d subagents have an id starting with %q: %s; give more of the id",
-			len(match), cli.Printable(id), cli.Printable(strings.Join(match, ", ")))
+	case !found:
+		return nil, fs.ErrNotExist
+	case first != nil:
+		return first, nil
 	}
+	return t.Read(whole)
 }
 
 // record prints what the transcript's record says of its agent.

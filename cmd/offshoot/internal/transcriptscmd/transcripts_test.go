@@ -116,3 +116,45 @@ func TestConversation(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestShowTakesTheShortID: show takes the start of an id the tree
+// prints (8 characters or more); a start several ids share is a usage
+// error that lists them, and a shorter one says to give 8.
+func TestShowTakesTheShortID(t *testing.T) {
+	project := t.TempDir()
+	id := agent(t, project, "Done.")
+	folder := filepath.Join(project, filepath.FromSlash(cli.TranscriptsPath))
+	// A second agent whose id starts as the first one's does.
+	twin := id[:8] + "-twin"
+	files, err := filepath.Glob(filepath.Join(folder, "*", "subagents", "agent-"+id+".*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		name := strings.Replace(f, id, twin, 1)
+		require.NoError(t, os.WriteFile(name, bytes.ReplaceAll(data, []byte(id), []byte(twin)), 0o644))
+	}
+
+	for _, tt := range []struct {
+		given, want, err string
+		code             int
+	}{
+		{given: id, want: "agent:       " + id},
+		{given: id[:10], want: "agent:       " + id},
+		{given: twin, want: "agent:       " + twin},
+		{given: id[:8], code: cli.ExitUsage, err: id[:8] + " is the start of more than one agent id: "},
+		{given: id[:5], code: cli.ExitFailed, err: "give 8 or more"},
+	} {
+		t.Run(tt.given, func(t *testing.T) {
+			out, _, err := run(t, project, "show", tt.given)
+			if tt.err == "" {
+				require.NoError(t, err)
+				assert.Contains(t, out, tt.want)
+				return
+			}
+			require.ErrorContains(t, err, tt.err)
+			assert.Equal(t, tt.code, cli.Code(err, true))
+		})
+	}
+}
