@@ -117,15 +117,13 @@ func serversHash(servers map[string]mcp.ServerConfig) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// describeServers names each server with what it runs or reaches.
+// describeServers names each server with what it runs or reaches, as its
+// file writes it: a ${VAR} reference is shown, never its value (a key, on
+// the terminal or in a CI log).
 func describeServers(servers map[string]mcp.ServerConfig) string {
 	var parts []string
 	for _, name := range ServerNames(servers) {
-		s := servers[name]
-		what := s.URL
-		if s.Command != "" {
-			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
-		}
+		what := servers[name].Describe()
 		parts = append(parts, fmt.Sprintf("%s: %s", Printable(name), Printable(truncateRunes(what, 120))))
 	}
 	return strings.Join(parts, "; ")

@@ -112,3 +112,32 @@ func mustHash(t *testing.T, e *Env) string {
 	require.NoError(t, err)
 	return h
 }
+
+// The refusal and the question show a server as its file writes it: a
+// ${VAR} stays a reference, so the user's keys never reach the terminal
+// (or a CI log).
+func TestApprovalShowsServersAsWritten(t *testing.T) {
+	t.Setenv("OFFSHOOT_TEST_SECRET_KEY", "sk-very-secret")
+	for _, tt := range []struct{ name, json, want string }{
+		{"url", `{"mcpServers": {"remote": {"url": "https://mcp.example.com/mcp?key=${OFFSHOOT_TEST_SECRET_KEY}", "headers": {"Authorization": "Bearer ${OFFSHOOT_TEST_SECRET_KEY}"}}}}`,
+			"remote: https://mcp.example.com/mcp?key=${OFFSHOOT_TEST_SECRET_KEY}"},
+		{"command", `{"mcpServers": {"local": {"command": "server", "args": ["--key", "${OFFSHOOT_TEST_SECRET_KEY}"], "env": {"K": "${OFFSHOOT_TEST_SECRET_KEY}"}}}}`,
+			"local: server --key ${OFFSHOOT_TEST_SECRET_KEY}"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := approvalEnv(t, tt.json)
+			_, err := e.Servers(false)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NotContains(t, err.Error(), "sk-very-secret")
+
+			var asked string
+			e.Ask = func(q string) bool { asked = q; return false }
+			_, err = e.Servers(false)
+			require.NoError(t, err)
+			assert.Contains(t, asked, tt.want)
+			assert.NotContains(t, asked, "sk-very-secret")
+			assert.NotContains(t, e.Stderr.(*bytes.Buffer).String(), "sk-very-secret")
+		})
+	}
+}
