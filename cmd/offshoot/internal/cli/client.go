@@ -17,6 +17,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -237,6 +238,7 @@ func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err er
 	var nf *agents.NotFoundError
 	var diag *agents.Diagnostic
 	var open *openerr.Error
+	var journal *session.JournalError
 	switch {
 	case errors.As(err, &open):
 		where := "the store"
@@ -245,6 +247,8 @@ func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err er
 		}
 		return Failf("--resume: cannot carry on session %s from %s: %v; start a new session, or carry on another (see 'offshoot sessions list')",
 			Printable(open.ID), where, open.Err)
+	case errors.As(err, &journal):
+		return e.storeFailed(journal.Err)
 	case errors.As(err, &nf):
 		return Usagef("--agent %s: no agent is called so (the agents are %s); see them with 'offshoot agents list'", f.Agent, strings.Join(nf.Available, ", "))
 	case errors.Is(err, agents.ErrNoAgents):
