@@ -37,12 +37,23 @@ const maxUserConfigBytes = 1 << 20
 // no approval.
 
 // ConfiguredServers returns every configured MCP server, the user's and
-// the project's (see Servers), approved or not: for naming their tools,
-// never for starting them. Files that cannot be read are warnings.
-func (e *Env) ConfiguredServers() map[string]mcp.ServerConfig {
-	user, project := e.loadServers()
-	maps.Copy(user, project)
-	return user
+// the project's (see Servers), approved or not, for naming their tools;
+// approved, whether the project has servers and the user approved them;
+// and unapproved, the names of the project's servers the user has not
+// approved, which a command that does not ask must not start. It never
+// asks and records nothing. Files that cannot be read are warnings.
+func (e *Env) ConfiguredServers() (servers map[string]mcp.ServerConfig, approved bool, unapproved []string) {
+	servers, project := e.loadServers()
+	if len(project) > 0 {
+		if hash, err := serversHash(project); err == nil {
+			approved, _ = e.approved(hash)
+		}
+		if !approved {
+			unapproved = ServerNames(project)
+		}
+	}
+	maps.Copy(servers, project)
+	return servers, approved, unapproved
 }
 
 // Servers returns the MCP servers a command may start: the user's
