@@ -125,15 +125,9 @@ func (s *setup) parentTools(ctx context.Context, d agents.Definition) tools.Tool
 	for _, name := range s.unapproved {
 		delete(startable, name)
 	}
-	for _, srv := range d.MCPServers {
-		if srv.Config != nil && d.Source == agents.Project && !s.approved {
-			notStarted = append(notStarted, srv.Name)
-		}
-	}
 	if len(notStarted) > 0 {
-		slices.Sort(notStarted)
 		s.env.Warn("the project's MCP servers (%s) are not started, so their tools are not listed: they run commands on this machine, and you have not approved them; approve them with 'offshoot run --approve-mcp' or in 'offshoot chat'",
-			cli.Printable(strings.Join(slices.Compact(notStarted), ", ")))
+			cli.Printable(strings.Join(notStarted, ", ")))
 	}
 	m, err := mcp.NewManager(startable)
 	if err != nil {
@@ -148,8 +142,8 @@ func (s *setup) parentTools(ctx context.Context, d agents.Definition) tools.Tool
 			}
 			continue
 		}
-		if slices.Contains(notStarted, srv.Name) {
-			continue
+		if d.Source == agents.Project && !s.approved {
+			continue // named in the warning above
 		}
 		cfg, err := mcp.ParseServer(srv.Name, srv.Config)
 		if err == nil {

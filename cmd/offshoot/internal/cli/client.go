@@ -120,7 +120,7 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 	if err != nil {
 		return nil, err
 	}
-	servers, err := e.Servers(f.ApproveMCP)
+	servers, agentServers, err := e.Servers(f.ApproveMCP)
 	if err != nil {
 		return nil, err
 	}
@@ -146,16 +146,17 @@ func (e *Env) NewClient(f AgentFlags, adjust func(*offshoot.Options)) (*offshoot
 	}
 	e.bash = bash
 	opts := offshoot.Options{
-		Router:           router,
-		ModelName:        f.Model,
-		AgentOptions:     agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir},
-		MainAgent:        f.Agent,
-		Mounts:           []vfs.Mount{mount},
-		MCPServers:       servers,
-		Transcripts:      e.TranscriptsDir(),
-		DispatchSubagent: prompts,
-		Logger:           e.Logger(),
-		MaxTurns:         f.MaxTurns,
+		Router:              router,
+		ModelName:           f.Model,
+		AgentOptions:        agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir},
+		MainAgent:           f.Agent,
+		Mounts:              []vfs.Mount{mount},
+		MCPServers:          servers,
+		ProjectAgentServers: agentServers,
+		Transcripts:         e.TranscriptsDir(),
+		DispatchSubagent:    prompts,
+		Logger:              e.Logger(),
+		MaxTurns:            f.MaxTurns,
 	}
 	if e.Stored != nil {
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID
