@@ -117,7 +117,7 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	c.engine = subagent.New(eo)
 
-	taskOpts := task.Options{MaxDepth: opts.MaxDepth}
+	taskOpts := task.Options{MaxDepth: opts.MaxDepth, ProjectAgentServers: opts.ProjectAgentServers}
 	if len(opts.MCPServers) > 0 {
 		if c.mcp, err = mcp.NewManager(opts.MCPServers, mcp.WithWarnings(c.serverUnavailable)); err != nil {
 			return nil, fmt.Errorf("offshoot: the MCP servers: %w", err)

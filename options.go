@@ -73,6 +73,12 @@ type Options struct {
 	// Close. A server that cannot be started, or stops, is a warning on
 	// Logger, and the agents go on without it.
 	MCPServers map[string]mcp.ServerConfig
+	// ProjectAgentServers lets the agents of the project (AgentOptions'
+	// ProjectDir) start the MCP servers their files configure inline: a
+	// command run on this machine, written by whoever wrote the project.
+	// Off by default; set it once the user approved them. Without it the
+	// agent runs without those servers' tools.
+	ProjectAgentServers bool
 	// DispatchSubagent, when set, gives the main agent the
 	// dispatch_subagent tool over its prompts (see package
 	// promptsubagent). Its prompt lists the prompts enabled in the

@@ -40,10 +40,31 @@ func (s *Session) commit(ctx context.Context, batch []bus.Envelope) error {
 		return nil
 	}
 	if err := s.journal.Commit(ctx, s, batch); err != nil {
-		return fmt.Errorf("session: the journal refused seq %d to %d of session %s, so nothing was committed: %w", batch[0].Seq, batch[len(batch)-1].Seq, s.id, err)
+		return &JournalError{Session: s.id, First: batch[0].Seq, Last: batch[len(batch)-1].Seq, Err: err}
 	}
 	return nil
 }
+
+// JournalError says that a session's journal refused a batch, so nothing
+// of it was committed: what keeps the log failed (a damaged or full
+// store, another writer), not the events. Match it with errors.As.
+type JournalError struct {
+	// Session is the session's id.
+	Session string
+	// First and Last are the seqs of the batch's first and last events.
+	First, Last uint64
+	// Err is the journal's error.
+	Err error
+}
+
+// Error returns "session: the journal refused seq FIRST to LAST of
+// session ID, so nothing was committed: CAUSE".
+func (e *JournalError) Error() string {
+	return fmt.Sprintf("session: the journal refused seq %d to %d of session %s, so nothing was committed: %v", e.First, e.Last, e.Session, e.Err)
+}
+
+// Unwrap returns the journal's error.
+func (e *JournalError) Unwrap() error { return e.Err }
 
 // Seq returns the seq of the last event the snapshot's state committed: 0
 // for none. A fork continues from its parent's.

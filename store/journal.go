@@ -74,12 +74,21 @@ func (j *Journal) Commit(ctx context.Context, s *session.Session, batch []bus.En
 	j.mu.Lock()
 	n, known := j.batches[id]
 	j.mu.Unlock()
+	created := false
 	if !known {
-		if err := j.ensureHeader(ctx, s, batch[0].Seq-1); err != nil {
+		if created, err = j.ensureHeader(ctx, s, batch[0].Seq-1); err != nil {
 			return err
 		}
 	}
 	if err := j.st.Append(ctx, id, b); err != nil {
+		if created {
+			// A header is stored with its session's first batch or not
+			// at all: a session without a log (a damaged file refused
+			// the batch) would be listed, and resumed, as empty.
+			if derr := j.st.Delete(context.WithoutCancel(ctx), id); derr != nil {
+				return fmt.Errorf("%w; its header, stored just before, could not be removed either: %v", err, derr)
+			}
+		}
 		return err
 	}
 	n++
@@ -114,32 +123,36 @@ func (j *Journal) remember(id string, n int) {
 }
 
 // ensureHeader stores s's header when the store has none: a root session
-// from seq 0, a fork at the seq it starts from.
-func (j *Journal) ensureHeader(ctx context.Context, s *session.Session, forkSeq uint64) error {
+// from seq 0, a fork at the seq it starts from. It reports whether it
+// stored it.
+func (j *Journal) ensureHeader(ctx context.Context, s *session.Session, forkSeq uint64) (bool, error) {
 	if _, err := j.st.Header(ctx, s.ID()); err == nil {
-		return nil
+		return false, nil
 	} else if !errors.Is(err, ErrNotFound) {
-		return err
+		return false, err
 	}
 	h := Header{ID: s.ID(), Parent: s.ParentID(), ForkSeq: forkSeq, Tags: s.Tags()}
 	if h.Parent == "" && forkSeq > 0 {
-		return fmt.Errorf("store: session %s has events up to seq %d that were never stored; attach the journal when the session is new, or open the session from the store", s.ID(), forkSeq)
+		return false, fmt.Errorf("store: session %s has events up to seq %d that were never stored; attach the journal when the session is new, or open the session from the store", s.ID(), forkSeq)
 	}
 	if h.Parent != "" {
 		if _, err := j.st.Header(ctx, h.Parent); errors.Is(err, ErrNotFound) {
 			if forkSeq > 0 {
-				return fmt.Errorf("store: %s forks session %s at seq %d, which was never stored; journal the parent from its start", s.ID(), h.Parent, forkSeq)
+				return false, fmt.Errorf("store: %s forks session %s at seq %d, which was never stored; journal the parent from its start", s.ID(), h.Parent, forkSeq)
 			}
 			// A parent that never committed anything: its header alone.
 			if err := j.st.Create(ctx, Header{ID: h.Parent}); err != nil && !errors.Is(err, ErrExists) {
-				return err
+				return false, err
 			}
 		}
 	}
-	if err := j.st.Create(ctx, h); err != nil && !errors.Is(err, ErrExists) {
-		return err
+	switch err := j.st.Create(ctx, h); {
+	case errors.Is(err, ErrExists):
+		return false, nil // another writer stored it
+	case err != nil:
+		return false, err
 	}
-	return nil
+	return true, nil
 }
 
 // schedule hands c to the checkpoint writer, starting it if needed. A

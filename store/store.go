@@ -31,6 +31,10 @@ var (
 	// writer appended first, or the writer's view is stale); nothing of
 	// it was written. Reload or fork, and go on from there.
 	ErrConflict = rules.ErrConflict
+	// ErrInvalid: Create was given a header no store keeps (no id, an id
+	// or tags too large, a session its own parent…); the error says
+	// which, and nothing was stored.
+	ErrInvalid = rules.ErrInvalid
 )
 
 // Header is what a store keeps of a session besides its log.

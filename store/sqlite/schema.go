@@ -79,7 +79,7 @@ const advanceTrigger = `CREATE TRIGGER batches_advance AFTER INSERT ON batches B
 // a file may come with a cloned repository, and a trigger runs whatever
 // SQL it holds at every append (a join of a table with itself a few
 // times over would keep an append busy for hours).
-func checkTriggers(ctx context.Context, tx *sql.Tx) error {
+func checkTriggers(ctx context.Context, tx rowsQuerier) error {
 	rows, err := tx.QueryContext(ctx, "SELECT name, coalesce(sql, '') FROM sqlite_schema WHERE type = 'trigger' ORDER BY name")
 	if err != nil {
 		return err
@@ -116,6 +116,15 @@ func (s *Store) setup(ctx context.Context) error {
 // transaction (so that two processes opening a new file do it once), and
 // refuses a file it cannot use.
 func (s *Store) migrate(ctx context.Context) error {
+	// The journal mode is kept in the file: before changing it, make sure
+	// that the file is this store's (or has no tables yet). A refused
+	// file may be another program's, and is left as it was.
+	if err := checkSchema(ctx, s.w); err != nil {
+		if _, ok := errors.AsType[*sqlite3.Error](err); ok {
+			return openError(s.path, err)
+		}
+		return fmt.Errorf("store/sqlite: %s: %w", s.path, err)
+	}
 	var mode string
 	if err := s.w.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
 		return openError(s.path, err)
@@ -134,7 +143,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	switch {
 	case version > len(migrations):
-		return fmt.Errorf("store/sqlite: %s holds schema version %d, newer than this program's (%d): open it with a newer version of offshoot", s.path, version, len(migrations))
+		return fmt.Errorf("store/sqlite: %s: %w", s.path, newerSchema(version))
 	case version == len(migrations):
 		if err := checkTriggers(ctx, tx); err != nil {
 			return fmt.Errorf("store/sqlite: %s: %w", s.path, err)
@@ -158,9 +167,37 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
+// rowsQuerier is a database or a transaction, for queries of many rows.
+type rowsQuerier interface {
+	querier
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// checkSchema refuses a file this store cannot use — another program's
+// tables, a newer schema, a damaged version, a trigger of another's —
+// reading it only.
+func checkSchema(ctx context.Context, q rowsQuerier) error {
+	version, err := schemaVersion(ctx, q)
+	switch {
+	case err != nil:
+		return err
+	case version > len(migrations):
+		return newerSchema(version)
+	case version > 0:
+		return checkTriggers(ctx, q)
+	}
+	return nil
+}
+
+// newerSchema is the error of a file of schema version, later than this
+// package's.
+func newerSchema(version int) error {
+	return fmt.Errorf("it holds schema version %d, newer than this program's (%d): open it with a newer version of offshoot", version, len(migrations))
+}
+
 // schemaVersion reads the file's schema version: 0 for a file without
 // tables; an error for one that holds another program's.
-func schemaVersion(ctx context.Context, tx *sql.Tx) (int, error) {
+func schemaVersion(ctx context.Context, tx querier) (int, error) {
 	var tables int
 	var ours bool
 	err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(max(name = 'schema_version'), 0)

@@ -153,9 +153,7 @@ func headers(t *testing.T, ctx context.Context, st store.Store) {
 	_, err = st.Header(ctx, "missing")
 	wantErr(t, err, store.ErrNotFound, "Header of an unknown id")
 	for _, bad := range []store.Header{{}, {ID: "c", Parent: "c"}, {ID: "d", ForkSeq: 3}} {
-		if err := st.Create(ctx, bad); err == nil {
-			t.Fatalf("Create(%+v) succeeded", bad)
-		}
+		wantErr(t, st.Create(ctx, bad), store.ErrInvalid, fmt.Sprintf("Create(%+v)", bad))
 	}
 	// An id or tags larger than a store keeps are refused, saying so.
 	long := strings.Repeat("x", 4097)
@@ -164,9 +162,11 @@ func headers(t *testing.T, ctx context.Context, st store.Store) {
 		"a long parent": {ID: "e", Parent: long, ForkSeq: 1},
 		"long tags":     {ID: "f", Tags: map[string]string{"k": strings.Repeat("v", 64<<10)}},
 	} {
-		if err := st.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "more than the") {
+		err := st.Create(ctx, bad)
+		if err == nil || !strings.Contains(err.Error(), "more than the") {
 			t.Fatalf("Create with %s: got %v, want an error saying it is too long", what, err)
 		}
+		wantErr(t, err, store.ErrInvalid, "Create with "+what)
 	}
 }
 

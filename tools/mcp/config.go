@@ -22,7 +22,8 @@ import (
 // is given alongside.
 //
 // ParseServer, LoadFile and LoadProject replace ${VAR} references; a
-// ServerConfig built in Go is used as it is. Treat a ServerConfig as a
+// ServerConfig built in Go is used as it is. Describe, and every message
+// about the server, shows the references as written, never their values. Treat a ServerConfig as a
 // value: do not change its slices and maps after handing it to a Manager.
 type ServerConfig struct {
 	// Type is "stdio" (a command), "http" (streamable HTTP) or "sse" (the
@@ -48,6 +49,10 @@ type ServerConfig struct {
 	// Source is the file the configuration came from, for messages; empty
 	// for one given in Go.
 	Source string `json:"-"`
+
+	// written is what the file wrote, when ${VAR} references were
+	// replaced: for showing the server without the values (see Describe).
+	written *written
 }
 
 // rawServer is one "mcpServers" entry as written.
@@ -96,12 +101,21 @@ func parseServer(name string, data []byte) (ServerConfig, error) {
 		return ServerConfig{}, describeJSONError(err)
 	}
 	cfg := ServerConfig{
-		Type: raw.Type, Command: raw.Command, Args: raw.Args, Env: raw.Env,
+		Type: raw.Type, Command: raw.Command, Args: slices.Clone(raw.Args), Env: raw.Env,
 		Dir: raw.Dir, URL: raw.URL, Headers: raw.Headers,
 	}
-	if err := cfg.expand(os.LookupEnv); err != nil {
+	var refs []reference
+	lookup := func(name string) (string, bool) {
+		v, ok := os.LookupEnv(name)
+		if ok {
+			refs = append(refs, reference{value: v, ref: "${" + name + "}"})
+		}
+		return v, ok
+	}
+	if err := cfg.expand(lookup); err != nil {
 		return ServerConfig{}, err
 	}
+	cfg.recordWritten(raw, refs)
 	return cfg.check()
 }
 
@@ -198,9 +212,9 @@ func (c ServerConfig) check() (ServerConfig, error) {
 	case c.URL == "":
 		return c, fmt.Errorf(`type %q needs a "url", such as "https://mcp.example.com/mcp"`, c.Type)
 	case err != nil:
-		return c, fmt.Errorf("url %q is not a valid URL: %v", c.URL, err)
+		return c, fmt.Errorf("url %q is not a valid URL: %v", c.shownURL(), c.hideError(err))
 	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
-		return c, fmt.Errorf("url %q must be an absolute http:// or https:// URL", c.URL)
+		return c, fmt.Errorf("url %q must be an absolute http:// or https:// URL", c.shownURL())
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
 		if k == "" || strings.ContainsAny(k, " \t\r\n:") {

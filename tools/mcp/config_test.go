@@ -49,7 +49,7 @@ func TestParseServer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := mcp.ParseServer("srv", []byte(tt.json))
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, mcp.Values(got))
 		})
 	}
 }

@@ -19,3 +19,10 @@ func WithCallTimeout(d time.Duration) Option { return func(o *options) { o.callT
 
 // ToolNameOf is the name the model calls a server's tool by.
 var ToolNameOf = toolName
+
+// Values returns c without the record of what its file wrote, for
+// comparing the values it holds.
+func Values(c ServerConfig) ServerConfig {
+	c.written = nil
+	return c
+}

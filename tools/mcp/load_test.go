@@ -103,6 +103,9 @@ func TestLoadProject(t *testing.T) {
 	}}`)
 	servers, err := mcp.LoadProject(dir)
 	assert.EqualError(t, err, "mcp: "+configJSON+`: server "fixed-in-offshoot": type "http" needs a "url", such as "https://mcp.example.com/mcp"`)
+	for name, cfg := range servers {
+		servers[name] = mcp.Values(cfg)
+	}
 	assert.Equal(t, map[string]mcp.ServerConfig{
 		"shared": {Type: "stdio", Command: "shared-server", Dir: dir, Source: mcpJSON},
 		"both":   {Type: "stdio", Command: "from-offshoot", Dir: dir, Source: configJSON},

@@ -173,7 +173,14 @@ func (s *server) connect() (*conn, []*sdk.Tool, *ServerError) {
 		}
 		err = fmt.Errorf("%w; check its configuration%s", err, where(s.cfg.Source))
 	}
-	return nil, nil, &ServerError{Server: s.name, Stderr: l.stderr.String(), Err: fmt.Errorf("could not be started: %w", err)}
+	return nil, nil, s.serverError(fmt.Errorf("could not be started: %w", err), l.stderr.String())
+}
+
+// serverError says that the server failed with err, after writing stderr
+// to its standard error, without the values of its configuration's ${VAR}
+// references.
+func (s *server) serverError(err error, stderr string) *ServerError {
+	return &ServerError{Server: s.name, Err: s.cfg.hideError(err), Stderr: s.cfg.hide(stderr)}
 }
 
 // watch waits until the connection ends, then cleans up after it: the
@@ -201,7 +208,7 @@ func (s *server) watch(c *conn) {
 			// and offshoot stopped the server: the break is the cause.
 			why = fmt.Errorf("stopped: %w", waitErr)
 		}
-		cause = &ServerError{Server: s.name, Err: why, Stderr: c.link.stderr.String()}
+		cause = s.serverError(why, c.link.stderr.String())
 	}
 	s.mu.Lock()
 	if cause != nil {

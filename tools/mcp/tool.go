@@ -147,7 +147,7 @@ func (t *tool) Call(ctx context.Context, _ *tools.Invocation, args json.RawMessa
 			return t.failed(fmt.Errorf("the server stopped while the tool was running: %w", stopped))
 		}
 	}
-	unreachable := &ServerError{Server: t.srv.name, Err: fmt.Errorf("could not be reached: %w", err)}
+	unreachable := t.srv.serverError(fmt.Errorf("could not be reached: %w", err), "")
 	t.srv.m.warn(unreachable)
 	return t.failed(unreachable)
 }

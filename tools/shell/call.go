@@ -42,7 +42,7 @@ const maxChanges = 500
 
 // describe is what the model is told of the tool.
 func describe(confined, network bool, timeout time.Duration) string {
-	where := "It runs unconfined, as the user: it can read and change anything the user can outside that directory, so keep to the directory."
+	where := "It runs unconfined, as the user: it can read and change anything the user can outside that directory (the user's keys and files, the environment of the program that runs it) and reach the network, so keep to the directory."
 	if confined {
 		where = "It runs in a sandbox that sees only that directory (writable), the system's programs (read-only) and a private /tmp, without network."
 		if network {

@@ -21,8 +21,8 @@
 // default, 10 at most; when time is up, or the call's context ends, its
 // process group is killed — and when it exits, whatever it left running
 // in the background too. Its environment is PATH, LANG, HOME (the scratch
-// directory) and what Options.Env adds; nothing else of the program's,
-// such as model keys.
+// directory) and what Options.Env adds; nothing else of the program's is
+// passed on (though an unconfined command can read it: see below).
 //
 // A scratch directory does not confine a command by itself. Where
 // bubblewrap (bwrap) is installed and can make namespaces, commands run
@@ -31,8 +31,10 @@
 // and no network unless Options.Network allows it; the user's home, the
 // directory the files were copied from and the rest of the machine are
 // not visible. Elsewhere — or with Options.Unconfined — a command runs as
-// the user, and the tool's description tells the model so; Tool.Confined
-// tells the program, whose approval prompt should say it.
+// the user: it can read and change whatever the user can, the program's
+// own environment (its model keys, in /proc/<pid>/environ) included, and
+// reach the network. The tool's description tells the model so;
+// Tool.Confined tells the program, whose approval prompt should say it.
 //
 // The tool is opt-in: a program adds it to an agent's tools itself.
 // Claude Code agent definitions that list Bash get it when the program

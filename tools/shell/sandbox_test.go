@@ -113,6 +113,9 @@ func TestConfinedKilled(t *testing.T) {
 // TestDescription: the model is told whether commands run confined.
 func TestDescription(t *testing.T) {
 	assert.Contains(t, unconfined(t).Spec().Description, "It runs unconfined, as the user")
+	for _, what := range []string{"the user's keys", "the environment of the program that runs it", "the network"} {
+		assert.Contains(t, unconfined(t).Spec().Description, what, "unconfined says plainly what it can reach")
+	}
 	assert.Contains(t, unconfined(t).Spec().Description, "It may run 2 minutes (timeout")
 	assert.Contains(t, newTool(t, shell.Options{Unconfined: true, Timeout: 90 * time.Second}).Spec().Description, "It may run 90 seconds (timeout")
 	tool := newTool(t, shell.Options{})

@@ -35,7 +35,10 @@ type Options struct {
 	// "NAME=value". Commands get PATH and LANG (offshoot's, or
 	// /usr/local/bin:/usr/bin:/bin and C.UTF-8), HOME (the scratch
 	// directory) and these, which win; nothing else of offshoot's
-	// environment — no model keys — reaches them.
+	// environment is passed to them. Only confinement keeps the rest
+	// out of reach: an unconfined command can read the program's
+	// environment (model keys included) from /proc/<its pid>/environ,
+	// and anything else the user can.
 	Env []string
 	// Timeout is how long a command may run when the model gives no
 	// timeout: 2 minutes when zero, at most 10 minutes (the model's own

@@ -84,6 +84,8 @@ type worldConfig struct {
 	// tools are more tools of the main agent's, which agents without a
 	// tools list inherit.
 	tools []tools.Tool
+	// project is a project directory whose agent files load too.
+	project string
 }
 
 func newWorld(t testing.TB, cfg worldConfig) *world {
@@ -94,7 +96,7 @@ func newWorld(t testing.TB, cfg worldConfig) *world {
 	}
 	vfsTools, err := vfs.Tools(vfs.Options{})
 	require.NoError(t, err)
-	opts := agents.Options{NoBuiltins: true, ToolNames: append(vfsTools.Names(), task.ToolName)}
+	opts := agents.Options{NoBuiltins: true, ToolNames: append(vfsTools.Names(), task.ToolName), ProjectDir: cfg.project}
 	if !cfg.noAgent {
 		opts.Agents = defs
 	}

@@ -20,6 +20,13 @@ type Options struct {
 	// their caller's tools only. The manager belongs to the program, which
 	// closes it when the run ends.
 	MCP *mcp.Manager
+	// ProjectAgentServers lets the agents a project defines (source
+	// agents.Project) start the MCP servers their files configure inline.
+	// Such a server is a command run on this machine, written by whoever
+	// wrote the project, so it is off by default: a program sets it once
+	// the user approved them (as for a project's .mcp.json). Without it
+	// those servers are left out, and the agent runs without their tools.
+	ProjectAgentServers bool
 	// WorkingDir is the working directory results report (context.cwd);
 	// "." when empty.
 	WorkingDir string

@@ -160,8 +160,9 @@ func joinOr(names []string) string {
 
 // withMCP returns parent with the tools of the MCP servers def names, when
 // the program gave the tool an MCP manager. A server configured inline is
-// added to the manager first; a server named but configured nowhere is
-// left out, as loading the definition warned.
+// added to the manager first — in a project's agent, only when the program
+// allows that (Options.ProjectAgentServers); a server named but configured
+// nowhere is left out, as loading the definition warned.
 func (d *delegator) withMCP(ctx context.Context, parent tools.Toolset, def agents.Definition) (tools.Toolset, error) {
 	if d.opts.MCP == nil || len(def.MCPServers) == 0 {
 		return parent, nil
@@ -170,6 +171,9 @@ func (d *delegator) withMCP(ctx context.Context, parent tools.Toolset, def agent
 	var names []string
 	for _, s := range def.MCPServers {
 		if s.Config != nil {
+			if def.Source == agents.Project && !d.opts.ProjectAgentServers {
+				continue
+			}
 			cfg, err := mcp.ParseServer(s.Name, s.Config)
 			if err != nil {
 				return parent, err

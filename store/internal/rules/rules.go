@@ -15,7 +15,15 @@ var (
 	ErrExists      = errors.New("store: the session exists already")
 	ErrConflict    = errors.New("store: the batch does not follow the stored log")
 	ErrHasChildren = errors.New("store: sessions were forked from this one; delete them first (DeleteTree)")
+	ErrInvalid     = errors.New("store: the session's header cannot be stored")
 )
+
+// invalid is an error of Header: its message says what is wrong, and it
+// matches ErrInvalid.
+type invalid struct{ error }
+
+func (e invalid) Is(target error) bool { return target == ErrInvalid }
+func (e invalid) Unwrap() error        { return e.error }
 
 // The largest id (a session's, its parent's) and tags (as JSON) a store
 // keeps: Create refuses larger ones, and a stored one larger is damage,
@@ -26,8 +34,15 @@ const (
 )
 
 // Header says what is wrong with a header Create was given: its id, its
-// parent's, its fork seq and its tags.
+// parent's, its fork seq and its tags. Its errors match ErrInvalid.
 func Header(id, parent string, forkSeq uint64, tags map[string]string) error {
+	if err := header(id, parent, forkSeq, tags); err != nil {
+		return invalid{err}
+	}
+	return nil
+}
+
+func header(id, parent string, forkSeq uint64, tags map[string]string) error {
 	switch {
 	case id == "":
 		return errors.New("store: a session needs an id")

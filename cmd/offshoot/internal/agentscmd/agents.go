@@ -43,6 +43,11 @@ type setup struct {
 	reg     *agents.Registry
 	tools   tools.Toolset
 	servers map[string]mcp.ServerConfig
+	// approved says whether the project has MCP servers the user
+	// approved; unapproved names those the user has not. Only approved
+	// ones are started, and a project agent's own only when approved.
+	approved   bool
+	unapproved []string
 }
 
 // load reads the definitions. router is nil unless the command has a model
@@ -52,12 +57,12 @@ func load(env *cli.Env, router *model.Router) (*setup, error) {
 	if err != nil {
 		return nil, cli.Failf("building offshoot's tools failed: %v; this is a bug, please report it", err)
 	}
-	servers := env.ConfiguredServers()
+	servers, approved, unapproved := env.ConfiguredServers()
 	if router == nil {
 		router = env.KnownModels()
 	}
 	opts := env.AgentOptions(ts.Names(), cli.ServerNames(servers), router)
-	return &setup{env: env, opts: opts, reg: agents.Load(opts), tools: ts, servers: servers}, nil
+	return &setup{env: env, opts: opts, reg: agents.Load(opts), tools: ts, servers: servers, approved: approved, unapproved: unapproved}, nil
 }
 
 // reload reads the definitions again, after a file changed.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -110,12 +112,24 @@ func (s *setup) fileOf(d agents.Definition) string {
 
 // parentTools returns the tools a main agent would hand d: offshoot's own,
 // and the tools of the configured MCP servers and of d's own, when d could
-// get any of them. Servers that cannot be started are warnings.
+// get any of them. Only the servers a run may start without asking are
+// started: the user's, and the project's (its files' and a project
+// agent's own) once approved; the others are named in a warning. Servers
+// that cannot be started are warnings.
 func (s *setup) parentTools(ctx context.Context, d agents.Definition) tools.Toolset {
 	if !mayUseMCP(d) || (len(s.servers) == 0 && len(d.MCPServers) == 0) {
 		return s.tools
 	}
-	m, err := mcp.NewManager(s.servers)
+	startable := maps.Clone(s.servers)
+	notStarted := slices.Clone(s.unapproved)
+	for _, name := range s.unapproved {
+		delete(startable, name)
+	}
+	if len(notStarted) > 0 {
+		s.env.Warn("the project's MCP servers (%s) are not started, so their tools are not listed: they run commands on this machine, and you have not approved them; approve them with 'offshoot run --approve-mcp' or in 'offshoot chat'",
+			cli.Printable(strings.Join(notStarted, ", ")))
+	}
+	m, err := mcp.NewManager(startable)
 	if err != nil {
 		s.env.Warn("%v; the tools of the MCP servers are not listed", err)
 		return s.tools
@@ -127,6 +141,9 @@ func (s *setup) parentTools(ctx context.Context, d agents.Definition) tools.Tool
 				s.env.Warn("MCP server %q of agent %s is not configured; add it to \"mcpServers\" in .mcp.json or .offshoot/config.json", srv.Name, d.Name)
 			}
 			continue
+		}
+		if d.Source == agents.Project && !s.approved {
+			continue // named in the warning above
 		}
 		cfg, err := mcp.ParseServer(srv.Name, srv.Config)
 		if err == nil {

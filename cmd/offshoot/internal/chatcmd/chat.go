@@ -173,6 +173,9 @@ func (c *chat) run(ctx context.Context) error {
 	if left := c.env.Copied.Summary(); left != "" {
 		c.say("offshoot chat: %s", cli.Printable(left))
 	}
+	if replaced := c.env.ReplacedBuiltins(client.Agents()); replaced != "" {
+		c.say("offshoot chat: %s", replaced)
+	}
 	c.say("type a message; @NAME TEXT hands TEXT to an agent; /help lists the commands; /exit or Ctrl-D ends")
 
 	for {

@@ -65,8 +65,17 @@ func (e *Env) bashTool(values []string, ask bool) (*shell.Tool, error) {
 		_ = tool.Close()
 		return nil, err
 	}
+	if !tool.Confined() {
+		e.Warn("%s", unconfinedNotice)
+	}
 	return tool, nil
 }
+
+// unconfinedNotice is said once, when a command starts with the bash tool
+// but without bubblewrap.
+const unconfinedNotice = "bubblewrap (bwrap) is not installed here, or cannot make namespaces: the agents' bash commands run unconfined, as you. " +
+	"They can read and change anything you can — your files, your keys, offshoot's environment (the model keys in it, through /proc) — and reach the network. " +
+	"Install bubblewrap to confine them (Debian and Ubuntu: apt install bubblewrap)."
 
 // checkConfinement refuses commands that would run unconfined unless the
 // user allowed that (bash=unconfined) or is asked before each (ask).
@@ -117,7 +126,7 @@ const maxShownCommand = 2000
 func bashQuestion(command string, confined bool) string {
 	where := "in a sandbox, on a copy of the files"
 	if !confined {
-		where = "UNCONFINED, with your permissions on this machine (bubblewrap is not installed here), in a copy of the files"
+		where = "UNCONFINED, as you (bubblewrap is not installed here): it starts in a copy of the files, but can read and change anything you can, your keys and offshoot's environment included, and reach the network"
 	}
 	return fmt.Sprintf("The agent wants to run a command %s:\n  $ %s\nRun it? [y]es, [N]o, [a]lways in this chat:", where, Printable(truncateRunes(command, maxShownCommand)))
 }

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,6 +55,15 @@ func TestBashTool(t *testing.T) {
 	tool, err = e.bashTool([]string{"bash=unconfined"}, false)
 	require.NoError(t, err)
 	require.NotNil(t, tool)
+	stderr := e.Stderr.(*bytes.Buffer).String()
+	if tool.Confined() {
+		assert.Empty(t, stderr)
+	} else {
+		assert.Equal(t, 1, strings.Count(stderr, "run unconfined"), "said once, at start: %s", stderr)
+		for _, want := range []string{"unconfined", "your keys", "offshoot's environment"} {
+			assert.Contains(t, stderr, want)
+		}
+	}
 	require.NoError(t, tool.Close())
 
 	tool, err = e.bashTool([]string{"bash"}, false)
@@ -92,6 +103,7 @@ func TestBashApprover(t *testing.T) {
 	require.Len(t, asked, 1)
 	assert.Contains(t, asked[0], "$ make test")
 	assert.Contains(t, asked[0], "UNCONFINED")
+	assert.Contains(t, asked[0], "your keys", "the question says what unconfined means")
 	assert.Contains(t, asked[0], "[y]es, [N]o, [a]lways in this chat")
 	for _, c := range []string{"rm -rf build", "rm -rf build", "rm -rf build"} {
 		err := call("bash", c)

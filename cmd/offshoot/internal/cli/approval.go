@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/tools/mcp"
@@ -37,30 +38,47 @@ const maxUserConfigBytes = 1 << 20
 // no approval.
 
 // ConfiguredServers returns every configured MCP server, the user's and
-// the project's (see Servers), approved or not: for naming their tools,
-// never for starting them. Files that cannot be read are warnings.
-func (e *Env) ConfiguredServers() map[string]mcp.ServerConfig {
-	user, project := e.loadServers()
-	maps.Copy(user, project)
-	return user
+// the project's (see Servers), approved or not, for naming their tools;
+// approved, whether the project's servers (its files' and its agents' own)
+// are approved, or there are none; and unapproved, the names of those the
+// user has not approved, which a command that does not ask must not
+// start. It never asks and records nothing. Files that cannot be read are
+// warnings.
+func (e *Env) ConfiguredServers() (servers map[string]mcp.ServerConfig, approved bool, unapproved []string) {
+	servers, project, asked := e.projectServers()
+	approved = true
+	if len(asked) > 0 {
+		approved = false
+		if hash, err := serversHash(asked); err == nil {
+			approved, _ = e.approved(hash)
+		}
+		if !approved {
+			unapproved = ServerNames(asked)
+		}
+	}
+	maps.Copy(servers, project)
+	return servers, approved, unapproved
 }
 
 // Servers returns the MCP servers a command may start: the user's
 // (~/.offshoot/config.json) and, once approved, the project's (.mcp.json
-// and .offshoot/config.json, whose entries win). A project's servers are
-// approved when the user's configuration records them (unchanged) for
-// this project; else approve (--approve-mcp) approves and records them;
-// else, when Ask is set (chat on a terminal), the user is asked; else they
-// are refused with a usage error that says how to approve them. Files or
-// entries that cannot be read are left out with a warning.
-func (e *Env) Servers(approve bool) (map[string]mcp.ServerConfig, error) {
-	servers, project := e.loadServers()
-	if len(project) == 0 {
-		return servers, nil
+// and .offshoot/config.json, whose entries win); and agentServers, whether
+// the project's agents may start the servers their files configure inline
+// (offshoot.Options.ProjectAgentServers), which are approved with the
+// project's. A project's servers are approved when the user's
+// configuration records them (unchanged) for this project; else approve
+// (--approve-mcp) approves and records them; else, when Ask is set (chat
+// on a terminal), the user is asked; else they are refused with a usage
+// error that says how to approve them. Files or entries that cannot be
+// read are left out with a warning.
+func (e *Env) Servers(approve bool) (servers map[string]mcp.ServerConfig, agentServers bool, err error) {
+	servers, project, asked := e.projectServers()
+	if len(asked) == 0 {
+		return servers, true, nil
 	}
-	hash, err := serversHash(project)
+	hash, err := serversHash(asked)
 	if err != nil {
-		return nil, Failf("cannot fingerprint the project's MCP servers: %v", err)
+		return nil, false, Failf("cannot fingerprint the project's MCP servers: %v", err)
 	}
 	ok, err := e.approved(hash)
 	if err != nil {
@@ -68,21 +86,63 @@ func (e *Env) Servers(approve bool) (map[string]mcp.ServerConfig, error) {
 	}
 	switch {
 	case ok:
-	case approve || (e.Ask != nil && e.Ask(approvalQuestion(project))):
+	case approve || (e.Ask != nil && e.Ask(approvalQuestion(asked))):
 		if err := e.recordApproval(hash); err != nil {
 			e.Warn("the project's MCP servers are approved for this run, but the approval could not be recorded: %v", err)
 		}
 	case e.Ask != nil:
-		e.Warn("the project's MCP servers (%s) are not started: they were not approved", strings.Join(ServerNames(project), ", "))
-		return servers, nil
+		e.Warn("the project's MCP servers (%s) are not started: they were not approved", Printable(strings.Join(ServerNames(asked), ", ")))
+		return servers, false, nil
 	default:
-		return nil, Usagef("this project configures MCP servers (%s) that offshoot has not been allowed to start: "+
+		where := ".mcp.json and " + modelconfig.Path
+		if len(asked) > len(project) {
+			where = ".mcp.json, " + modelconfig.Path + " and the project's agent files"
+		}
+		return nil, false, Usagef("this project configures MCP servers (%s) that offshoot has not been allowed to start: "+
 			"they run commands on this machine, and anyone may have written them. Read them in %s, then approve them for this project with --approve-mcp "+
 			"(recorded in %s; a change to them asks again), or start 'offshoot chat', which asks",
-			describeServers(project), ".mcp.json and "+modelconfig.Path, e.Show(e.UserConfigFile()))
+			describeServers(asked), where, e.Show(e.UserConfigFile()))
 	}
 	maps.Copy(servers, project)
-	return servers, nil
+	return servers, true, nil
+}
+
+// projectServers reads the user's servers and the project's (see
+// loadServers), and asked: the project's together with those its agents
+// configure inline, which are approved together.
+func (e *Env) projectServers() (user, project, asked map[string]mcp.ServerConfig) {
+	user, project = e.loadServers()
+	asked = maps.Clone(project)
+	if asked == nil {
+		asked = map[string]mcp.ServerConfig{}
+	}
+	maps.Copy(asked, e.projectAgentServers())
+	return user, project, asked
+}
+
+// projectAgentServers returns the MCP servers the project's agent files
+// configure inline, keyed "SERVER (agent NAME)": commands that run on this
+// machine as the project's .mcp.json's do, approved with them. A server
+// that cannot be read is left out (the agent's start says why).
+func (e *Env) projectAgentServers() map[string]mcp.ServerConfig {
+	out := map[string]mcp.ServerConfig{}
+	if e.ProjectDir == "" || e.HomeDir != "" && filepath.Clean(e.HomeDir) == filepath.Clean(e.ProjectDir) {
+		return out // the user's own directory: its files are the user's
+	}
+	for _, d := range agents.Load(agents.Options{ProjectDir: e.ProjectDir, NoBuiltins: true}).All() {
+		if d.Source != agents.Project {
+			continue
+		}
+		for _, s := range d.MCPServers {
+			if s.Config == nil {
+				continue
+			}
+			if cfg, err := mcp.ParseServer(s.Name, s.Config); err == nil {
+				out[fmt.Sprintf("%s (agent %s)", s.Name, d.Name)] = cfg
+			}
+		}
+	}
+	return out
 }
 
 // loadServers reads the user's servers and the project's.
@@ -117,15 +177,13 @@ func serversHash(servers map[string]mcp.ServerConfig) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// describeServers names each server with what it runs or reaches.
+// describeServers names each server with what it runs or reaches, as its
+// file writes it: a ${VAR} reference is shown, never its value (a key, on
+// the terminal or in a CI log).
 func describeServers(servers map[string]mcp.ServerConfig) string {
 	var parts []string
 	for _, name := range ServerNames(servers) {
-		s := servers[name]
-		what := s.URL
-		if s.Command != "" {
-			what = strings.Join(append([]string{s.Command}, s.Args...), " ")
-		}
+		what := servers[name].Describe()
 		parts = append(parts, fmt.Sprintf("%s: %s", Printable(name), Printable(truncateRunes(what, 120))))
 	}
 	return strings.Join(parts, "; ")

@@ -28,24 +28,24 @@ const evilServers = `{"mcpServers": {"evil": {"command": "sh", "args": ["-c", "t
 func TestProjectServersNeedApproval(t *testing.T) {
 	e := approvalEnv(t, evilServers)
 
-	_, err := e.Servers(false)
+	_, _, err := e.Servers(false)
 	require.Error(t, err)
 	assert.Equal(t, ExitUsage, Code(err, true))
 	for _, want := range []string{"evil: sh -c touch ran", "--approve-mcp", ".mcp.json", "offshoot chat"} {
 		assert.Contains(t, err.Error(), want)
 	}
 
-	servers, err := e.Servers(true) // --approve-mcp: approved and recorded
+	servers, _, err := e.Servers(true) // --approve-mcp: approved and recorded
 	require.NoError(t, err)
 	assert.Contains(t, servers, "evil")
 
-	servers, err = e.Servers(false) // remembered
+	servers, _, err = e.Servers(false) // remembered
 	require.NoError(t, err)
 	assert.Contains(t, servers, "evil")
 
 	require.NoError(t, os.WriteFile(filepath.Join(e.ProjectDir, ".mcp.json"),
 		[]byte(`{"mcpServers": {"evil": {"command": "sh", "args": ["-c", "rm -rf ~"]}}}`), 0o600))
-	_, err = e.Servers(false)
+	_, _, err = e.Servers(false)
 	require.Error(t, err, "a changed server asks again")
 
 	info, err := os.Stat(e.UserConfigFile())
@@ -57,7 +57,7 @@ func TestUserServersNeedNoApproval(t *testing.T) {
 	e := approvalEnv(t, "")
 	require.NoError(t, os.MkdirAll(filepath.Join(e.HomeDir, ".offshoot"), 0o700))
 	require.NoError(t, os.WriteFile(e.UserConfigFile(), []byte(`{"mcpServers": {"mine": {"command": "my-server"}}}`), 0o600))
-	servers, err := e.Servers(false)
+	servers, _, err := e.Servers(false)
 	require.NoError(t, err)
 	assert.Contains(t, servers, "mine")
 }
@@ -71,7 +71,7 @@ func TestChatAsks(t *testing.T) {
 		e := approvalEnv(t, evilServers)
 		var asked string
 		e.Ask = func(q string) bool { asked = q; return tt.answer }
-		servers, err := e.Servers(false)
+		servers, _, err := e.Servers(false)
 		require.NoError(t, err)
 		assert.Contains(t, asked, "evil: sh -c touch ran")
 		_, started := servers["evil"]
@@ -90,7 +90,7 @@ func TestApprovalKeepsTheUsersSettings(t *testing.T) {
 	e := approvalEnv(t, evilServers)
 	require.NoError(t, os.MkdirAll(filepath.Join(e.HomeDir, ".offshoot"), 0o700))
 	require.NoError(t, os.WriteFile(e.UserConfigFile(), []byte(`{"models": {"main": {"model_id": "m", "api_key": "sk"}}, "agents": {}}`), 0o600))
-	_, err := e.Servers(true)
+	_, _, err := e.Servers(true)
 	require.NoError(t, err)
 	data, err := os.ReadFile(e.UserConfigFile())
 	require.NoError(t, err)
@@ -111,4 +111,66 @@ func mustHash(t *testing.T, e *Env) string {
 	h, err := serversHash(project)
 	require.NoError(t, err)
 	return h
+}
+
+// The refusal and the question show a server as its file writes it: a
+// ${VAR} stays a reference, so the user's keys never reach the terminal
+// (or a CI log).
+func TestApprovalShowsServersAsWritten(t *testing.T) {
+	t.Setenv("OFFSHOOT_TEST_SECRET_KEY", "sk-very-secret")
+	for _, tt := range []struct{ name, json, want string }{
+		{"url", `{"mcpServers": {"remote": {"url": "https://mcp.example.com/mcp?key=${OFFSHOOT_TEST_SECRET_KEY}", "headers": {"Authorization": "Bearer ${OFFSHOOT_TEST_SECRET_KEY}"}}}}`,
+			"remote: https://mcp.example.com/mcp?key=${OFFSHOOT_TEST_SECRET_KEY}"},
+		{"command", `{"mcpServers": {"local": {"command": "server", "args": ["--key", "${OFFSHOOT_TEST_SECRET_KEY}"], "env": {"K": "${OFFSHOOT_TEST_SECRET_KEY}"}}}}`,
+			"local: server --key ${OFFSHOOT_TEST_SECRET_KEY}"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := approvalEnv(t, tt.json)
+			_, _, err := e.Servers(false)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NotContains(t, err.Error(), "sk-very-secret")
+
+			var asked string
+			e.Ask = func(q string) bool { asked = q; return false }
+			_, _, err = e.Servers(false)
+			require.NoError(t, err)
+			assert.Contains(t, asked, tt.want)
+			assert.NotContains(t, asked, "sk-very-secret")
+			assert.NotContains(t, e.Stderr.(*bytes.Buffer).String(), "sk-very-secret")
+		})
+	}
+}
+
+// The MCP servers a project's agent files configure inline run commands
+// too: they are approved with the project's, and the question and the
+// refusal name them.
+func TestProjectAgentsServersNeedApproval(t *testing.T) {
+	e := approvalEnv(t, "")
+	dir := filepath.Join(e.ProjectDir, ".claude", "agents")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "noter.md"),
+		[]byte("---\nname: noter\ndescription: Keeps notes.\nmcpServers:\n  - evil:\n      command: sh\n      args: [\"-c\", \"touch ran\"]\n---\nYou keep notes.\n"), 0o644))
+
+	_, agentServers, err := e.Servers(false)
+	require.Error(t, err)
+	assert.False(t, agentServers)
+	for _, want := range []string{"evil (agent noter): sh -c touch ran", "the project's agent files", "--approve-mcp"} {
+		assert.Contains(t, err.Error(), want)
+	}
+
+	var asked string
+	e.Ask = func(q string) bool { asked = q; return false }
+	_, agentServers, err = e.Servers(false)
+	require.NoError(t, err)
+	assert.False(t, agentServers, "declined")
+	assert.Contains(t, asked, "evil (agent noter)")
+
+	e.Ask = nil
+	_, agentServers, err = e.Servers(true)
+	require.NoError(t, err)
+	assert.True(t, agentServers, "approved")
+	_, agentServers, err = e.Servers(false)
+	require.NoError(t, err)
+	assert.True(t, agentServers, "remembered")
 }

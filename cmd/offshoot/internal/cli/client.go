@@ -17,6 +17,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -124,7 +125,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 	if err != nil {
 		return nil, err
 	}
-	servers, err := e.Servers(f.ApproveMCP)
+	servers, agentServers, err := e.Servers(f.ApproveMCP)
 	if err != nil {
 		return nil, err
 	}
@@ -150,16 +151,17 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 	}
 	e.bash = bash
 	opts := offshoot.Options{
-		Router:           router,
-		ModelName:        f.Model,
-		AgentOptions:     agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir},
-		MainAgent:        f.Agent,
-		Mounts:           []vfs.Mount{mount},
-		MCPServers:       servers,
-		Transcripts:      e.TranscriptsDir(),
-		DispatchSubagent: prompts,
-		Logger:           e.Logger(),
-		MaxTurns:         f.MaxTurns,
+		Router:              router,
+		ModelName:           f.Model,
+		AgentOptions:        agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir},
+		MainAgent:           f.Agent,
+		Mounts:              []vfs.Mount{mount},
+		MCPServers:          servers,
+		ProjectAgentServers: agentServers,
+		Transcripts:         e.TranscriptsDir(),
+		DispatchSubagent:    prompts,
+		Logger:              e.Logger(),
+		MaxTurns:            f.MaxTurns,
 	}
 	if e.Stored != nil {
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID
@@ -247,6 +249,7 @@ func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err er
 	var nf *agents.NotFoundError
 	var diag *agents.Diagnostic
 	var open *openerr.Error
+	var journal *session.JournalError
 	switch {
 	case errors.As(err, &open):
 		where := "the store"
@@ -255,6 +258,8 @@ func (e *Env) clientError(f AgentFlags, dir string, router *model.Router, err er
 		}
 		return Failf("--resume: cannot carry on session %s from %s: %v; start a new session, or carry on another (see 'offshoot sessions list')",
 			Printable(open.ID), where, open.Err)
+	case errors.As(err, &journal):
+		return e.storeFailed(journal.Err)
 	case errors.As(err, &nf):
 		return Usagef("--agent %s: no agent is called so (the agents are %s); see them with 'offshoot agents list'", f.Agent, strings.Join(nf.Available, ", "))
 	case errors.Is(err, agents.ErrNoAgents):

@@ -99,10 +99,13 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 			return nil, nil
 		}
 	}
+	created := false
 	if f.DSN == "" {
 		if err := noLinks(path); err != nil {
 			return nil, err
 		}
+		_, err := os.Lstat(path)
+		created = errors.Is(err, os.ErrNotExist)
 	}
 	st, err := sqlite.Open(path)
 	if err != nil {
@@ -115,6 +118,9 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 			return nil, Usagef("--store %s: %s; %s", where, msg, todo)
 		}
 		return nil, Failf("cannot open the session store %s: %s; %s", where, msg, todo)
+	}
+	if f.DSN == "" {
+		e.checkProjectStore(path, created)
 	}
 	return &Stored{Store: st, Where: where}, nil
 }

@@ -134,11 +134,17 @@ func (r *run) run(ctx context.Context) error {
 		if left := r.env.Copied.Summary(); left != "" {
 			r.say("%s", cli.Printable(left))
 		}
+		if replaced := r.env.ReplacedBuiltins(client.Agents()); replaced != "" {
+			r.say("%s", replaced)
+		}
 	} else {
 		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor), Width: r.env.TerminalWidth()})
 		r.say("%s, with %s of %s copied in", r.who(), filesOf(client), r.dir())
 		if left := r.env.Copied.Summary(); left != "" {
 			r.say("%s", cli.Printable(left))
+		}
+		if replaced := r.env.ReplacedBuiltins(client.Agents()); replaced != "" {
+			r.say("%s", replaced)
 		}
 		fmt.Fprintln(out)
 	}

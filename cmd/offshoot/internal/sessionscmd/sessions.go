@@ -227,6 +227,8 @@ the new session reads ID's log up to SEQ. Carry it on with 'offshoot chat
 			switch err := store.Fork(ctx, st, h.ID, at, newID); {
 			case errors.Is(err, store.ErrExists):
 				return cli.Usagef("--id %s: a session of that id is stored already; give another, or leave --id out for a new one", cli.Printable(newID))
+			case errors.Is(err, store.ErrInvalid):
+				return cli.Usagef("--id: %s; give another, or leave --id out for a new one", cli.Printable(strings.TrimPrefix(err.Error(), "store: ")))
 			case err != nil:
 				return cli.Failf("cannot fork session %s: %v", cli.Printable(h.ID), err)
 			}
