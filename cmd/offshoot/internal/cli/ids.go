@@ -82,7 +82,7 @@ func (f IDs) Resolve(given string) (id string, found bool, err error) {
 		listed = append(listed, Printable(id))
 	}
 	return "", false, Usagef("%s%s is the start of more than one %s id: %s%s; give more of the id",
-		f.prefix(), Printable(given), f.Kind, strings.Join(listed, ", "), more)
+		f.prefix(), PrintableID(given), f.Kind, strings.Join(listed, ", "), more)
 }
 
 // Short returns what to add to the error that no id given names: that a

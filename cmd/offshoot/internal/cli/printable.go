@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -17,4 +18,19 @@ func Printable(s string) string {
 		}
 		return utf8.RuneError
 	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
+}
+
+// maxShownID is how many characters of an id an error shows.
+const maxShownID = 40
+
+// PrintableID is Printable for an id typed on the command line or read
+// from a store, cut to its first 40 characters with its size after them
+// when it is longer ("xxxx… (5000 bytes)"), so that an error about an id
+// no store keeps stays one readable line.
+func PrintableID(id string) string {
+	if utf8.RuneCountInString(id) <= maxShownID {
+		return Printable(id)
+	}
+	r := []rune(id)
+	return fmt.Sprintf("%s… (%d bytes)", Printable(string(r[:maxShownID])), len(id))
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,4 +20,11 @@ func TestPrintable(t *testing.T) {
 	for in, want := range tests {
 		assert.Equal(t, want, Printable(in), "%q", in)
 	}
+}
+
+func TestPrintableID(t *testing.T) {
+	assert.Equal(t, "abc", PrintableID("abc"))
+	assert.Equal(t, "a\uFFFDb", PrintableID("a\x1bb"))
+	long := strings.Repeat("é", 50)
+	assert.Equal(t, strings.Repeat("é", 40)+"… (100 bytes)", PrintableID(long))
 }

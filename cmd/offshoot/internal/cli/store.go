@@ -193,7 +193,7 @@ func FindSession(ctx context.Context, st *Stored, id, owner, flag string) (store
 		if _, ok := errors.AsType[*ExitError](err); ok {
 			return store.Header{}, err
 		}
-		return store.Header{}, Failf("cannot read session %s from %s: %v", Printable(id), st.Where, err)
+		return store.Header{}, Failf("cannot read session %s from %s: %v", PrintableID(id), st.Where, err)
 	}
 	if found {
 		id = whole
@@ -202,11 +202,11 @@ func FindSession(ctx context.Context, st *Stored, id, owner, flag string) (store
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		if flag == "" {
-			return h, Usagef("no session %s is stored in %s%s; list them with 'offshoot sessions list'", Printable(id), st.Where, Short(id))
+			return h, Usagef("no session %s is stored in %s%s; list them with 'offshoot sessions list'", PrintableID(id), st.Where, Short(id))
 		}
-		return h, Usagef("%s %s: no session of that id is stored in %s%s; list them with 'offshoot sessions list'", flag, Printable(id), st.Where, Short(id))
+		return h, Usagef("%s %s: no session of that id is stored in %s%s; list them with 'offshoot sessions list'", flag, PrintableID(id), st.Where, Short(id))
 	case err != nil:
-		return h, Failf("cannot read session %s from %s: %v", Printable(id), st.Where, err)
+		return h, Failf("cannot read session %s from %s: %v", PrintableID(id), st.Where, err)
 	}
 	return h, nil
 }

@@ -207,7 +207,7 @@ the new session reads ID's log up to SEQ. Carry it on with 'offshoot chat
 		Args: cli.Args("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("at") {
-				return cli.Usagef("fork needs --at SEQ, where a batch of the session ends; 'offshoot sessions history %s' lists them", cli.Printable(args[0]))
+				return cli.Usagef("fork needs --at SEQ, where a batch of the session ends; 'offshoot sessions history %s' lists them", cli.PrintableID(args[0]))
 			}
 			ctx := cmd.Context()
 			if strings.ContainsFunc(newID, unicode.IsControl) || newID != strings.TrimSpace(newID) {

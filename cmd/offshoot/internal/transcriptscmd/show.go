@@ -43,7 +43,7 @@ as the tree prints it, is enough when no other id starts so.`,
 			}
 			tr, err := read(t, args[0])
 			if errors.Is(err, fs.ErrNotExist) {
-				return cli.Failf("no subagent %q left a transcript in %s%s; see the ids with %s", cli.Printable(args[0]), f.show(t), cli.Short(args[0]), f.listHint(cmd))
+				return cli.Failf("no subagent %q left a transcript in %s%s; see the ids with %s", cli.PrintableID(args[0]), f.show(t), cli.Short(args[0]), f.listHint(cmd))
 			}
 			if _, ok := errors.AsType[*cli.ExitError](err); ok {
 				return err
