@@ -77,9 +77,11 @@ func TestShowInterrupted(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
 		t.Skip("needs /proc to look for the server's process")
 	}
-	project := t.TempDir()
+	project, home := t.TempDir(), t.TempDir()
 	const marker = "4242.4242"
-	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"slow": {"command": "sleep", "args": ["`+marker+`"]}}}`)
+	// The user's own server: agents show starts it without asking (a
+	// project's server only once approved).
+	writeFile(t, filepath.Join(home, ".offshoot", "config.json"), `{"mcpServers": {"slow": {"command": "sleep", "args": ["`+marker+`"]}}}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
@@ -87,7 +89,7 @@ func TestShowInterrupted(t *testing.T) {
 	var stderr string
 	go func() {
 		defer close(done)
-		code, _, stderr = run(t, ctx, project, nil, "agents", "show", "general-purpose")
+		code, _, stderr = run(t, ctx, project, map[string]string{"HOME": home}, "agents", "show", "general-purpose")
 	}()
 	require.Eventually(t, func() bool { return len(processesWith(t, marker)) > 0 }, 10*time.Second, 20*time.Millisecond, "the server never started")
 	cancel()
