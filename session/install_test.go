@@ -136,3 +136,36 @@ func TestInstallNamesTypes(t *testing.T) {
 	assert.Equal(t, "lib.Added", reg.Name(reflect.TypeFor[Added]()))
 	assert.Equal(t, "mine.Tally", reg.Name(reflect.TypeFor[Tally]()))
 }
+
+// Registering a reducer records both its event type and its slice type in
+// the session's registry, however the reducer came: a snapshot's JSON
+// names both and must decode in a new process.
+func TestRegisteringRecordsEventAndSliceTypes(t *testing.T) {
+	tests := []struct {
+		name     string
+		register func(*session.Session) error
+	}{
+		{"Register", func(s *session.Session) error { return session.Register(s, sumTally) }},
+		{"Install", func(s *session.Session) error { return s.Install(ctx, tallies) }},
+		{"Register on a fork", func(s *session.Session) error {
+			child, err := s.Fork()
+			if err != nil {
+				return err
+			}
+			t.Cleanup(func() { _ = child.Close() })
+			return session.Register(child, sumTally)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := serde.NewRegistry()
+			s := newSession(t, session.WithRegistry(reg))
+			require.NoError(t, tt.register(s))
+			for _, typ := range []reflect.Type{reflect.TypeFor[Added](), reflect.TypeFor[Tally]()} {
+				got, ok := reg.Lookup(serde.DefaultName(typ))
+				assert.True(t, ok, "%s is not in the registry", typ)
+				assert.Equal(t, typ, got)
+			}
+		})
+	}
+}

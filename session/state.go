@@ -2,6 +2,8 @@ package session
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/offshoot-dev/offshoot/bus"
@@ -100,15 +102,25 @@ func (st *state) adopt(src *state) *state {
 	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1, seq: st.seq}
 }
 
-// newTypes returns the slice types of next that st lacks.
+// newTypes returns the types of next that st lacks: its slice types and
+// the event types its reducers take.
 func (st *state) newTypes(next *state) []reflect.Type {
-	if next.layout == st.layout {
-		return nil
-	}
 	var out []reflect.Type
-	for _, t := range next.layout.types {
-		if _, ok := st.layout.index[t]; !ok {
-			out = append(out, t)
+	if next.table != st.table {
+		for t := range next.table.byEvent {
+			if _, ok := st.table.byEvent[t]; !ok {
+				out = append(out, t)
+			}
+		}
+		// in a fixed order, so that which of two types whose default
+		// names collide gets the name does not vary from run to run
+		slices.SortFunc(out, func(a, b reflect.Type) int { return strings.Compare(a.String(), b.String()) })
+	}
+	if next.layout != st.layout {
+		for _, t := range next.layout.types {
+			if _, ok := st.layout.index[t]; !ok {
+				out = append(out, t)
+			}
 		}
 	}
 	return out

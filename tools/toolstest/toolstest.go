@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,9 +26,15 @@ import (
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// callTimeout bounds one call of the tool under check: a watchdog against
-// a call that ignores its cancelled context, not a measure of speed.
-const callTimeout = 30 * time.Second
+// Check's own bounds on a call of the tool under check, so that a tool
+// that hangs gets Check's report well within go test's timeout: each call
+// gets a context that expires after callBound, and a call that has not
+// returned returnBound after its context was done is reported as hung.
+// They are a watchdog, not a measure of speed.
+const (
+	callBound   = 10 * time.Second
+	returnBound = 5 * time.Second
+)
 
 // badArguments are arguments a model may send that no tool accepts as
 // they are, or that test its decoding: each call must end, without a
@@ -39,10 +46,14 @@ var badArguments = []string{``, `null`, `[]`, `"text"`, `42`, `{`, `{"a":`, `{}`
 //   - its Spec is valid (tools.Spec.Validate) and the same every time it
 //     is asked;
 //   - its reducers, when it declares some, install on a new session;
-//   - Call never panics nor ends its goroutine, whatever the arguments — malformed JSON, values
-//     of the wrong kind, its examples' inputs — with or without an
-//     Invocation, and with a cancelled context it returns (within a
-//     watchdog's 30 s);
+//   - Call never panics nor ends its goroutine, whatever the arguments —
+//     malformed JSON, values of the wrong kind, its examples' inputs —
+//     with or without an Invocation, and it returns once its context is
+//     done. Check gives each call a context that expires after 10 s (some
+//     calls get one already cancelled) and waits 5 s more: a call that has
+//     not returned by then is reported as hung, its goroutine is left
+//     behind, and Check calls the tool no more. A tool that hangs thus
+//     costs Check at most 15 s;
 //   - every Outcome is coherent: a failure has a text for the model, an
 //     Err means a failure, and no event is nil;
 //   - a concurrent-safe tool may be called from several goroutines at
@@ -76,7 +87,7 @@ func Check(t testing.TB, tool tools.Tool) bool {
 		cancel()
 		c.call(cancelled, inv, a)
 	}
-	if spec.ConcurrentSafe {
+	if spec.ConcurrentSafe && !c.hung.Load() {
 		var wg sync.WaitGroup
 		for _, a := range args {
 			wg.Add(1)
@@ -98,6 +109,9 @@ type checker struct {
 
 	mu     sync.Mutex
 	failed bool
+	// hung is set by the first call that did not return: Check then calls
+	// the tool no more.
+	hung atomic.Bool
 }
 
 func (c *checker) errorf(format string, args ...any) {
@@ -164,9 +178,23 @@ var noModel = model.Func(func(context.Context, *model.Request) (*model.Response,
 	return nil, errors.New("toolstest: no model answers during a check")
 })
 
-// call calls the tool once and checks what it returns.
-func (c *checker) call(ctx context.Context, inv *tools.Invocation, args json.RawMessage) {
+// call calls the tool once, with a context derived from parent that
+// expires after callBound, and checks what it returns. It does nothing once
+// a call hung.
+func (c *checker) call(parent context.Context, inv *tools.Invocation, args json.RawMessage) {
 	c.t.Helper()
+	if c.hung.Load() {
+		return
+	}
+	with := "without an Invocation"
+	if inv != nil {
+		with = "with an Invocation"
+	}
+	if parent.Err() != nil {
+		with += ", its context cancelled,"
+	}
+	ctx, cancel := context.WithTimeout(parent, callBound)
+	defer cancel()
 	type result struct {
 		out    tools.Outcome
 		panic  string
@@ -182,16 +210,21 @@ func (c *checker) call(ctx context.Context, inv *tools.Invocation, args json.Raw
 	var r result
 	select {
 	case r = <-done:
-	case <-time.After(callTimeout):
-		c.errorf("Call(%s) did not return within %s; a call must return once its context is done", args, callTimeout)
-		return
-	}
-	with := "without an Invocation"
-	if inv != nil {
-		with = "with an Invocation"
-	}
-	if ctx.Err() != nil {
-		with += ", its context cancelled"
+	case <-ctx.Done():
+		late := time.NewTimer(returnBound)
+		defer late.Stop()
+		select {
+		case r = <-done:
+		case <-late.C:
+			how := fmt.Sprintf("expired (Check gives each call %s)", callBound)
+			if parent.Err() != nil {
+				how = "was cancelled"
+			}
+			if c.hung.CompareAndSwap(false, true) {
+				c.errorf("Call(%s) %s did not return within %s after its context %s; a call must return once its context is done. Check stopped calling the tool", args, with, returnBound, how)
+			}
+			return
+		}
 	}
 	switch {
 	case r.goexit:

@@ -7,7 +7,10 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -159,4 +162,58 @@ func TestCheckFindsEachBreach(t *testing.T) {
 	ok, report := check(t, nil)
 	assert.False(t, ok)
 	assert.Contains(t, report, "the tool is nil")
+}
+
+// A tool that does not return once its context is done is reported once,
+// within Check's own bound, and not called again: Check ends well before
+// go test's timeout with its report instead of a timeout panic. The
+// bubble's clock makes the bound's seconds pass at once.
+func TestCheckBoundsAToolThatHangs(t *testing.T) {
+	tests := []struct {
+		name  string
+		call  func(ctx context.Context, release <-chan struct{}) tools.Outcome
+		calls int64  // how many calls Check makes
+		wants string // "" when the tool passes
+	}{
+		{"a call that hangs every time", func(_ context.Context, release <-chan struct{}) tools.Outcome {
+			<-release
+			return tools.Outcome{Text: "late", Success: true}
+		}, 1, "did not return within 5s after its context expired (Check gives each call 10s); a call must return once its context is done. Check stopped calling the tool"},
+		{"a call that hangs once its context is cancelled", func(ctx context.Context, release <-chan struct{}) tools.Outcome {
+			if ctx.Err() != nil {
+				<-release
+			}
+			return tools.Outcome{Text: "ok", Success: true}
+		}, 3, "with an Invocation, its context cancelled, did not return within 5s after its context was cancelled"},
+		{"a slow call that returns when its context is done", func(ctx context.Context, _ <-chan struct{}) tools.Outcome {
+			<-ctx.Done()
+			return tools.Outcome{Text: "stopped: " + ctx.Err().Error()}
+		}, 30, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				defer close(release)
+				var calls atomic.Int64
+				h := good()
+				h.call = func(ctx context.Context, _ json.RawMessage) tools.Outcome {
+					calls.Add(1)
+					return tt.call(ctx, release)
+				}
+				start := time.Now()
+				ok, report := check(t, h)
+				if tt.wants == "" {
+					assert.True(t, ok, report)
+					assert.Empty(t, report)
+				} else {
+					assert.False(t, ok)
+					assert.Contains(t, report, tt.wants)
+					assert.Equal(t, 1, strings.Count(report, "did not return"), "the hang is reported once: %s", report)
+					assert.Less(t, time.Since(start), 16*time.Second, "Check waited past its bound")
+				}
+				assert.Equal(t, tt.calls, calls.Load(), "calls Check made")
+			})
+		})
+	}
 }
