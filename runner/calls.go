@@ -55,9 +55,9 @@ func (r *run) runTools() error {
 		}
 		if j == i+1 {
 			var res callResult
-			r.toolsRunning(calls[i].Name)
+			r.toolsRunning(calls[i:j])
 			r.execute(calls[i], &res)
-			if r.toolsRunning() {
+			if r.toolsRunning(nil) {
 				return errAbandoned
 			}
 			if err := r.ctx.Err(); err != nil {
@@ -71,11 +71,7 @@ func (r *run) runTools() error {
 		}
 		group := calls[i:j]
 		results := make([]callResult, len(group))
-		names := make([]string, len(group))
-		for k, c := range group {
-			names[k] = c.Name
-		}
-		r.toolsRunning(names...)
+		r.toolsRunning(group)
 		var wg sync.WaitGroup
 		for k := range group {
 			wg.Add(1)
@@ -85,7 +81,7 @@ func (r *run) runTools() error {
 			}()
 		}
 		wg.Wait()
-		if r.toolsRunning() {
+		if r.toolsRunning(nil) {
 			return errAbandoned
 		}
 		if err := r.ctx.Err(); err != nil {
@@ -118,7 +114,8 @@ func (r *run) concurrentSafe(c model.ToolCall) bool {
 // dispatch. A runtime.Goexit in the tool is recorded in res as errGoexit on
 // the goroutine's way out (see runOwn).
 func (r *run) execute(c model.ToolCall, res *callResult) {
-	*res = callResult{call: c, rec: ToolInvoked{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Name: c.Name, CallID: c.ID, Arguments: compactArgs(c.Arguments)}}
+	compact, valid := compactArgs(c.Arguments)
+	*res = callResult{call: c, rec: ToolInvoked{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key, Name: c.Name, CallID: c.ID, Arguments: compact}}
 	t, ok := r.toolset.Lookup(c.Name)
 	if !ok {
 		res.outcome = tools.Outcome{Text: fmt.Sprintf("Unknown tool '%s'. Available tools: %s", clipName(c.Name), strings.Join(r.toolset.Names(), ", "))}
@@ -131,9 +128,11 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 		res.outcome = tools.Outcome{Text: err.Error(), Err: err}
 		return
 	}
-	args := json.RawMessage(strings.TrimSpace(c.Arguments))
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
+	// The tool gets the arguments as the model sent them, sharing the
+	// record's copy when they are the same bytes (already compact).
+	args := compact
+	if sent := strings.TrimSpace(c.Arguments); !valid || (sent != "" && sent != string(compact)) {
+		args = json.RawMessage(sent)
 	}
 	if err := checkArguments(t.Spec().Name, args); err != nil {
 		res.outcome = tools.Outcome{Text: err.Error(), Err: err}
@@ -314,18 +313,19 @@ func (r *run) record(res *callResult) error {
 	return nil
 }
 
-// compactArgs returns the arguments compacted when they are valid JSON, and
-// as a JSON string otherwise, so the record is always valid JSON.
-func compactArgs(args string) json.RawMessage {
+// compactArgs returns the arguments compacted when they are valid JSON
+// (valid), and as a JSON string otherwise, so the record is always valid
+// JSON.
+func compactArgs(args string) (compact json.RawMessage, valid bool) {
 	if strings.TrimSpace(args) == "" {
-		return json.RawMessage("{}")
+		return json.RawMessage("{}"), true
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(args)); err == nil {
-		return buf.Bytes()
+		return buf.Bytes(), true
 	}
 	s, _ := json.Marshal(args)
-	return s
+	return s, false
 }
 
 // clipResult cuts a tool result's text to maxResultBytes, at a character

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/offshoot-dev/offshoot/model"
 )
 
 // ErrAbandoned is matched (errors.Is) by the error of an evaluation that
@@ -13,13 +15,13 @@ import (
 // without it after Request.CancelGrace.
 var ErrAbandoned = errors.New("runner: a tool call was abandoned")
 
-// toolsRunning records that the loop starts (names) or stops (none)
+// toolsRunning records that the loop starts (calls) or stops (nil)
 // calling tools, and reports whether the evaluation was abandoned
 // meanwhile: then the loop must stop at once, touching nothing.
-func (r *run) toolsRunning(names ...string) (abandoned bool) {
+func (r *run) toolsRunning(calls []model.ToolCall) (abandoned bool) {
 	r.abandonMu.Lock()
 	defer r.abandonMu.Unlock()
-	r.running = names
+	r.running = calls
 	return r.abandoned
 }
 
@@ -94,7 +96,11 @@ func (r *run) abandon(grace time.Duration) (resp *Response, err error, ok bool) 
 	cp.Messages = slices.Clone(r.resp.Messages)
 	cp.ToolsUsed = slices.Clone(r.resp.ToolsUsed)
 	cp.Duration = r.clock().Sub(r.start)
-	names := strings.Join(r.running, ", ")
+	called := make([]string, len(r.running))
+	for i, c := range r.running {
+		called[i] = c.Name
+	}
+	names := strings.Join(called, ", ")
 	if r.req.Logger != nil {
 		r.req.Logger.Warn("runner: abandoned tool calls that ignore the cancellation; their goroutines run until they return",
 			"prompt", r.prompt, "tools", names, "grace", grace)

@@ -227,7 +227,7 @@ type run struct {
 	// cancellation (see runOwn): while running is not empty, the loop is
 	// inside tool calls and touches nothing else of the run.
 	abandonMu sync.Mutex
-	running   []string // the tools being called
+	running   []model.ToolCall // the calls being made
 	abandoned bool
 }
 
@@ -308,8 +308,7 @@ func (r *run) loop() (*Response, error) {
 		}
 		r.phase = PhaseRequest
 		msg, err := r.callModel()
-		var re *recordError
-		if errors.As(err, &re) {
+		if re, ok := errors.AsType[*recordError](err); ok {
 			return r.partial(PhaseRecord, re.err)
 		}
 		if msg.Role != "" {

@@ -31,9 +31,10 @@ type Tool interface {
 	// Spec describes the tool. Callers must not change what the returned
 	// value's slices and maps hold: they are the tool's.
 	Spec() Spec
-	// Call runs the tool once with the model's JSON arguments. inv may be
-	// nil (tests); handlers then get an empty Invocation whose Logger
-	// discards.
+	// Call runs the tool once with the model's JSON arguments, which it
+	// must not change (the caller may keep them, as the runner keeps them
+	// in its record of the call). inv may be nil (tests); handlers then get
+	// an empty Invocation whose Logger discards.
 	Call(ctx context.Context, inv *Invocation, args json.RawMessage) Outcome
 }
 

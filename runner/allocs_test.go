@@ -1,0 +1,55 @@
+package runner_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// A turn of the loop — a model call, a tool call, both recorded in the
+// session — allocates at most 22 times (BenchmarkEvaluate's per-turn
+// figure, measured here as the difference between 30 turns and 10), so
+// that an allocation added to the hot path shows up as a failure, not only
+// in a benchmark someone has to rerun.
+func TestAllocationsPerTurn(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes what allocates; go test without -race counts them")
+	}
+	echo, err := tools.New("echo", "Echo the text back.", func(_ context.Context, _ *tools.Invocation, p EchoParams) (tools.Result[EchoResult], error) {
+		return tools.OK("echoed", EchoResult{Echo: p.Text}), nil
+	})
+	require.NoError(t, err)
+	p, err := prompt.New("bench", "agent", prompt.Markdown[prompt.NoParams]("Task", "Echo things.", prompt.WithTools(echo)))
+	require.NoError(t, err)
+	call := &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text":"hi"}`})}
+	final := &model.Response{Message: model.AssistantMessage("done")}
+	logger := slog.New(slog.DiscardHandler)
+	allocs := func(k int) float64 {
+		return testing.AllocsPerRun(20, func() {
+			s, err := session.New(session.WithRegistry(serde.NewRegistry()))
+			require.NoError(t, err)
+			defer s.Close()
+			turn := 0
+			m := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+				if turn++; turn > k {
+					return final, nil
+				}
+				return call, nil
+			})
+			_, err = runner.Evaluate(context.Background(), runner.Request{Prompt: p, Session: s, Model: m, UserMessage: "go", MaxTurns: k + 1, Logger: logger})
+			require.NoError(t, err)
+		})
+	}
+	perTurn := (allocs(30) - allocs(10)) / 20
+	require.LessOrEqual(t, perTurn, 22.0, "allocations per turn")
+	t.Logf("%.1f allocations per turn", perTurn)
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package runner_test
+
+// raceEnabled: the race detector is on, and allocation counts differ.
+const raceEnabled = false
