@@ -77,14 +77,52 @@ var runsNext = []string{
 	".husky", ".githooks", ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml", "lefthook-local.yml",
 }
 
-// A rule is a list of names, compiled: each name's segments, lower case.
-type rule [][]string
+// A rule is a list of names, compiled, lower case: the names of one
+// segment without a wildcard in a set (most of them), the others as their
+// segments.
+type rule struct {
+	literal map[string]bool
+	globs   [][]glob
+}
+
+// A glob is one segment of a name, with the text it must start and end
+// with (before its first wildcard, after its last): a cheap test that
+// spares most segments path.Match.
+type glob struct{ pattern, prefix, suffix string }
+
+func newGlob(pattern string) glob {
+	g := glob{pattern: pattern}
+	if i := strings.IndexAny(pattern, "*?[\\"); i >= 0 {
+		g.prefix = pattern[:i]
+		g.suffix = pattern[strings.LastIndexAny(pattern, "*?]\\")+1:]
+	} else {
+		g.prefix = pattern
+	}
+	return g
+}
+
+func (g glob) match(seg string) bool {
+	if !strings.HasPrefix(seg, g.prefix) || !strings.HasSuffix(seg, g.suffix) {
+		return false
+	}
+	ok, _ := path.Match(g.pattern, seg)
+	return ok
+}
 
 func compile(names ...[]string) rule {
-	var r rule
+	r := rule{literal: map[string]bool{}}
 	for _, list := range names {
 		for _, n := range list {
-			r = append(r, strings.Split(strings.ToLower(n), "/"))
+			n = strings.ToLower(n)
+			if !strings.ContainsAny(n, "/*?[\\") {
+				r.literal[n] = true
+				continue
+			}
+			var segs []glob
+			for seg := range strings.SplitSeq(n, "/") {
+				segs = append(segs, newGlob(seg))
+			}
+			r.globs = append(r.globs, segs)
 		}
 	}
 	return r
@@ -102,7 +140,12 @@ var (
 // of the rule's names.
 func (r rule) matches(rel string) bool {
 	segs := strings.Split(strings.ToLower(rel), "/")
-	for _, name := range r {
+	for _, seg := range segs {
+		if r.literal[seg] {
+			return true
+		}
+	}
+	for _, name := range r.globs {
 		for start := 0; start+len(name) <= len(segs); start++ {
 			if matchRun(name, segs[start:start+len(name)]) {
 				return true
@@ -112,9 +155,9 @@ func (r rule) matches(rel string) bool {
 	return false
 }
 
-func matchRun(name, segs []string) bool {
-	for i, p := range name {
-		if ok, _ := path.Match(p, segs[i]); !ok {
+func matchRun(name []glob, segs []string) bool {
+	for i, g := range name {
+		if !g.match(segs[i]) {
 			return false
 		}
 	}
