@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -110,4 +112,45 @@ func TestForgedMessagesAboutAJobChangeNothing(t *testing.T) {
 			assert.Equal(t, uint64(1), x.Rejected(), "the forgery is counted")
 		})
 	}
+}
+
+// A worker of an earlier release sends no MAC: its refusal of the job is
+// dropped like a forgery, and when it terminates the job, the child fails
+// saying so rather than waiting for ever.
+func TestAWorkerOfAnEarlierReleaseIsRefusedClearly(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	_, js := connect(t, s)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "old", Setup: setup})
+	require.NoError(t, err)
+	defer x.Close()
+
+	// The worker of version 2 refuses the job, unsigned, and terminates it.
+	go func() {
+		cons, err := js.Consumer(ctx, "OFFSHOOT_JOBS", "offshoot-old")
+		if err != nil {
+			return
+		}
+		msg, err := cons.Next(jetstream.FetchMaxWait(time.Minute))
+		if err != nil {
+			return
+		}
+		reply, token, err := remote.JobReply(msg.Data())
+		if err != nil {
+			return
+		}
+		data, _ := json.Marshal(map[string]any{"token": token, "worker": "old", "pid": 1,
+			"error": map[string]any{"kind": "worker", "message": "the worker refused the job: the job message is of wire version 3; this worker reads version 2"}})
+		_, _ = js.PublishMsg(ctx, &nats.Msg{Subject: reply, Data: data, Header: nats.Header{"Offshoot-Kind": []string{"result"}}})
+		_ = msg.Term()
+	}()
+
+	_, err = reviewerAs(t, ctx, x, "agent-1")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `a worker of pool "old" refused the subagent's job without a result this program accepts`)
+	assert.Contains(t, err.Error(), "a worker of another release")
+	assert.Equal(t, uint64(1), x.Rejected(), "its unsigned result")
 }
