@@ -28,9 +28,16 @@ type approvalReply struct {
 const maxApprovalBytes = 1 << 20
 
 // answerApprovals answers the job's approval requests with approve, the
-// child's invocation as the parent knows it; stop ends it.
-func (x *Executor) answerApprovals(ctx context.Context, subject string, inv *tools.Invocation, approve func(context.Context, *tools.Invocation, model.ToolCall) error) (stop func(), err error) {
-	sub, err := x.nc.Subscribe(subject, func(m *nats.Msg) {
+// child's invocation as the parent knows it; stop ends it. A request
+// without the MAC of the job's worker is dropped (rejected), and an
+// answer carries the MAC of the request it answers, so that it cannot
+// answer another.
+func (x *Executor) answerApprovals(ctx context.Context, j *job, w *waiter, inv *tools.Invocation, approve func(context.Context, *tools.Invocation, model.ToolCall) error) (stop func(), err error) {
+	sub, err := x.nc.Subscribe(j.Approve, func(m *nats.Msg) {
+		if !authentic(m.Header, j.Secret, macAsk, j.key(), m.Data) {
+			x.reject(j, w, "an approval request")
+			return
+		}
 		var rep approvalReply
 		var a approval
 		switch {
@@ -46,7 +53,9 @@ func (x *Executor) answerApprovals(ctx context.Context, subject string, inv *too
 			}
 		}
 		data, _ := json.Marshal(rep)
-		_ = m.Respond(data)
+		r := &nats.Msg{Subject: m.Reply, Data: data, Header: nats.Header{}}
+		sign(r.Header, j.Secret, macApproval, approvalKey(j.key(), m.Data), data)
+		_ = m.RespondMsg(r)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("answering the subagent's approval requests: %w", err)
@@ -63,18 +72,27 @@ func askSafely(ctx context.Context, approve func(context.Context, *tools.Invocat
 	return approve(ctx, inv, call)
 }
 
+// approvalKey binds an approval's MAC to the request it answers.
+func approvalKey(key string, request []byte) string { return key + "." + hashOf(request) }
+
 // asker is a worker's approver of a child's tool calls: it asks the
 // parent on the job's approval subject and waits for the answer as long
-// as the call's context allows. A parent that cannot be asked denies.
-func asker(nc *nats.Conn, subject string) func(context.Context, *tools.Invocation, model.ToolCall) error {
+// as the call's context allows. A parent that cannot be asked, or an
+// answer without the parent's MAC, denies.
+func asker(nc *nats.Conn, j *job) func(context.Context, *tools.Invocation, model.ToolCall) error {
 	return func(ctx context.Context, _ *tools.Invocation, call model.ToolCall) error {
 		data, err := json.Marshal(approval{Call: call})
 		if err != nil {
 			return err
 		}
-		m, err := nc.RequestWithContext(ctx, subject, data)
+		req := &nats.Msg{Subject: j.Approve, Data: data, Header: nats.Header{}}
+		sign(req.Header, j.Secret, macAsk, j.key(), data)
+		m, err := nc.RequestMsgWithContext(ctx, req)
 		if err != nil {
 			return fmt.Errorf("the delegating agent could not be asked for approval (%v)", err)
+		}
+		if !authentic(m.Header, j.Secret, macApproval, approvalKey(j.key(), data), m.Data) {
+			return errors.New("the answer to the approval request did not come from the delegating agent (its MAC did not match), so the call is denied")
 		}
 		var rep approvalReply
 		if err := json.Unmarshal(m.Data, &rep); err != nil {

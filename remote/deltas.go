@@ -20,9 +20,9 @@ import (
 
 func deltaSubject(executor, tok string) string { return "offshoot.delta." + executor + "." + tok }
 
-// forwardDeltas publishes the deltas of the evaluations on s on subject,
-// until the returned stop.
-func forwardDeltas(nc *nats.Conn, s *session.Session, subject string) (stop func(), err error) {
+// forwardDeltas publishes the deltas of the evaluations on s on the job's
+// delta subject, with their MACs, until the returned stop.
+func forwardDeltas(nc *nats.Conn, s *session.Session, j *job) (stop func(), err error) {
 	return bus.Subscribe(s.Bus(), "remote deltas", func(_ context.Context, _ bus.Envelope, d runner.Delta) error {
 		if d.SessionID != s.ID() {
 			return nil // another child's, on a bus the worker's children share (Setup.Bus)
@@ -31,7 +31,9 @@ func forwardDeltas(nc *nats.Conn, s *session.Session, subject string) (stop func
 		if err != nil {
 			return err
 		}
-		return nc.Publish(subject, data)
+		m := &nats.Msg{Subject: j.Deltas, Data: data, Header: nats.Header{}}
+		sign(m.Header, j.Secret, macDelta, j.key(), data)
+		return nc.PublishMsg(m)
 	})
 }
 
@@ -43,6 +45,10 @@ func (x *Executor) onDelta(m *nats.Msg) {
 	w := x.waiting[tok]
 	x.mu.Unlock()
 	if w == nil || w.child == nil {
+		return
+	}
+	if !authentic(m.Header, w.job.Secret, macDelta, w.job.key(), m.Data) {
+		x.reject(w.job, w, "a delta")
 		return
 	}
 	var d runner.Delta

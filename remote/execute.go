@@ -70,10 +70,12 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	if err != nil {
 		return nil, failed(runner.PhaseRender, err)
 	}
+	w := newWaiter()
+	w.job, w.child = j, child
 	if j.Approve != "" {
 		inv := &tools.Invocation{Session: child, Bus: child.Bus(), PromptNS: rendered.NS, PromptKey: rendered.Key, Tools: set,
 			Model: req.Model, ModelName: req.ModelName, CacheKey: req.CacheKey, Logger: req.Logger}
-		stop, err := x.answerApprovals(ctx, j.Approve, inv, req.Approve)
+		stop, err := x.answerApprovals(ctx, j, w, inv, req.Approve)
 		if err != nil {
 			return nil, failed(runner.PhaseRender, err)
 		}
@@ -82,8 +84,6 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	start := child.Snapshot()
 	run := &remoteRun{x: x, ctx: ctx, child: child, start: start, agent: job.ID, attempts: map[string]*attempt{}}
 
-	w := newWaiter()
-	w.child = child
 	x.mu.Lock()
 	if x.closed { // closed meanwhile: no reply would reach it
 		x.mu.Unlock()
@@ -121,7 +121,8 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 
 	var res *result
 	cancelled := false
-	var grace, missing <-chan time.Time
+	var grace, missing, recheck <-chan time.Time
+	var suspect *notice // a notice the server's state did not confirm yet
 	done, gone, lost := ctx.Done(), x.gone, false
 	for res == nil {
 		select {
@@ -145,6 +146,11 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		case <-missing:
 			return run.partial(name, rendered, failed(runner.PhaseRecord, fmt.Errorf(
 				"the worker's result counts %d batches of the subagent's, and some never arrived within %s of it (their messages were lost); its work is incomplete", run.pending.Batches, x.missingWait)))
+		case <-recheck:
+			if x.confirmed(ctx, j, suspect) {
+				return run.partial(name, rendered, failed(runner.PhaseRequest, x.gaveUp(suspect)))
+			}
+			recheck = time.After(x.setup.AckWait)
 		case <-gone:
 			// Nothing arrives after this: what came before is taken below.
 			gone, lost = nil, true
@@ -153,8 +159,15 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			switch {
 			case r.closed:
 				return run.partial(name, rendered, failed(runner.PhaseRequest, errors.New("the remote executor was closed while the subagent ran")))
-			case r.gaveUp > 0:
-				return run.partial(name, rendered, failed(runner.PhaseRequest, fmt.Errorf("no worker of pool %q finished the subagent in %d deliveries (MaxDeliver); see the workers' logs", x.pool, r.gaveUp)))
+			case r.notice != nil:
+				if x.confirmed(ctx, j, r.notice) {
+					return run.partial(name, rendered, failed(runner.PhaseRequest, x.gaveUp(r.notice)))
+				}
+				if suspect == nil {
+					x.tell("notice")
+					recheck = time.After(x.setup.AckWait)
+				}
+				suspect = r.notice
 			case r.result:
 				var rr result
 				if err := json.Unmarshal(r.data, &rr); err != nil {
@@ -202,6 +215,10 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			_ = x.nc.Publish(cancelSubject(j.key()), nil)
 		}
 	}
+	if suspect != nil {
+		// The job's worker finished it: the notice was not the server's.
+		x.reject(j, w, "a notice that the server gave up on the job, which the pool's state did not confirm")
+	}
 	if err := run.settle(res.Attempt); err != nil {
 		return run.partial(name, rendered, failed(runner.PhaseRecord, err))
 	}
@@ -215,7 +232,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 // job is the wire form of job.
 func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.Rendered, set tools.Toolset) (*job, error) {
 	req := sj.Request
-	j := &job{V: wireVersion, Token: x.jobToken(sj), ID: sj.ID, Name: sj.Name, Root: sj.Root, RootPrompt: sj.RootPrompt,
+	j := &job{V: wireVersion, Token: x.jobToken(sj), Secret: newSecret(), ID: sj.ID, Name: sj.Name, Root: sj.Root, RootPrompt: sj.RootPrompt,
 		Agents: sj.Agents, Schema: session.SchemaVersion, Fingerprint: x.fp, Session: req.Session.ID(),
 		NS: rendered.NS, Key: rendered.Key, UserMessage: req.UserMessage, Continue: req.Continue, Tools: set.Names(),
 		ModelName: req.ModelName, MaxTurns: req.MaxTurns, Budget: req.Budget, OutputRetries: req.OutputRetries,

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -61,8 +60,7 @@ type Executor struct {
 	id           string
 	fp           string
 	cons         jetstream.ConsumeContext
-	adv          *nats.Subscription
-	delta        *nats.Subscription
+	subs         []*nats.Subscription // the pool's advisories, the deltas
 	// gone is closed when the connection closes for good (the server was
 	// away longer than the client reconnects, or the program closed it):
 	// no reply can arrive after that. status is the connection's closing,
@@ -75,6 +73,10 @@ type Executor struct {
 	// minute) before the child fails.
 	missingWait time.Duration
 	dispatched  atomic.Uint64 // jobs dispatched, for their tokens
+	rejected    atomic.Uint64 // messages that failed their authentication
+	// observe, when set (by tests), is told of each message rejected
+	// ("rejected") and each notice not confirmed when it came ("notice").
+	observe func(event string)
 
 	mu      sync.Mutex
 	closed  bool
@@ -118,16 +120,20 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 	if x.cons, err = cons.Consume(x.onReply); err != nil {
 		return nil, fmt.Errorf("remote: following the progress stream: %w", err)
 	}
-	x.adv, err = x.nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+jobsStream+"."+consumerName(opts.Pool), x.onMaxDeliveries)
-	if err != nil {
-		x.cons.Stop()
-		return nil, fmt.Errorf("remote: following the pool's advisories: %w", err)
+	for _, kind := range []string{noticeMaxDeliveries, noticeTerminated} {
+		sub, err := x.nc.Subscribe(advisorySubject(kind, opts.Pool), x.onAdvisory)
+		if err != nil {
+			x.unsubscribe()
+			return nil, fmt.Errorf("remote: following the pool's advisories: %w", err)
+		}
+		x.subs = append(x.subs, sub)
 	}
-	if x.delta, err = x.nc.Subscribe(deltaSubject(x.id, "*"), x.onDelta); err != nil {
-		x.cons.Stop()
-		_ = x.adv.Unsubscribe()
+	sub, err := x.nc.Subscribe(deltaSubject(x.id, "*"), x.onDelta)
+	if err != nil {
+		x.unsubscribe()
 		return nil, fmt.Errorf("remote: following the workers' deltas: %w", err)
 	}
+	x.subs = append(x.subs, sub)
 	x.gone, x.watched = make(chan struct{}), make(chan struct{})
 	x.status = x.nc.StatusChanged(nats.CLOSED)
 	go x.watch()
@@ -167,9 +173,7 @@ func (x *Executor) Close() error {
 	}
 	x.nc.RemoveStatusListener(x.status)
 	<-x.watched
-	x.cons.Stop()
-	_ = x.adv.Unsubscribe()
-	_ = x.delta.Unsubscribe()
+	x.unsubscribe()
 	x.mu.Lock()
 	names := make([]string, 0, len(x.stored))
 	for n := range x.stored {
@@ -188,10 +192,19 @@ func (x *Executor) Close() error {
 	return nil
 }
 
+// unsubscribe stops following the replies, advisories and deltas.
+func (x *Executor) unsubscribe() {
+	x.cons.Stop()
+	for _, s := range x.subs {
+		_ = s.Unsubscribe()
+	}
+}
+
 func (x *Executor) replyPrefix() string { return "offshoot.progress." + x.id + "." }
 
 // onReply routes a worker's progress or result to the job waiting for it;
-// a reply no job waits for (a duplicate, a late one) is dropped.
+// a reply no job waits for (a duplicate, a late one) is dropped, and so
+// is one without the MAC of the job's secret (rejected).
 func (x *Executor) onReply(m jetstream.Msg) {
 	tok := m.Subject()[len(x.replyPrefix()):]
 	x.mu.Lock()
@@ -200,25 +213,39 @@ func (x *Executor) onReply(m jetstream.Msg) {
 	if w == nil {
 		return
 	}
-	r := reply{result: m.Headers().Get(kindHeader) == "result", data: m.Data()}
-	w.push(r)
-}
-
-// onMaxDeliveries fails the job the server gave up on.
-func (x *Executor) onMaxDeliveries(m *nats.Msg) {
-	var adv struct {
-		StreamSeq  uint64 `json:"stream_seq"`
-		Deliveries int    `json:"deliveries"`
-	}
-	if json.Unmarshal(m.Data, &adv) != nil {
+	kind := m.Headers().Get(kindHeader)
+	if kind != macBatch && kind != macResult || !authentic(m.Headers(), w.job.Secret, kind, w.job.key(), m.Data()) {
+		what := "a progress message"
+		if m.Headers().Get(macHeader) == "" {
+			what += " without a MAC (a worker of an earlier release sends none, and cannot run this program's jobs)"
+		}
+		x.reject(w.job, w, what)
 		return
 	}
-	x.mu.Lock()
-	tok := x.bySeq[adv.StreamSeq]
-	w := x.waiting[tok]
-	x.mu.Unlock()
-	if w != nil {
-		w.push(reply{gaveUp: adv.Deliveries})
+	w.push(reply{result: kind == macResult, data: m.Data()})
+}
+
+// Rejected returns how many messages about this executor's jobs it
+// dropped because they did not carry the MAC of the job's worker: sent
+// by someone else on the server, or by a worker of an earlier release.
+// Each job with such messages is logged once (Setup.Logger).
+func (x *Executor) Rejected() uint64 { return x.rejected.Load() }
+
+// reject counts a message about j that failed its authentication, and
+// logs the first one of the job.
+func (x *Executor) reject(j *job, w *waiter, what string) {
+	x.rejected.Add(1)
+	if w.warned.CompareAndSwap(false, true) {
+		x.setup.Logger.Warn("remote: dropped a message about a subagent's job that does not come from its worker; later ones of the job are dropped silently (see Executor.Rejected)",
+			"agent", j.ID, "job", j.key(), "message", what)
+	}
+	x.tell("rejected")
+}
+
+// tell tells the test observer of event.
+func (x *Executor) tell(event string) {
+	if x.observe != nil {
+		x.observe(event)
 	}
 }
 
@@ -226,14 +253,16 @@ func (x *Executor) onMaxDeliveries(m *nats.Msg) {
 type reply struct {
 	result bool
 	data   []byte
-	gaveUp int  // the server gave up after this many deliveries
-	closed bool // the executor closed
+	notice *notice // the server says it gave up on the job
+	closed bool    // the executor closed
 }
 
 // waiter is a job waiting for its worker: replies queue up here, without
 // bound on the consumer's side, and the job takes them in order.
 type waiter struct {
+	job    *job
 	child  *session.Session // whose deltas the job's are
+	warned atomic.Bool      // a rejected message about the job was logged
 	mu     sync.Mutex
 	queue  []reply
 	signal chan struct{}

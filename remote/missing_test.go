@@ -28,8 +28,8 @@ func TestAResultWhoseBatchesNeverArriveFailsTheChild(t *testing.T) {
 	defer x.Close()
 	remote.SetMissingWait(x, 50*time.Millisecond) // the batches never come, however long
 
-	// A worker that answers the job with a result counting 3 batches, and
-	// sends none.
+	// A worker (it has the job's secret) that answers the job with a
+	// result counting 3 batches, and sends none.
 	go func() {
 		cons, err := js.Consumer(ctx, "OFFSHOOT_JOBS", "offshoot-liar")
 		if err != nil {
@@ -45,7 +45,11 @@ func TestAResultWhoseBatchesNeverArriveFailsTheChild(t *testing.T) {
 		}
 		data, _ := json.Marshal(map[string]any{"token": token, "attempt": "a1", "delivery": 1, "worker": "liar", "pid": 1, "batches": 3,
 			"response": map[string]any{"evaluation": "e1", "text": "done"}})
-		_, _ = js.PublishMsg(ctx, &nats.Msg{Subject: reply, Data: data, Header: nats.Header{"Offshoot-Kind": []string{"result"}}})
+		h, err := remote.ResultHeader(msg.Data(), data)
+		if err != nil {
+			return
+		}
+		_, _ = js.PublishMsg(ctx, &nats.Msg{Subject: reply, Data: data, Header: h})
 		_ = msg.Ack()
 	}()
 

@@ -37,6 +37,7 @@ type publisher struct {
 	reg             *serde.Registry
 	subject, token  string
 	key             string // the job's key (job.key), in message ids
+	secret          []byte // the job's secret, for the MACs
 	attempt, worker string
 	pid, delivery   int
 	on              atomic.Bool
@@ -130,7 +131,7 @@ func (p *publisher) send() {
 				p.err = err
 				break
 			}
-			s := sent{msg: &nats.Msg{Subject: p.subject, Data: data, Header: nats.Header{kindHeader: []string{"batch"}}},
+			s := sent{msg: &nats.Msg{Subject: p.subject, Data: data, Header: replyHeader(p.secret, macBatch, p.key, data)},
 				id: p.key + "." + p.attempt + "." + strconv.Itoa(pr.Batches[0].N)}
 			s.ack, _ = p.js.PublishMsgAsync(s.msg, jetstream.WithMsgID(s.id))
 			p.sent = append(p.sent, s)
@@ -162,7 +163,7 @@ func (p *publisher) flush(ctx context.Context) (int, []batch) {
 			}
 		}
 		if !ok {
-			if err := publishRetry(ctx, p.js, s.msg.Subject, s.msg.Data, s.id, "batch"); err != nil && p.err == nil {
+			if err := publishRetry(ctx, p.js, s.msg, s.id); err != nil && p.err == nil {
 				p.err = err // the result says so; the parent waits a while for what it counts
 			}
 		}
@@ -185,7 +186,8 @@ func (p *publisher) flush(ctx context.Context) (int, []batch) {
 		}
 		data, err := json.Marshal(progress{Token: p.token, Attempt: p.attempt, Delivery: p.delivery, Worker: p.worker, PID: p.pid, Batches: tail[:take]})
 		if err == nil {
-			err = publishRetry(ctx, p.js, p.subject, data, p.key+"."+p.attempt+"."+strconv.Itoa(tail[0].N), "batch")
+			m := &nats.Msg{Subject: p.subject, Data: data, Header: replyHeader(p.secret, macBatch, p.key, data)}
+			err = publishRetry(ctx, p.js, m, p.key+"."+p.attempt+"."+strconv.Itoa(tail[0].N))
 		}
 		if err != nil && p.err == nil {
 			p.err = err

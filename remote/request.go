@@ -73,7 +73,7 @@ func (w *worker) request(ctx context.Context, j *job, s *session.Session) (runne
 		return req, fmt.Errorf("the worker has no model %q", j.ModelName)
 	}
 	if j.Approve != "" {
-		req.Approve = asker(w.nc, j.Approve)
+		req.Approve = asker(w.nc, j)
 	}
 	req.Prompt, req.Params, err = w.prompt(j)
 	return req, err

@@ -194,7 +194,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 			}
 		}
 	}()
-	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, key: j.key(), attempt: attempt, delivery: delivery, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
+	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, key: j.key(), secret: j.Secret, attempt: attempt, delivery: delivery, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
 	res := w.run(extract(jctx, msg.Headers()), j, pub)
 	close(alive)
 	if ctx.Err() != nil {
@@ -221,7 +221,8 @@ func (w *worker) finish(ctx context.Context, msg jetstream.Msg, j *job, attempt 
 		data, _ = json.Marshal(&result{Token: j.Token, Attempt: attempt, Worker: w.name, PID: w.pid, Batches: batches,
 			Error: &wireError{Kind: kindWorker, Message: "the worker could not encode the child's result: " + err.Error()}})
 	}
-	if err := publishRetry(context.WithoutCancel(ctx), w.js, j.Reply, data, j.key()+"."+attempt+".r", "result"); err != nil {
+	m := &nats.Msg{Subject: j.Reply, Data: data, Header: replyHeader(j.Secret, macResult, j.key(), data)}
+	if err := publishRetry(context.WithoutCancel(ctx), w.js, m, j.key()+"."+attempt+".r"); err != nil {
 		w.setup.Logger.Warn("remote: could not publish a result; the job will be given again", "job", j.ID, "error", err)
 		return
 	}
@@ -232,12 +233,11 @@ func (w *worker) finish(ctx context.Context, msg jetstream.Msg, j *job, attempt 
 	_ = msg.Ack()
 }
 
-// publishRetry publishes data on subject with msgID (the stream drops a
-// duplicate), retrying while the server is away, for up to a minute.
-func publishRetry(ctx context.Context, js jetstream.JetStream, subject string, data []byte, msgID, kind string) error {
+// publishRetry publishes m with msgID (the stream drops a duplicate),
+// retrying while the server is away, for up to a minute.
+func publishRetry(ctx context.Context, js jetstream.JetStream, m *nats.Msg, msgID string) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	m := &nats.Msg{Subject: subject, Data: data, Header: nats.Header{kindHeader: []string{kind}}}
 	var err error
 	for {
 		pctx, stop := context.WithTimeout(ctx, 5*time.Second)
@@ -258,6 +258,18 @@ func publishRetry(ctx context.Context, js jetstream.JetStream, subject string, d
 // "result".
 const kindHeader = "Offshoot-Kind"
 
+// replyHeader is the headers of a message of kind (macBatch, macResult)
+// on a job's progress subject: its kind, and its MAC when the job has a
+// secret (a job of another wire version may have none: its refusal goes
+// unsigned, and a parent of this version drops it).
+func replyHeader(secret []byte, kind, key string, data []byte) nats.Header {
+	h := nats.Header{kindHeader: []string{kind}}
+	if len(secret) == secretBytes {
+		sign(h, secret, kind, key, data)
+	}
+	return h
+}
+
 // run restores the job's child and runs its evaluation.
 func (w *worker) run(ctx context.Context, j *job, pub *publisher) *result {
 	fail := func(format string, args ...any) *result {
@@ -269,7 +281,7 @@ func (w *worker) run(ctx context.Context, j *job, pub *publisher) *result {
 	}
 	defer func() { _ = s.Close() }()
 	if j.Deltas != "" {
-		stop, err := forwardDeltas(w.nc, s, j.Deltas)
+		stop, err := forwardDeltas(w.nc, s, j)
 		if err != nil {
 			return fail("the worker could not stream the child's answers: %v", err)
 		}

@@ -16,8 +16,10 @@ import (
 // wireVersion is the version of the messages below; a worker refuses a
 // job of another. Version 2 names a job by its executor and token in
 // message ids and cancellations (version 1, by its token alone, mixed up
-// the jobs of two programs that number their agents alike).
-const wireVersion = 2
+// the jobs of two programs that number their agents alike). Version 3
+// carries the job's secret, and every message about the job a MAC by it
+// (see mac.go).
+const wireVersion = 3
 
 // Bounds of what a worker accepts from a job message.
 const (
@@ -38,6 +40,8 @@ type job struct {
 	Token string `json:"token"`
 	ID    string `json:"id"`
 	Name  string `json:"name"`
+	// Secret is the job's key for the MACs of the messages about it.
+	Secret []byte `json:"secret"`
 	// Reply is the subject the worker publishes progress and the result
 	// on (offshoot.progress.<executor>.<token>); Approve, when set, the
 	// subject it asks before each tool call.
@@ -183,7 +187,7 @@ func decodeJob(data []byte) (*job, error) {
 		return nil, fmt.Errorf("the job message is not a job: %w", err)
 	}
 	if j.V != wireVersion {
-		return &j, fmt.Errorf("the job message is of wire version %d; this worker reads version %d", j.V, wireVersion)
+		return &j, fmt.Errorf("the job message is of wire version %d and this worker reads version %d; run workers of the same release as the program that dispatches", j.V, wireVersion)
 	}
 	var errs []error
 	check := func(ok bool, format string, args ...any) {
@@ -192,6 +196,7 @@ func decodeJob(data []byte) (*job, error) {
 		}
 	}
 	check(safeToken(j.Token), "its token %q is not a subject token", clip(j.Token))
+	check(len(j.Secret) == secretBytes, "its secret is %d bytes, not %d", len(j.Secret), secretBytes)
 	check(j.ID != "" && len(j.ID) <= maxIDLen, "its agent id is empty or too long")
 	check(j.Session != "" && len(j.Session) <= maxIDLen, "its session id is empty or too long")
 	check(validReply(j.Reply, "offshoot.progress."), "its reply subject %q is not a progress subject", clip(j.Reply))

@@ -83,7 +83,7 @@ Exit codes: 0 when the checks hold, 1 when one fails (with what differed).`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every event as a JSON line, then the checks, instead of the tree")
 	cmd.Flags().BoolVar(&noColor, "no-color", false, "print without colours (they are used on a terminal only, and never with NO_COLOR set)")
 	cmd.Flags().IntVar(&workers, "workers", 0, "run the subagents on this many worker processes, over an embedded NATS JetStream server or the one --nats names (default: in this process)")
-	cmd.Flags().StringVar(&natsURL, "nats", "", "run the subagents on the workers of a NATS JetStream server (offshoot worker --nats URL), and start --workers more there")
+	cmd.Flags().StringVar(&natsURL, "nats", "", "run the subagents on the workers of a NATS JetStream server (offshoot worker --nats URL), and start --workers more there; credentials from the NATS_* variables (NATS_CREDS, NATS_NKEY, NATS_USER, NATS_PASSWORD, NATS_CA, NATS_CERT, NATS_KEY)")
 	cmd.Flags().StringVar(&pool, "pool", workercmd.DefaultPool, "with --nats or --workers, the pool of workers that runs the subagents")
 	cmd.Flags().DurationVar(&delay, "delay", 0, "pause between the pieces the scripted model streams (default: 15ms on a terminal, none otherwise)")
 	return cmd

@@ -57,7 +57,14 @@ func startCluster(ctx context.Context, url, pool string, n int, worker func(url,
 		}
 		c.url = c.srv.ClientURL()
 	}
-	if c.nc, err = nats.Connect(c.url, nats.Timeout(10*time.Second)); err != nil {
+	conn := remote.Connection{URL: c.url, Timeout: 10 * time.Second}
+	if c.srv == nil { // the user's server: the nats command line's credentials
+		if conn, err = remote.ConnectionFromEnv(os.Getenv); err != nil {
+			return c, err
+		}
+		conn.URL = c.url
+	}
+	if c.nc, err = remote.Connect(conn); err != nil {
 		return c, fmt.Errorf("cannot reach the NATS server at %s: %w; start one with JetStream (nats-server -js), or leave --nats out to use an embedded one", workercmd.Redact(c.url), err)
 	}
 	if c.js, err = jetstream.New(c.nc); err != nil {
@@ -78,6 +85,9 @@ func startCluster(ctx context.Context, url, pool string, n int, worker func(url,
 		if err != nil {
 			return c, err
 		}
+		if c.srv != nil && cmd.Env != nil {
+			cmd.Env = append(cmd.Env, embeddedEnv...)
+		}
 		if err := cmd.Start(); err != nil {
 			return c, fmt.Errorf("starting a worker: %w", err)
 		}
@@ -88,6 +98,11 @@ func startCluster(ctx context.Context, url, pool string, n int, worker func(url,
 	}
 	return c, c.ready(ctx, max(n, 1), wait)
 }
+
+// embeddedEnv clears, for a worker of the embedded server (which has no
+// users and no TLS), the credentials the environment may hold for
+// another server.
+var embeddedEnv = []string{"NATS_CREDS=", "NATS_NKEY=", "NATS_USER=", "NATS_PASSWORD=", "NATS_CA=", "NATS_CERT=", "NATS_KEY="}
 
 // selfWorker is this program run as offshoot worker. The URL goes in its
 // environment (NATS_URL), not on its command line, where anyone on the

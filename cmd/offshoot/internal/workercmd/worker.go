@@ -41,9 +41,16 @@ registers — the demo's prompts, tools and scripted model — so that it runs t
 children of 'offshoot demo --workers N'. A job from a program built from other
 code is refused with a failed result that names both versions.
 
+It authenticates with the nats command line's variables: NATS_CREDS (a
+credentials file), NATS_NKEY (an nkey seed file), NATS_USER and NATS_PASSWORD
+(a user alone is a token), NATS_CA (a CA file for the server's TLS
+certificate), NATS_CERT and NATS_KEY (a client certificate), NATS_TIMEOUT.
+They are never printed. docs/remote.md gives a server configuration with a
+user for the parents and one for the workers.
+
 Exit codes: 0 when interrupted, 1 when the server cannot be reached or the
-worker loses it, 2 when a flag is wrong (a pool's name holds letters, digits,
-'-' and '_' only).`,
+worker loses it, 2 when a flag or a NATS_* variable is wrong (a pool's name
+holds letters, digits, '-' and '_' only).`,
 		Args: cli.Args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := CheckPool(pool); err != nil {
@@ -58,7 +65,15 @@ worker loses it, 2 when a flag is wrong (a pool's name holds letters, digits,
 			if url == "" {
 				url = nats.DefaultURL
 			}
-			nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.Name(fmt.Sprintf("offshoot worker %d", os.Getpid())))
+			conn, err := remote.ConnectionFromEnv(env.Getenv)
+			if err == nil {
+				_, err = conn.Options()
+			}
+			if err != nil {
+				return cli.Usagef("%v", err)
+			}
+			conn.URL = url
+			nc, err := remote.Connect(conn, nats.MaxReconnects(-1), nats.Name(fmt.Sprintf("offshoot worker %d", os.Getpid())))
 			if err != nil {
 				return cli.Failf("cannot reach the NATS server at %s: %v; start one with JetStream (nats-server -js) or give its address with --nats", Redact(url), err)
 			}

@@ -68,6 +68,8 @@ func TestTheWorkerNeverPrintsTheURLsCredentials(t *testing.T) {
 		{"token", nil, []string{"--nats", "nats://s3cret@127.0.0.1:1"}, "nats://xxxxx@127.0.0.1:1"},
 		{"several servers", nil, []string{"--nats", "nats://a:s3cret@127.0.0.1:1,nats://b:s3cret@127.0.0.1:2"}, "nats://a:xxxxx@127.0.0.1:1,nats://b:xxxxx@127.0.0.1:2"},
 		{"from the environment", map[string]string{"NATS_URL": "nats://alice:s3cret@127.0.0.1:1"}, nil, "nats://alice:xxxxx@127.0.0.1:1"},
+		{"NATS_USER and NATS_PASSWORD", map[string]string{"NATS_USER": "alice", "NATS_PASSWORD": "s3cret"}, []string{"--nats", "nats://127.0.0.1:1"}, "nats://127.0.0.1:1"},
+		{"NATS_USER as a token", map[string]string{"NATS_USER": "s3cret"}, []string{"--nats", "nats://127.0.0.1:1"}, "nats://127.0.0.1:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out := run(t, tc.env, tc.args...)
@@ -91,4 +93,26 @@ func TestRedact(t *testing.T) {
 		assert.Equal(t, want, Redact(in), in)
 	}
 	require.Empty(t, Redact(""))
+}
+
+// A NATS_* setting that cannot work is a usage error naming the
+// variables, before anything is reached, and never shows a secret.
+func TestTheWorkerRefusesBadNatsVariables(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"password alone", map[string]string{"NATS_PASSWORD": "s3cret"}, "NATS_USER"},
+		{"two ways", map[string]string{"NATS_CREDS": "/x.creds", "NATS_USER": "alice", "NATS_PASSWORD": "s3cret"}, "more than one way"},
+		{"bad timeout", map[string]string{"NATS_TIMEOUT": "soon"}, "NATS_TIMEOUT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := run(t, tc.env, "--nats", "nats://127.0.0.1:1")
+			assert.Equal(t, cli.ExitUsage, code, out)
+			assert.Contains(t, out, tc.want)
+			assert.NotContains(t, out, "s3cret")
+			assert.NotContains(t, out, "cannot reach")
+		})
+	}
 }
