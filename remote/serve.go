@@ -54,52 +54,91 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 		return fmt.Errorf("remote: subscribing to cancellations: %w", err)
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	// One job asked for at a time, so that idle workers share the jobs
-	// rather than one worker taking several it cannot start yet.
-	it, err := in.pool.Messages(jetstream.PullMaxMessages(1))
-	if err != nil {
-		return fmt.Errorf("remote: consuming the pool %q: %w", pool, err)
-	}
-	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
 	// lose stops the children running when the worker can take no more
 	// jobs: their jobs go back to the pool.
 	ctx, lose := context.WithCancel(ctx)
-	sem := make(chan struct{}, setup.Concurrency)
+	slots := make(chan struct{}, setup.Concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer lose()
-	var last error // why the iterator stopped, when it stops itself
 	for {
-		msg, err := it.Next()
+		n, err := w.take(ctx, slots)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-				if last != nil && !errors.Is(err, nats.ErrConnectionClosed) {
-					err = last
-				}
-				return fmt.Errorf("remote: the worker can take no more jobs of pool %q: %w", pool, err)
-			}
-			last = err
-			setup.Logger.Warn("remote: fetching a job", "pool", pool, "error", err)
-			continue
-		}
-		last = nil
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			_ = msg.Nak()
 			return nil
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			w.handle(ctx, msg)
-		}()
+		fctx, stop := context.WithTimeout(ctx, fetchWait)
+		batch, err := in.pool.Fetch(n, jetstream.FetchContext(fctx))
+		if err == nil {
+			for msg := range batch.Messages() {
+				n--
+				wg.Go(func() {
+					defer func() { <-slots }()
+					w.handle(ctx, msg)
+				})
+			}
+			err = batch.Error()
+		}
+		stop()
+		for range n {
+			<-slots
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			continue
+		}
+		if gone(ctx, in.pool, err) {
+			return fmt.Errorf("remote: the worker can take no more jobs of pool %q: %w", pool, err)
+		}
+		setup.Logger.Warn("remote: fetching a job", "pool", pool, "error", err)
+		select { // not in a tight loop while the server is away
+		case <-ctx.Done():
+			return nil
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
+}
+
+// fetchWait is how long a request for jobs waits on the server when
+// there is none. It is under 10 seconds so that the request goes without
+// idle heartbeats: a heartbeat missed on a busy machine made the client
+// give up a request the server still held, and a job delivered to it was
+// lost to the worker until the ack wait gave it again. The connection's
+// own pings tell a server that is gone.
+var fetchWait = 5 * time.Second
+
+// take waits for a free slot and takes it with all the others free: the
+// worker asks for as many jobs as it can start at once, never more, so
+// that every job it holds runs (a job held without running would be given
+// again after the ack wait, and run twice).
+func (w *worker) take(ctx context.Context, slots chan struct{}) (int, error) {
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	n := 1
+	for n < cap(slots) {
+		select {
+		case slots <- struct{}{}:
+			n++
+		default:
+			return n, nil
+		}
+	}
+	return n, nil
+}
+
+// gone reports whether a fetch error means the worker can take no more
+// jobs: its connection closed for good, or its pool's consumer deleted.
+func gone(ctx context.Context, pool jetstream.Consumer, err error) bool {
+	if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) ||
+		errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrConsumerDeleted) {
+		return true
+	}
+	_, err = pool.Info(ctx)
+	return errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, nats.ErrConnectionClosed)
 }
 
 // worker is one Serve.
@@ -141,6 +180,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 			_ = msg.TermWithReason(fmt.Sprintf("panic: %v", p))
 		}
 	}()
+	defer w.alive(msg)()
 	j, err := decodeJob(msg.Data())
 	if err != nil {
 		if j != nil && safeToken(j.Token) && validReply(j.Reply, "offshoot.progress.") {
@@ -181,22 +221,8 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 		defer stop()
 	}
 
-	alive := make(chan struct{})
-	go func() { // tell the server the job is being worked on
-		t := time.NewTicker(w.setup.AckWait / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-alive:
-				return
-			case <-t.C:
-				_ = msg.InProgress()
-			}
-		}
-	}()
 	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, key: j.key(), attempt: attempt, delivery: delivery, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
 	res := w.run(extract(jctx, msg.Headers()), j, pub)
-	close(alive)
 	if ctx.Err() != nil {
 		pub.flush(ctx) // stops the sender
 		_ = msg.Nak()  // the worker is stopping: another one takes the job
@@ -208,6 +234,31 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	res.Tail = tail
 	w.finish(ctx, msg, j, attempt, n, res)
+}
+
+// alive tells the server that the worker holds the job, every third of
+// the ack wait, from when it takes the job until the returned function is
+// called: a job is given to another worker only when its worker is gone.
+func (w *worker) alive(msg jetstream.Msg) (stop func()) {
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(w.setup.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
 }
 
 // finish publishes the result, then acknowledges the job.
