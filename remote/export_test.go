@@ -13,3 +13,11 @@ func JobReply(data []byte) (reply, token string, err error) {
 	}
 	return j.Reply, j.Token, nil
 }
+
+// HoldTaken calls taken when a worker has decoded a job and not yet
+// started it, and seen when a worker has handled a cancel, until the test
+// ends.
+func HoldTaken(t interface{ Cleanup(func()) }, taken, seen func(key string)) {
+	hooks.taken, hooks.cancelSeen = taken, seen
+	t.Cleanup(func() { hooks.taken, hooks.cancelSeen = nil, nil })
+}

@@ -47,7 +47,7 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	}
 	host, _ := os.Hostname()
 	w := &worker{js: js, nc: js.Conn(), in: in, setup: setup, fingerprint: setup.fingerprint(),
-		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]context.CancelCauseFunc{},
+		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]context.CancelCauseFunc{}, cancelled: map[string]bool{},
 		cache: newSnapshotCache(setup.MaxSnapshotBytes)}
 	sub, err := w.nc.Subscribe(cancelSubject("*.*"), w.onCancel)
 	if err != nil {
@@ -153,21 +153,68 @@ type worker struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc // by job key
-	cache   *snapshotCache
+	// cancelled are the keys of jobs cancelled while not running here,
+	// the latest ones, oldest first in cancelOrder.
+	cancelled   map[string]bool
+	cancelOrder []string
+	cache       *snapshotCache
 }
 
 // errCancelled is the cause of a child stopped because its parent
 // cancelled it.
 var errCancelled = errors.New("the parent cancelled the subagent")
 
+// remembered is how many cancels of jobs it does not run a worker
+// remembers, for a job it has taken and not started yet.
+const remembered = 4096
+
 func (w *worker) onCancel(m *nats.Msg) {
 	key := m.Subject[len(cancelSubject("")):]
 	w.mu.Lock()
 	cancel := w.running[key]
+	if cancel == nil && !w.cancelled[key] {
+		if len(w.cancelOrder) == remembered {
+			delete(w.cancelled, w.cancelOrder[0])
+			w.cancelOrder = w.cancelOrder[1:]
+		}
+		w.cancelled[key] = true
+		w.cancelOrder = append(w.cancelOrder, key)
+	}
 	w.mu.Unlock()
 	if cancel != nil {
 		cancel(errCancelled)
 	}
+	if hooks.cancelSeen != nil {
+		hooks.cancelSeen(key)
+	}
+}
+
+// hold records that the job of the key runs here, stopped by cancel,
+// unless a cancel of it came first: then it reports false, and the job
+// must not start.
+func (w *worker) hold(key string, cancel context.CancelCauseFunc) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cancelled[key] {
+		delete(w.cancelled, key) // its place in cancelOrder goes when it is the oldest
+		return false
+	}
+	w.running[key] = cancel
+	return true
+}
+
+// release records that the job of the key no longer runs here.
+func (w *worker) release(key string) {
+	w.mu.Lock()
+	delete(w.running, key)
+	w.mu.Unlock()
+}
+
+// hooks are set by tests only, to hold the worker at points no message
+// shows.
+var hooks struct {
+	taken      func(key string) // a job decoded, not yet started
+	cancelSeen func(key string) // a cancel handled
 }
 
 // handle runs one delivery of a job to completion: a result published and
@@ -191,6 +238,9 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.TermWithReason(clip(err.Error()))
 		return
 	}
+	if hooks.taken != nil {
+		hooks.taken(j.key())
+	}
 	delivery := 1
 	if meta, err := msg.Metadata(); err == nil {
 		delivery = int(meta.NumDelivered)
@@ -205,16 +255,13 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 
 	jctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
+	if !w.hold(j.key(), cancel) {
+		w.finish(ctx, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindCanceled, Message: errCancelled.Error()}})
+		return
+	}
+	defer w.release(j.key())
 	stopServe := context.AfterFunc(ctx, func() { cancel(context.Canceled) })
 	defer stopServe()
-	w.mu.Lock()
-	w.running[j.key()] = cancel
-	w.mu.Unlock()
-	defer func() {
-		w.mu.Lock()
-		delete(w.running, j.key())
-		w.mu.Unlock()
-	}()
 	if !j.Deadline.IsZero() {
 		var stop context.CancelFunc
 		jctx, stop = context.WithDeadline(jctx, j.Deadline)
@@ -315,6 +362,9 @@ func (w *worker) run(ctx context.Context, j *job, pub *publisher) *result {
 		return &result{Error: &wireError{Kind: kindWorker, Message: fmt.Sprintf(format, args...)}}
 	}
 	req, s, err := w.restore(ctx, j, pub)
+	if err != nil && ctx.Err() != nil { // cancelled while it was being restored
+		return outcome(ctx, nil, context.Cause(ctx))
+	}
 	if err != nil {
 		return fail("the worker could not start the subagent: %v", err)
 	}

@@ -80,3 +80,62 @@ func TestAWorkerTakesAJobOnlyWithAFreeSlot(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, int64(3), calls.Load(), "model runs for 3 children on one worker")
 }
+
+// A cancel that reaches a worker after it took the job and before it
+// started the child prevents the start: the child never runs, and the
+// worker says so to the parent at once.
+func TestACancelBeforeTheStartPreventsIt(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	nc, js := connect(t, s)
+	results, err := nc.SubscribeSync("offshoot.progress.>")
+	require.NoError(t, err)
+	taken, seen, release := make(chan string, 1), make(chan string, 8), make(chan struct{})
+	remote.HoldTaken(t, func(key string) {
+		taken <- key
+		<-release
+	}, func(key string) { seen <- key })
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	setup.Concurrency = 1
+	calls := inProcessWorker(t, ctx, js, "early", setup, nil)
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "early", Setup: setup})
+	require.NoError(t, err)
+	defer x.Close()
+
+	runCtx, cancel := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := reviewer(t, runCtx, x)
+		errc <- err
+	}()
+	key := recv(t, ctx, taken, "the worker took no job")
+	cancel()
+	for recv(t, ctx, seen, "the worker saw no cancel") != key {
+	}
+	close(release)
+	for {
+		m, err := results.NextMsgWithContext(ctx)
+		require.NoError(t, err, "the worker published no result for the cancelled job")
+		if m.Header.Get("Offshoot-Kind") == "result" {
+			break
+		}
+	}
+	err = recv(t, ctx, errc, "the cancelled child did not return")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, calls.Load(), "model runs of a child cancelled before it started")
+}
+
+// recv receives from c, failing the test with what when ctx ends first.
+func recv[T any](t *testing.T, ctx context.Context, c <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-c:
+		return v
+	case <-ctx.Done():
+		t.Fatal(what)
+		panic("unreachable")
+	}
+}
