@@ -54,26 +54,34 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 		return fmt.Errorf("remote: subscribing to cancellations: %w", err)
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	// lose stops the children running when the worker can take no more
-	// jobs: their jobs go back to the pool.
-	ctx, lose := context.WithCancel(ctx)
-	slots := make(chan struct{}, setup.Concurrency)
 	var wg sync.WaitGroup
+	life, lose, stopWatching := w.watch(ctx)
+	defer stopWatching()
 	defer wg.Wait()
-	defer lose()
-	for {
-		n, err := w.take(ctx, slots)
-		if err != nil {
-			return nil
+	defer lose(nil)
+	slots := make(chan struct{}, setup.Concurrency)
+	lost := func(err error) error {
+		if ctx.Err() != nil {
+			return nil // asked to stop
 		}
-		fctx, stop := context.WithTimeout(ctx, fetchWait)
+		if cause := context.Cause(life); cause != nil && !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
+		return fmt.Errorf("remote: the worker can take no more jobs of pool %q: %w", pool, err)
+	}
+	for {
+		n, err := w.take(life, slots)
+		if err != nil {
+			return lost(err)
+		}
+		fctx, stop := context.WithTimeout(life, fetchWait)
 		batch, err := in.pool.Fetch(n, jetstream.FetchContext(fctx))
 		if err == nil {
 			for msg := range batch.Messages() {
 				n--
 				wg.Go(func() {
 					defer func() { <-slots }()
-					w.handle(ctx, msg)
+					w.handle(life, msg)
 				})
 			}
 			err = batch.Error()
@@ -82,21 +90,45 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 		for range n {
 			<-slots
 		}
-		if ctx.Err() != nil {
-			return nil
+		if life.Err() != nil {
+			return lost(err)
 		}
 		if err == nil || errors.Is(err, context.DeadlineExceeded) {
 			continue
 		}
-		if gone(ctx, in.pool, err) {
-			return fmt.Errorf("remote: the worker can take no more jobs of pool %q: %w", pool, err)
+		if gone(life, in.pool, err) {
+			return lost(err)
 		}
 		setup.Logger.Warn("remote: fetching a job", "pool", pool, "error", err)
 		select { // not in a tight loop while the server is away
-		case <-ctx.Done():
-			return nil
+		case <-life.Done():
+			return lost(err)
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+}
+
+// watch returns the worker's life: a context that ends when ctx does, or
+// with the cause nats.ErrConnectionClosed when the connection closes for
+// good (no reconnection left) — the children running then stop, their
+// jobs go back to the pool, and what would wait for the server gives up.
+// lose ends it; stop ends the watching.
+func (w *worker) watch(ctx context.Context) (life context.Context, lose context.CancelCauseFunc, stop func()) {
+	life, lose = context.WithCancelCause(ctx)
+	closed := w.nc.StatusChanged(nats.CLOSED)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if st, ok := <-closed; ok && st == nats.CLOSED {
+			lose(nats.ErrConnectionClosed)
+		}
+	}()
+	if w.nc.IsClosed() { // before the listener was there
+		lose(nats.ErrConnectionClosed)
+	}
+	return life, lose, func() {
+		w.nc.RemoveStatusListener(closed)
+		<-watched
 	}
 }
 
@@ -275,7 +307,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Nak()  // the worker is stopping: another one takes the job
 		return
 	}
-	n, tail := pub.flush(context.WithoutCancel(ctx))
+	n, tail := pub.flush(ctx)
 	if pub.err != nil {
 		res = &result{Error: &wireError{Kind: kindWorker, Message: "the worker could not send what the child recorded: " + pub.err.Error()}}
 	}
@@ -319,7 +351,7 @@ func (w *worker) finish(ctx context.Context, msg jetstream.Msg, j *job, attempt 
 		data, _ = json.Marshal(&result{Token: j.Token, Attempt: attempt, Worker: w.name, PID: w.pid, Batches: batches,
 			Error: &wireError{Kind: kindWorker, Message: "the worker could not encode the child's result: " + err.Error()}})
 	}
-	if err := publishRetry(context.WithoutCancel(ctx), w.js, j.Reply, data, j.key()+"."+attempt+".r", "result"); err != nil {
+	if err := publishRetry(ctx, w.js, j.Reply, data, j.key()+"."+attempt+".r", "result"); err != nil {
 		w.setup.Logger.Warn("remote: could not publish a result; the job will be given again", "job", j.ID, "error", err)
 		return
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -137,5 +139,64 @@ func recv[T any](t *testing.T, ctx context.Context, c <-chan T, what string) T {
 	case <-ctx.Done():
 		t.Fatal(what)
 		panic("unreachable")
+	}
+}
+
+// A worker whose connection closes for good while its only slot's child
+// runs returns from Serve, saying why, once that child ends; one asked to
+// stop while the server is away returns nil. Neither waits for ever for
+// the server to acknowledge what the child sent.
+func TestAWorkerWithoutItsServerReturns(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lose func(s *server.Server, wnc *nats.Conn)
+		want string // in Serve's error; none when empty
+	}{
+		{"connection closed", func(_ *server.Server, wnc *nats.Conn) { wnc.Close() }, "connection closed"},
+		{"stopped while the server is away", func(s *server.Server, _ *nats.Conn) { s.Shutdown() }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := watchdog(t)
+			s := natsServer(t, t.TempDir(), -1)
+			defer s.Shutdown()
+			_, js := connect(t, s)
+			wnc, wjs := connect(t, s) // the worker's own connection
+			setup, err := storySetup(false)
+			require.NoError(t, err)
+			setup.Concurrency = 1
+			setup.Logger = slog.New(slog.DiscardHandler)
+			reached, release := make(chan struct{}), make(chan struct{})
+			setup.Model = func(string) (model.Model, error) {
+				return model.Func(func(ctx context.Context, req *model.Request) (*model.Response, error) {
+					close(reached)
+					<-release
+					return &model.Response{Message: model.AssistantMessage("done"), FinishReason: model.FinishStop}, nil
+				}), nil
+			}
+			sctx, stopServe := context.WithCancel(ctx)
+			defer stopServe()
+			served := make(chan error, 1)
+			go func() { served <- remote.Serve(sctx, wjs, "closing", setup) }()
+			x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "closing", Setup: setup})
+			require.NoError(t, err)
+			defer x.Close()
+			rctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			go func() { _, _ = reviewer(t, rctx, x) }()
+
+			recv(t, ctx, reached, "the child did not start")
+			tc.lose(s, wnc)
+			close(release) // the child ends while the server is away
+			if tc.want == "" {
+				stopServe()
+			}
+			err = recv(t, ctx, served, "Serve did not return")
+			if tc.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
 	}
 }
