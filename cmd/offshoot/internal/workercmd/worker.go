@@ -6,6 +6,7 @@
 package workercmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -73,7 +74,13 @@ worker loses it, 2 when a flag is wrong (a pool's name holds letters, digits,
 			}
 			setup.Concurrency = concurrency
 			fmt.Fprintf(env.Stderr, "offshoot worker %d: serving pool %q on %s\n", os.Getpid(), pool, Redact(url))
-			if err := remote.Serve(cmd.Context(), js, pool, setup); err != nil {
+			ctx := cmd.Context()
+			if env.Getenv(ExitOnEOF) != "" && env.Stdin != nil {
+				var stop context.CancelFunc
+				ctx, stop = untilEOF(ctx, env.Stdin)
+				defer stop()
+			}
+			if err := remote.Serve(ctx, js, pool, setup); err != nil {
 				return cli.Failf("%v", err)
 			}
 			return nil
