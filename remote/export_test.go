@@ -21,3 +21,11 @@ func HoldTaken(t interface{ Cleanup(func()) }, taken, seen func(key string)) {
 	hooks.taken, hooks.cancelSeen = taken, seen
 	t.Cleanup(func() { hooks.taken, hooks.cancelSeen = nil, nil })
 }
+
+// SetObjectsTTL sets the snapshot bucket's TTL for the buckets created
+// until the test ends.
+func SetObjectsTTL(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := objectsTTL
+	objectsTTL = d
+	t.Cleanup(func() { objectsTTL = old })
+}

@@ -16,9 +16,12 @@ const (
 	jobsStream    = "OFFSHOOT_JOBS"     // work queue: offshoot.jobs.<pool>
 	repliesStream = "OFFSHOOT_PROGRESS" // offshoot.progress.<executor>.<job>
 	bucket        = "offshoot_snapshots"
-	objectsTTL    = 24 * time.Hour
 	repliesMaxAge = time.Hour
 )
+
+// objectsTTL is how long the snapshot bucket keeps an object, when this
+// program creates the bucket (a variable for tests).
+var objectsTTL = 24 * time.Hour
 
 func jobsSubject(pool string) string  { return "offshoot.jobs." + pool }
 func consumerName(pool string) string { return "offshoot-" + pool }
@@ -33,6 +36,8 @@ type infra struct {
 	replies jetstream.Stream
 	pool    jetstream.Consumer
 	objects jetstream.ObjectStore
+	// objectsTTL is how long the bucket keeps an object (0: for ever).
+	objectsTTL time.Duration
 }
 
 func ensure(ctx context.Context, js jetstream.JetStream, pool string, ackWait time.Duration, maxDeliver int) (*infra, error) {
@@ -73,6 +78,11 @@ func ensure(ctx context.Context, js jetstream.JetStream, pool string, ackWait ti
 		if in.objects, err = js.ObjectStore(ctx, bucket); err != nil {
 			return nil, fmt.Errorf("remote: the snapshot bucket: %w", err)
 		}
+	}
+	if st, err := in.objects.Status(ctx); err == nil {
+		in.objectsTTL = st.TTL()
+	} else {
+		return nil, fmt.Errorf("remote: the snapshot bucket: %w", err)
 	}
 	return &in, nil
 }
