@@ -104,7 +104,7 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 	}
 	setup := opts.Setup.withDefaults()
 	setup.name()
-	in, err := ensure(ctx, js, opts.Pool, setup.AckWait, setup.MaxDeliver)
+	in, err := ensure(ctx, js, opts.Pool, setup.AckWait, setup.MaxDeliver, setup.JobMaxAge)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	}
 	setup = setup.withDefaults()
 	setup.name()
-	in, err := ensure(ctx, js, pool, setup.AckWait, setup.MaxDeliver)
+	in, err := ensure(ctx, js, pool, setup.AckWait, setup.MaxDeliver, setup.JobMaxAge)
 	if err != nil {
 		return err
 	}

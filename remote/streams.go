@@ -40,7 +40,7 @@ type infra struct {
 	objectsTTL time.Duration
 }
 
-func ensure(ctx context.Context, js jetstream.JetStream, pool string, ackWait time.Duration, maxDeliver int) (*infra, error) {
+func ensure(ctx context.Context, js jetstream.JetStream, pool string, ackWait time.Duration, maxDeliver int, jobMaxAge time.Duration) (*infra, error) {
 	if !safeToken(pool) {
 		return nil, fmt.Errorf("remote: the pool name %q must be letters, digits, '-' or '_'", pool)
 	}
@@ -48,7 +48,7 @@ func ensure(ctx context.Context, js jetstream.JetStream, pool string, ackWait ti
 	var err error
 	in.jobs, err = createOrGet(ctx, js, jetstream.StreamConfig{
 		Name: jobsStream, Subjects: []string{"offshoot.jobs.>"}, Retention: jetstream.WorkQueuePolicy,
-		Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute,
+		Storage: jetstream.FileStorage, Duplicates: min(2*time.Minute, jobMaxAge), MaxAge: jobMaxAge,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("remote: the jobs stream: %w", err)
