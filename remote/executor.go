@@ -21,7 +21,7 @@ import (
 // Options configure an Executor.
 type Options struct {
 	// Pool names the workers that run the children (letters, digits, '-'
-	// and '_'; "default" when empty): the jobs go to offshoot.jobs.<Pool>.
+	// and '_'; DefaultPool when empty): the jobs go to offshoot.jobs.<Pool>.
 	Pool string
 	// Setup is what the program registers for its children, as its
 	// workers do (see Setup): its fingerprint goes with every job, and its
@@ -100,7 +100,7 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 		return nil, errors.New("remote: NewExecutor needs a JetStream handle (jetstream.New)")
 	}
 	if opts.Pool == "" {
-		opts.Pool = "default"
+		opts.Pool = DefaultPool
 	}
 	setup := opts.Setup.withDefaults()
 	setup.name()

@@ -19,7 +19,8 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 )
 
-// Serve runs children for the pool's executors until ctx is cancelled:
+// Serve runs children for the pool's executors (DefaultPool when pool is
+// empty) until ctx is cancelled:
 // it takes jobs from the pool's work queue, Setup.Concurrency at a time,
 // checks that they come from a program of its own fingerprint and
 // snapshot schema (a job from another is a failed result naming both,
@@ -38,6 +39,9 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	}
 	if setup.Model == nil {
 		return errors.New("remote: Serve needs Setup.Model, to find the models children run on")
+	}
+	if pool == "" {
+		pool = DefaultPool
 	}
 	setup = setup.withDefaults()
 	setup.name()

@@ -23,6 +23,10 @@ const (
 // program creates the bucket (a variable for tests).
 var objectsTTL = 24 * time.Hour
 
+// DefaultPool is the pool of an executor or a worker that names none,
+// and of offshoot worker without --pool.
+const DefaultPool = "default"
+
 func jobsSubject(pool string) string  { return "offshoot.jobs." + pool }
 func consumerName(pool string) string { return "offshoot-" + pool }
 

@@ -25,8 +25,9 @@ import (
 )
 
 // DefaultPool is the pool the command line's workers serve and its demo
-// dispatches to.
-const DefaultPool = "offshoot"
+// dispatches to: the library's, so that a program that names no pool
+// reaches offshoot worker.
+const DefaultPool = remote.DefaultPool
 
 // Command returns the worker command.
 func Command(env *cli.Env) *cobra.Command {
