@@ -29,3 +29,11 @@ func SetObjectsTTL(t interface{ Cleanup(func()) }, d time.Duration) {
 	objectsTTL = d
 	t.Cleanup(func() { objectsTTL = old })
 }
+
+// HoldFetches sets how long a worker's request for jobs waits on the
+// server, and calls fetched when one ends, until the test ends.
+func HoldFetches(t interface{ Cleanup(func()) }, wait time.Duration, fetched func()) {
+	old := fetchWait
+	fetchWait, hooks.fetched = wait, fetched
+	t.Cleanup(func() { fetchWait, hooks.fetched = old, nil })
+}

@@ -91,6 +91,9 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 			err = batch.Error()
 		}
 		stop()
+		if hooks.fetched != nil {
+			hooks.fetched()
+		}
 		for range n {
 			<-slots
 		}
@@ -251,6 +254,7 @@ func (w *worker) release(key string) {
 var hooks struct {
 	taken      func(key string) // a job decoded, not yet started
 	cancelSeen func(key string) // a cancel handled
+	fetched    func()           // a request for jobs ended
 }
 
 // handle runs one delivery of a job to completion: a result published and

@@ -200,3 +200,39 @@ func TestAWorkerWithoutItsServerReturns(t *testing.T) {
 		})
 	}
 }
+
+// A worker that idled through requests for jobs that expired takes a job
+// at once: the job is taken by the request open when it arrives, or by
+// the next one — never after the ack wait, as by a request the client
+// gave up while the server still held it.
+func TestAnIdleWorkerTakesAJobAtOnce(t *testing.T) {
+	ctx := watchdog(t)
+	s := natsServer(t, t.TempDir(), -1)
+	defer s.Shutdown()
+	nc, js := connect(t, s)
+	var ended, atPublish atomic.Int64
+	published, err := nc.Subscribe("offshoot.jobs.idle", func(*nats.Msg) { atPublish.Store(ended.Load()) })
+	require.NoError(t, err)
+	defer func() { _ = published.Unsubscribe() }()
+	idle := make(chan struct{})
+	remote.HoldFetches(t, 200*time.Millisecond, func() {
+		if ended.Add(1) == 3 {
+			close(idle)
+		}
+	})
+	var atTake atomic.Int64
+	remote.HoldTaken(t, func(string) { atTake.Store(ended.Load()) }, nil)
+	setup, err := storySetup(false)
+	require.NoError(t, err)
+	setup.AckWait = time.Minute // a job lost to a request given up would come back after it
+	inProcessWorker(t, ctx, js, "idle", setup, nil)
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "idle", Setup: setup})
+	require.NoError(t, err)
+	defer x.Close()
+
+	recv(t, ctx, idle, "the worker's requests for jobs did not expire")
+	out, err := reviewer(t, ctx, x)
+	require.NoError(t, err)
+	assert.Equal(t, "done", out.Response.Text)
+	assert.LessOrEqual(t, atTake.Load()-atPublish.Load(), int64(1), "requests for jobs that ended between the job's publication and its taking")
+}
