@@ -117,27 +117,55 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 
 // watch returns the worker's life: a context that ends when ctx does, or
 // with the cause nats.ErrConnectionClosed when the connection closes for
-// good (no reconnection left) — the children running then stop, their
-// jobs go back to the pool, and what would wait for the server gives up.
-// lose ends it; stop ends the watching.
+// good (no reconnection left) — the children running then stop and their
+// jobs go back to the pool. It sets w.drain, the context in which the
+// worker sends what finished children recorded and their results: it
+// ends when the connection closes for good, or drainGrace after ctx
+// does, so that a worker asked to stop still sends the results it has,
+// and never waits for ever for a server that is away. lose ends the life;
+// stop ends the watching and the drain.
 func (w *worker) watch(ctx context.Context) (life context.Context, lose context.CancelCauseFunc, stop func()) {
 	life, lose = context.WithCancelCause(ctx)
+	drain, endDrain := context.WithCancelCause(context.Background())
+	w.drain = drain
 	closed := w.nc.StatusChanged(nats.CLOSED)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
+	done := make(chan struct{})
+	var watching sync.WaitGroup
+	watching.Go(func() {
 		if st, ok := <-closed; ok && st == nats.CLOSED {
 			lose(nats.ErrConnectionClosed)
+			endDrain(nats.ErrConnectionClosed)
 		}
-	}()
+	})
+	watching.Go(func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		t := time.NewTimer(drainGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			endDrain(errors.New("the worker stopped before it could send the result"))
+		case <-done:
+		}
+	})
 	if w.nc.IsClosed() { // before the listener was there
 		lose(nats.ErrConnectionClosed)
+		endDrain(nats.ErrConnectionClosed)
 	}
 	return life, lose, func() {
 		w.nc.RemoveStatusListener(closed)
-		<-watched
+		close(done)
+		watching.Wait()
+		endDrain(nil)
 	}
 }
+
+// drainGrace is how long a worker asked to stop still sends what its
+// finished children recorded.
+const drainGrace = 5 * time.Second
 
 // fetchWait is how long a request for jobs waits on the server when
 // there is none. It is under 10 seconds so that the request goes without
@@ -189,6 +217,10 @@ type worker struct {
 	fingerprint string
 	id, name    string
 	pid         int
+
+	// drain is where finished children's records and results are sent
+	// (see watch).
+	drain context.Context
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc // by job key
@@ -271,7 +303,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	j, err := decodeJob(msg.Data())
 	if err != nil {
 		if j != nil && safeToken(j.Token) && validReply(j.Reply, "offshoot.progress.") {
-			w.finish(ctx, msg, j, "", 0, &result{Error: &wireError{Kind: kindWorker, Message: "the worker refused the job: " + err.Error()}})
+			w.finish(w.drain, msg, j, "", 0, &result{Error: &wireError{Kind: kindWorker, Message: "the worker refused the job: " + err.Error()}})
 			return
 		}
 		w.setup.Logger.Warn("remote: dropped a job that is not one", "error", err)
@@ -287,7 +319,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	attempt := fmt.Sprintf("%s-%d", w.id, delivery)
 	if j.Schema != session.SchemaVersion || j.Fingerprint != w.fingerprint {
-		w.finish(ctx, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindMismatch, Message: fmt.Sprintf(
+		w.finish(w.drain, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindMismatch, Message: fmt.Sprintf(
 			"the job comes from a program of snapshot schema %s and fingerprint %s, and this worker runs snapshot schema %s and fingerprint %s; run workers built from the same code as the program that dispatches",
 			j.Schema, j.Fingerprint, session.SchemaVersion, w.fingerprint)}})
 		return
@@ -296,7 +328,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	jctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	if !w.hold(j.key(), cancel) {
-		w.finish(ctx, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindCanceled, Message: errCancelled.Error()}})
+		w.finish(w.drain, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindCanceled, Message: errCancelled.Error()}})
 		return
 	}
 	defer w.release(j.key())
@@ -315,12 +347,12 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Nak()  // the worker is stopping: another one takes the job
 		return
 	}
-	n, tail := pub.flush(ctx)
+	n, tail := pub.flush(w.drain)
 	if pub.err != nil {
 		res = &result{Error: &wireError{Kind: kindWorker, Message: "the worker could not send what the child recorded: " + pub.err.Error()}}
 	}
 	res.Tail = tail
-	w.finish(ctx, msg, j, attempt, n, res)
+	w.finish(w.drain, msg, j, attempt, n, res)
 }
 
 // alive tells the server that the worker holds the job, every third of
