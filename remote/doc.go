@@ -23,8 +23,10 @@
 //     Setup), and never runs it on the wrong code;
 //   - cancelling a child's context cancels it on its worker.
 //
-// Workers acknowledge a job only after its result is stored, signal
-// progress while a child runs, and leave the job to another worker when
-// they die (Setup.AckWait); after Setup.MaxDeliver deliveries the parent
-// gets a failed result that says so.
+// Workers take jobs only into free slots, acknowledge a job only after
+// its result is stored, signal progress for every job they hold, and
+// leave the job to another worker when they die (Setup.AckWait); after
+// Setup.MaxDeliver deliveries the parent gets a failed result that says
+// so. A cancel that reaches a worker before the child starts prevents the
+// start.
 package remote

@@ -20,7 +20,7 @@ import (
 // Options configure an Executor.
 type Options struct {
 	// Pool names the workers that run the children (letters, digits, '-'
-	// and '_'; "default" when empty): the jobs go to offshoot.jobs.<Pool>.
+	// and '_'; DefaultPool when empty): the jobs go to offshoot.jobs.<Pool>.
 	Pool string
 	// Setup is what the program registers for its children, as its
 	// workers do (see Setup): its fingerprint goes with every job, and its
@@ -80,11 +80,11 @@ type Executor struct {
 
 	mu      sync.Mutex
 	closed  bool
-	waiting map[string]*waiter // by job token
-	bySeq   map[uint64]string  // job's stream seq → its token
-	stored  map[string]bool    // objects known to be in the store
-	cache   []cached           // recent snapshots' object names
-	flights map[cached]*flight // snapshots being stored
+	waiting map[string]*waiter   // by job token
+	bySeq   map[uint64]string    // job's stream seq → its token
+	stored  map[string]time.Time // objects known to be in the store, by when they were put there
+	cache   []cached             // recent snapshots' object names
+	flights map[cached]*flight   // snapshots being stored
 }
 
 // flight is a snapshot being stored: siblings that fork from the state
@@ -102,16 +102,16 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 		return nil, errors.New("remote: NewExecutor needs a JetStream handle (jetstream.New)")
 	}
 	if opts.Pool == "" {
-		opts.Pool = "default"
+		opts.Pool = DefaultPool
 	}
 	setup := opts.Setup.withDefaults()
 	setup.name()
-	in, err := ensure(ctx, js, opts.Pool, setup.AckWait, setup.MaxDeliver)
+	in, err := ensure(ctx, js, opts.Pool, setup.AckWait, setup.MaxDeliver, setup.JobMaxAge)
 	if err != nil {
 		return nil, err
 	}
 	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, traceContext: opts.TraceContext, id: token(randid.New())[:12], fp: setup.fingerprint(), missingWait: 2 * time.Minute,
-		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]bool{}, flights: map[cached]*flight{}}
+		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]time.Time{}, flights: map[cached]*flight{}}
 	cons, err := js.OrderedConsumer(ctx, repliesStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{x.replyPrefix() + ">"}, DeliverPolicy: jetstream.DeliverNewPolicy})
 	if err != nil {
@@ -179,7 +179,7 @@ func (x *Executor) Close() error {
 	for n := range x.stored {
 		names = append(names, n)
 	}
-	x.stored = map[string]bool{}
+	x.stored = map[string]time.Time{}
 	for _, w := range x.waiting {
 		w.push(reply{closed: true})
 	}
@@ -305,7 +305,7 @@ func (x *Executor) storeSnapshot(ctx context.Context, s *session.Session, snap s
 	key := cached{session: snap.SessionID(), revision: snap.Revision(), seq: snap.Seq(), createdAt: snap.CreatedAt()}
 	x.mu.Lock()
 	for _, c := range x.cache {
-		if c.session == key.session && c.revision == key.revision && c.seq == key.seq && c.createdAt.Equal(key.createdAt) && x.stored[c.name] {
+		if c.session == key.session && c.revision == key.revision && c.seq == key.seq && c.createdAt.Equal(key.createdAt) && x.kept(c.name) {
 			x.mu.Unlock()
 			return c.name, nil
 		}
@@ -332,6 +332,24 @@ func (x *Executor) storeSnapshot(ctx context.Context, s *session.Session, snap s
 	return f.name, f.err
 }
 
+// kept reports whether the object of the name was put in the store by
+// this executor or found there, and will stay there a while yet: for at
+// least half the bucket's TTL from when it was put, so that a job that
+// names it finds it on its worker though it waits in the queue. Past
+// that, the object is put again (the store drops it at its TTL, whatever
+// the executor remembers). x.mu is held.
+func (x *Executor) kept(name string) bool {
+	put, ok := x.stored[name]
+	return ok && x.lasts(put)
+}
+
+// lasts reports whether an object put in the store at put stays there
+// for at least half the bucket's TTL from now.
+func (x *Executor) lasts(put time.Time) bool {
+	ttl := x.in.objectsTTL
+	return ttl <= 0 || time.Since(put) < ttl/2
+}
+
 // store marshals snap and stores it under its hash unless it is there.
 func (x *Executor) store(ctx context.Context, s *session.Session, snap session.Snapshot, key cached) (string, error) {
 	data, err := session.MarshalSnapshot(snap, s.Registry())
@@ -340,17 +358,24 @@ func (x *Executor) store(ctx context.Context, s *session.Session, snap session.S
 	}
 	name := hashOf(data)
 	x.mu.Lock()
-	known := x.stored[name]
+	known := x.kept(name)
 	x.mu.Unlock()
+	put := time.Now()
 	if !known {
-		if _, err := x.in.objects.GetInfo(ctx, name); err != nil {
+		if info, err := x.in.objects.GetInfo(ctx, name); err == nil && x.lasts(info.ModTime) {
+			put = info.ModTime
+		} else {
+			put = time.Now()
 			if _, err := x.in.objects.PutBytes(ctx, name, data); err != nil {
 				return "", fmt.Errorf("storing the parent's state: %w", err)
 			}
 		}
 	}
 	x.mu.Lock()
-	x.stored[name] = true
+	if known {
+		put = x.stored[name]
+	}
+	x.stored[name] = put
 	key.name = name
 	x.cache = append(x.cache, key)
 	if len(x.cache) > cachedSnapshots {

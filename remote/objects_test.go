@@ -31,7 +31,7 @@ func TestObjectsAreReadBoundedAndChecked(t *testing.T) {
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	in, err := ensure(ctx, js, "objects", time.Minute, 3)
+	in, err := ensure(ctx, js, "objects", time.Minute, 3, time.Hour)
 	require.NoError(t, err)
 
 	good := []byte(`{"a":1}`)

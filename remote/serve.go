@@ -19,7 +19,8 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 )
 
-// Serve runs children for the pool's executors until ctx is cancelled:
+// Serve runs children for the pool's executors (DefaultPool when pool is
+// empty) until ctx is cancelled:
 // it takes jobs from the pool's work queue, Setup.Concurrency at a time,
 // checks that they come from a program of its own fingerprint and
 // snapshot schema (a job from another is a failed result naming both,
@@ -39,67 +40,87 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	if setup.Model == nil {
 		return errors.New("remote: Serve needs Setup.Model, to find the models children run on")
 	}
+	if pool == "" {
+		pool = DefaultPool
+	}
 	setup = setup.withDefaults()
 	setup.name()
-	in, err := ensure(ctx, js, pool, setup.AckWait, setup.MaxDeliver)
+	in, err := ensure(ctx, js, pool, setup.AckWait, setup.MaxDeliver, setup.JobMaxAge)
 	if err != nil {
 		return err
 	}
 	host, _ := os.Hostname()
 	w := &worker{js: js, nc: js.Conn(), in: in, setup: setup, fingerprint: setup.fingerprint(),
-		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]context.CancelCauseFunc{},
+		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]context.CancelCauseFunc{}, cancelled: map[string]bool{},
 		cache: newSnapshotCache(setup.MaxSnapshotBytes)}
 	sub, err := w.nc.Subscribe(cancelSubject("*.*"), w.onCancel)
 	if err != nil {
 		return fmt.Errorf("remote: subscribing to cancellations: %w", err)
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	// One job asked for at a time, so that idle workers share the jobs
-	// rather than one worker taking several it cannot start yet.
-	it, err := in.pool.Messages(jetstream.PullMaxMessages(1))
-	if err != nil {
-		return fmt.Errorf("remote: consuming the pool %q: %w", pool, err)
-	}
-	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
-	// lose stops the children running when the worker can take no more
-	// jobs: their jobs go back to the pool.
-	ctx, lose := context.WithCancel(ctx)
-	sem := make(chan struct{}, setup.Concurrency)
 	var wg sync.WaitGroup
+	life, lose, stopWatching := w.watch(ctx)
+	defer stopWatching()
 	defer wg.Wait()
-	defer lose()
-	var last error // why the iterator stopped, when it stops itself
+	defer lose(nil)
+	slots := make(chan struct{}, setup.Concurrency)
+	lost := func(err error) error {
+		if ctx.Err() != nil {
+			return nil // asked to stop
+		}
+		if cause := context.Cause(life); cause != nil && !errors.Is(cause, context.Canceled) {
+			err = cause
+		}
+		return fmt.Errorf("remote: the worker can take no more jobs of pool %q: %w", pool, err)
+	}
 	for {
-		msg, err := it.Next()
+		n, err := w.take(life, slots)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
+			return lost(err)
+		}
+		fctx, stop := context.WithTimeout(life, fetchWait)
+		batch, err := in.pool.Fetch(n, jetstream.FetchContext(fctx))
+		if err == nil {
+			for msg := range batch.Messages() {
+				n--
+				wg.Go(func() {
+					defer func() { <-slots }()
+					w.handle(life, msg)
+				})
 			}
-			if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-				if last != nil && !errors.Is(err, nats.ErrConnectionClosed) {
-					err = last
-				}
-				return fmt.Errorf("remote: the worker can take no more jobs of pool %q: %w", pool, err)
-			}
-			last = err
-			setup.Logger.Warn("remote: fetching a job", "pool", pool, "error", err)
+			err = batch.Error()
+		}
+		stop()
+		if hooks.fetched != nil {
+			hooks.fetched()
+		}
+		for range n {
+			<-slots
+		}
+		if life.Err() != nil {
+			return lost(err)
+		}
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
 			continue
 		}
-		last = nil
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			_ = msg.Nak()
-			return nil
+		if gone(life, in.pool, err) {
+			return lost(err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			w.handle(ctx, msg)
-		}()
+		setup.Logger.Warn("remote: fetching a job", "pool", pool, "error", err)
+		select { // not in a tight loop while the server is away
+		case <-life.Done():
+			return lost(err)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
+}
+
+// hooks are set by tests only, to hold the worker at points no message
+// shows.
+var hooks struct {
+	taken      func(key string) // a job decoded, not yet started
+	cancelSeen func(key string) // a cancel handled
+	fetched    func()           // a request for jobs ended
 }
 
 // worker is one Serve.
@@ -112,23 +133,17 @@ type worker struct {
 	id, name    string
 	pid         int
 
+	// drain is where finished children's records and results are sent
+	// (see watch).
+	drain context.Context
+
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc // by job key
-	cache   *snapshotCache
-}
-
-// errCancelled is the cause of a child stopped because its parent
-// cancelled it.
-var errCancelled = errors.New("the parent cancelled the subagent")
-
-func (w *worker) onCancel(m *nats.Msg) {
-	key := m.Subject[len(cancelSubject("")):]
-	w.mu.Lock()
-	cancel := w.running[key]
-	w.mu.Unlock()
-	if cancel != nil {
-		cancel(errCancelled)
-	}
+	// cancelled are the keys of jobs cancelled while not running here,
+	// the latest ones, oldest first in cancelOrder.
+	cancelled   map[string]bool
+	cancelOrder []string
+	cache       *snapshotCache
 }
 
 // handle runs one delivery of a job to completion: a result published and
@@ -141,15 +156,19 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 			_ = msg.TermWithReason(fmt.Sprintf("panic: %v", p))
 		}
 	}()
+	defer w.alive(msg)()
 	j, err := decodeJob(msg.Data())
 	if err != nil {
 		if j != nil && safeToken(j.Token) && validReply(j.Reply, "offshoot.progress.") {
-			w.finish(ctx, msg, j, "", 0, &result{Error: &wireError{Kind: kindWorker, Message: "the worker refused the job: " + err.Error()}})
+			w.finish(w.drain, msg, j, "", 0, &result{Error: &wireError{Kind: kindWorker, Message: "the worker refused the job: " + err.Error()}})
 			return
 		}
 		w.setup.Logger.Warn("remote: dropped a job that is not one", "error", err)
 		_ = msg.TermWithReason(clip(err.Error()))
 		return
+	}
+	if hooks.taken != nil {
+		hooks.taken(j.key())
 	}
 	delivery := 1
 	if meta, err := msg.Metadata(); err == nil {
@@ -157,7 +176,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	attempt := fmt.Sprintf("%s-%d", w.id, delivery)
 	if j.Schema != session.SchemaVersion || j.Fingerprint != w.fingerprint {
-		w.finish(ctx, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindMismatch, Message: fmt.Sprintf(
+		w.finish(w.drain, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindMismatch, Message: fmt.Sprintf(
 			"the job comes from a program of snapshot schema %s and fingerprint %s, and this worker runs snapshot schema %s and fingerprint %s; run workers built from the same code as the program that dispatches",
 			j.Schema, j.Fingerprint, session.SchemaVersion, w.fingerprint)}})
 		return
@@ -165,49 +184,57 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 
 	jctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
+	if !w.hold(j.key(), cancel) {
+		w.finish(w.drain, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindCanceled, Message: errCancelled.Error()}})
+		return
+	}
+	defer w.release(j.key())
 	stopServe := context.AfterFunc(ctx, func() { cancel(context.Canceled) })
 	defer stopServe()
-	w.mu.Lock()
-	w.running[j.key()] = cancel
-	w.mu.Unlock()
-	defer func() {
-		w.mu.Lock()
-		delete(w.running, j.key())
-		w.mu.Unlock()
-	}()
 	if !j.Deadline.IsZero() {
 		var stop context.CancelFunc
 		jctx, stop = context.WithDeadline(jctx, j.Deadline)
 		defer stop()
 	}
 
-	alive := make(chan struct{})
-	go func() { // tell the server the job is being worked on
+	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, key: j.key(), secret: j.Secret, attempt: attempt, delivery: delivery, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
+	res := w.run(extract(jctx, msg.Headers()), j, pub)
+	if ctx.Err() != nil {
+		pub.flush(ctx) // stops the sender
+		_ = msg.Nak()  // the worker is stopping: another one takes the job
+		return
+	}
+	n, tail := pub.flush(w.drain)
+	if pub.err != nil {
+		res = &result{Error: &wireError{Kind: kindWorker, Message: "the worker could not send what the child recorded: " + pub.err.Error()}}
+	}
+	res.Tail = tail
+	w.finish(w.drain, msg, j, attempt, n, res)
+}
+
+// alive tells the server that the worker holds the job, every third of
+// the ack wait, from when it takes the job until the returned function is
+// called: a job is given to another worker only when its worker is gone.
+func (w *worker) alive(msg jetstream.Msg) (stop func()) {
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
 		t := time.NewTicker(w.setup.AckWait / 3)
 		defer t.Stop()
 		for {
 			select {
-			case <-alive:
+			case <-done:
 				return
 			case <-t.C:
 				_ = msg.InProgress()
 			}
 		}
 	}()
-	pub := &publisher{js: w.js, subject: j.Reply, token: j.Token, key: j.key(), secret: j.Secret, attempt: attempt, delivery: delivery, worker: w.name, pid: w.pid, reg: w.setup.Registry, objects: w.in.objects}
-	res := w.run(extract(jctx, msg.Headers()), j, pub)
-	close(alive)
-	if ctx.Err() != nil {
-		pub.flush(ctx) // stops the sender
-		_ = msg.Nak()  // the worker is stopping: another one takes the job
-		return
+	return func() {
+		close(done)
+		<-exited
 	}
-	n, tail := pub.flush(context.WithoutCancel(ctx))
-	if pub.err != nil {
-		res = &result{Error: &wireError{Kind: kindWorker, Message: "the worker could not send what the child recorded: " + pub.err.Error()}}
-	}
-	res.Tail = tail
-	w.finish(ctx, msg, j, attempt, n, res)
 }
 
 // finish publishes the result, then acknowledges the job.
@@ -222,7 +249,7 @@ func (w *worker) finish(ctx context.Context, msg jetstream.Msg, j *job, attempt 
 			Error: &wireError{Kind: kindWorker, Message: "the worker could not encode the child's result: " + err.Error()}})
 	}
 	m := &nats.Msg{Subject: j.Reply, Data: data, Header: replyHeader(j.Secret, macResult, j.key(), data)}
-	if err := publishRetry(context.WithoutCancel(ctx), w.js, m, j.key()+"."+attempt+".r"); err != nil {
+	if err := publishRetry(ctx, w.js, m, j.key()+"."+attempt+".r"); err != nil {
 		w.setup.Logger.Warn("remote: could not publish a result; the job will be given again", "job", j.ID, "error", err)
 		return
 	}
@@ -276,6 +303,9 @@ func (w *worker) run(ctx context.Context, j *job, pub *publisher) *result {
 		return &result{Error: &wireError{Kind: kindWorker, Message: fmt.Sprintf(format, args...)}}
 	}
 	req, s, err := w.restore(ctx, j, pub)
+	if err != nil && ctx.Err() != nil { // cancelled while it was being restored
+		return outcome(ctx, nil, context.Cause(ctx))
+	}
 	if err != nil {
 		return fail("the worker could not start the subagent: %v", err)
 	}

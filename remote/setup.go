@@ -59,6 +59,12 @@ type Setup struct {
 	// are the pool's: the first program to create the pool sets them.
 	AckWait    time.Duration
 	MaxDeliver int
+	// JobMaxAge is how long a job may wait in the queue before the server
+	// drops it (12 hours when 0: half the snapshot bucket's TTL, so that
+	// a queued job's snapshot is still there when a worker takes it). It
+	// is the jobs stream's, shared by all pools: the first program to
+	// create the stream sets it.
+	JobMaxAge time.Duration
 	// MaxSnapshotBytes bounds the snapshot a worker loads, and a batch
 	// of a child's events too big for a message that the dispatching side
 	// reads from the store (256 MiB when 0).
@@ -78,6 +84,7 @@ const (
 	defaultAckWait     = 30 * time.Second
 	defaultMaxDeliver  = 3
 	defaultMaxSnapshot = 256 << 20
+	defaultJobMaxAge   = 12 * time.Hour
 )
 
 func (s Setup) withDefaults() Setup {
@@ -89,6 +96,9 @@ func (s Setup) withDefaults() Setup {
 	}
 	if s.MaxDeliver <= 0 {
 		s.MaxDeliver = defaultMaxDeliver
+	}
+	if s.JobMaxAge <= 0 {
+		s.JobMaxAge = defaultJobMaxAge
 	}
 	if s.MaxSnapshotBytes <= 0 {
 		s.MaxSnapshotBytes = defaultMaxSnapshot

@@ -16,9 +16,16 @@ const (
 	jobsStream    = "OFFSHOOT_JOBS"     // work queue: offshoot.jobs.<pool>
 	repliesStream = "OFFSHOOT_PROGRESS" // offshoot.progress.<executor>.<job>
 	bucket        = "offshoot_snapshots"
-	objectsTTL    = 24 * time.Hour
 	repliesMaxAge = time.Hour
 )
+
+// objectsTTL is how long the snapshot bucket keeps an object, when this
+// program creates the bucket (a variable for tests).
+var objectsTTL = 24 * time.Hour
+
+// DefaultPool is the pool of an executor or a worker that names none,
+// and of offshoot worker without --pool.
+const DefaultPool = "default"
 
 func jobsSubject(pool string) string  { return "offshoot.jobs." + pool }
 func consumerName(pool string) string { return "offshoot-" + pool }
@@ -33,9 +40,11 @@ type infra struct {
 	replies jetstream.Stream
 	pool    jetstream.Consumer
 	objects jetstream.ObjectStore
+	// objectsTTL is how long the bucket keeps an object (0: for ever).
+	objectsTTL time.Duration
 }
 
-func ensure(ctx context.Context, js jetstream.JetStream, pool string, ackWait time.Duration, maxDeliver int) (*infra, error) {
+func ensure(ctx context.Context, js jetstream.JetStream, pool string, ackWait time.Duration, maxDeliver int, jobMaxAge time.Duration) (*infra, error) {
 	if !safeToken(pool) {
 		return nil, fmt.Errorf("remote: the pool name %q must be letters, digits, '-' or '_'", pool)
 	}
@@ -43,7 +52,7 @@ func ensure(ctx context.Context, js jetstream.JetStream, pool string, ackWait ti
 	var err error
 	in.jobs, err = createOrGet(ctx, js, jetstream.StreamConfig{
 		Name: jobsStream, Subjects: []string{"offshoot.jobs.>"}, Retention: jetstream.WorkQueuePolicy,
-		Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute,
+		Storage: jetstream.FileStorage, Duplicates: min(2*time.Minute, jobMaxAge), MaxAge: jobMaxAge,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("remote: the jobs stream: %w", err)
@@ -73,6 +82,11 @@ func ensure(ctx context.Context, js jetstream.JetStream, pool string, ackWait ti
 		if in.objects, err = js.ObjectStore(ctx, bucket); err != nil {
 			return nil, fmt.Errorf("remote: the snapshot bucket: %w", err)
 		}
+	}
+	if st, err := in.objects.Status(ctx); err == nil {
+		in.objectsTTL = st.TTL()
+	} else {
+		return nil, fmt.Errorf("remote: the snapshot bucket: %w", err)
 	}
 	return &in, nil
 }

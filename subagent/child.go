@@ -65,7 +65,8 @@ func rootOf(ctx context.Context, parent *session.Session) string {
 // prepare checks spec, counts the child against its run's spawn budget,
 // hydrates and sets it up. It returns ctx as the child runs below it.
 func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Context, error) {
-	if err := checkSpec(spec); err != nil {
+	_, local := e.exec.(inProcess)
+	if err := checkSpec(spec, local); err != nil {
 		return nil, ctx, err
 	}
 	from := lineageFor(ctx, spec.Caller)

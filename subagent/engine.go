@@ -244,7 +244,9 @@ func publish(ctx context.Context, parent *session.Session, event any) {
 	parent.Bus().Publish(context.WithoutCancel(ctx), bus.Envelope{ParentSessionID: parent.ID(), Payload: event})
 }
 
-func checkSpec(spec Spec) error {
+// checkSpec checks that spec has what a child needs: a model too when
+// it runs in process (local).
+func checkSpec(spec Spec, local bool) error {
 	var missing []string
 	if spec.Name == "" {
 		missing = append(missing, "Name")
@@ -255,7 +257,7 @@ func checkSpec(spec Spec) error {
 	if spec.Request.Prompt == nil {
 		missing = append(missing, "Prompt")
 	}
-	if spec.Request.Model == nil {
+	if local && spec.Request.Model == nil {
 		missing = append(missing, "Model")
 	}
 	if len(missing) > 0 {

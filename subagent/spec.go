@@ -51,7 +51,9 @@ type Spec struct {
 	// the engine adds a section telling the child it is a subagent),
 	// Messages (an earlier conversation the child carries on, after its
 	// system message and before UserMessage), UserMessage (its first user
-	// message, if any), Model and ModelName, MaxTurns, the tools handed
+	// message, if any), Model and ModelName (Model is needed in process
+	// only: an Options.Executor that runs the child elsewhere, such as
+	// package remote's, finds its model there by ModelName), MaxTurns, the tools handed
 	// down from the parent (Tools: its rendered toolset; the child also
 	// gets its own prompt's tools) and ToolFilter, which narrows them; and
 	// whatever else the runner offers, such as a Budget. The engine sets

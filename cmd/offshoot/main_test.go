@@ -75,10 +75,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":   exits,
-			"waitfor": waitFor,
-			"gone":    gone,
-			"capture": capture,
+			"exits":    exits,
+			"waitfor":  waitFor,
+			"gone":     gone,
+			"waitgone": waitGone,
+			"capture":  capture,
 		},
 	})
 }

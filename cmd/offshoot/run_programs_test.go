@@ -102,3 +102,48 @@ func alive(pid int) bool {
 	p, err := os.FindProcess(pid)
 	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
+
+// waitGone waits until the processes whose ids a file holds have ended,
+// for at most 30 seconds: "waitgone FILE /REGEXP/" takes the ids from the
+// regexp's groups. A process that ended and that no one reaped (a zombie)
+// has ended.
+func waitGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || !strings.HasPrefix(args[1], "/") || !strings.HasSuffix(args[1], "/") || len(args[1]) < 3 {
+		ts.Fatalf("usage: waitgone FILE /REGEXP/")
+	}
+	re, err := regexp.Compile(args[1][1 : len(args[1])-1])
+	if err != nil {
+		ts.Fatalf("waitgone: %v", err)
+	}
+	m := re.FindStringSubmatch(ts.ReadFile(args[0]))
+	if len(m) < 2 {
+		ts.Fatalf("waitgone: %s holds no process ids matching %s", args[0], args[1])
+	}
+	deadline := time.Now().Add(30 * time.Second) // a watchdog, not an expectation
+	for _, s := range m[1:] {
+		pid, err := strconv.Atoi(s)
+		if err != nil {
+			ts.Fatalf("waitgone: %q is no process id", s)
+		}
+		for running(pid) {
+			if time.Now().After(deadline) {
+				ts.Fatalf("waitgone: the process %d is still there after 30s", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// running reports whether the process pid runs: alive, and not a zombie
+// (on systems with /proc).
+func running(pid int) bool {
+	if !alive(pid) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	return !ok || !strings.HasPrefix(rest, "Z")
+}

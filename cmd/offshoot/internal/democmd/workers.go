@@ -114,6 +114,9 @@ func selfWorker(url, pool string) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(self, "worker", "--pool", pool)
 	cmd.Env = append(os.Environ(), "NATS_URL="+url)
+	if err := dieWithDemo(cmd); err != nil {
+		return nil, fmt.Errorf("starting a worker: %w", err)
+	}
 	return cmd, nil
 }
 

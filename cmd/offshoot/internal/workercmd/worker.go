@@ -6,6 +6,7 @@
 package workercmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -24,8 +25,9 @@ import (
 )
 
 // DefaultPool is the pool the command line's workers serve and its demo
-// dispatches to.
-const DefaultPool = "offshoot"
+// dispatches to: the library's, so that a program that names no pool
+// reaches offshoot worker.
+const DefaultPool = remote.DefaultPool
 
 // Command returns the worker command.
 func Command(env *cli.Env) *cobra.Command {
@@ -88,7 +90,13 @@ holds letters, digits, '-' and '_' only).`,
 			}
 			setup.Concurrency = concurrency
 			fmt.Fprintf(env.Stderr, "offshoot worker %d: serving pool %q on %s\n", os.Getpid(), pool, Redact(url))
-			if err := remote.Serve(cmd.Context(), js, pool, setup); err != nil {
+			ctx := cmd.Context()
+			if env.Getenv(ExitOnEOF) != "" && env.Stdin != nil {
+				var stop context.CancelFunc
+				ctx, stop = untilEOF(ctx, env.Stdin)
+				defer stop()
+			}
+			if err := remote.Serve(ctx, js, pool, setup); err != nil {
 				return cli.Failf("%v", err)
 			}
 			return nil
