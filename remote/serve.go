@@ -69,7 +69,9 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 		if ctx.Err() != nil {
 			return nil // asked to stop
 		}
-		if cause := context.Cause(life); cause != nil && !errors.Is(cause, context.Canceled) {
+		if w.nc.IsClosed() {
+			err = w.closedCause()
+		} else if cause := context.Cause(life); cause != nil && !errors.Is(cause, context.Canceled) {
 			err = cause
 		}
 		return fmt.Errorf("remote: the worker can take no more jobs of pool %q: %w", pool, err)
