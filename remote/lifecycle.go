@@ -12,8 +12,8 @@ import (
 )
 
 // watch returns the worker's life: a context that ends when ctx does, or
-// with the cause nats.ErrConnectionClosed when the connection closes for
-// good (no reconnection left) — the children running then stop and their
+// with a cause that is nats.ErrConnectionClosed (closedCause) when the
+// connection closes for good (no reconnection left) — the children running then stop and their
 // jobs go back to the pool. It sets w.drain, the context in which the
 // worker sends what finished children recorded and their results: it
 // ends when the connection closes for good, or drainGrace after ctx
