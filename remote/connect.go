@@ -35,7 +35,21 @@ type Connection struct {
 	// Timeout bounds connecting (NATS_TIMEOUT, a Go duration such as 5s;
 	// nats.go's default when 0).
 	Timeout time.Duration
+	// Reconnect is about how long the client tries to reach a server it
+	// lost before the connection closes for good (DefaultReconnect when 0,
+	// for ever when negative); then a worker's Serve returns, saying so,
+	// and an executor fails its children (nats.MaxReconnects and
+	// nats.ReconnectWait).
+	Reconnect time.Duration
 }
+
+// DefaultReconnect is how long a connection tries to reach a server it
+// lost, unless Connection.Reconnect says otherwise: two minutes.
+const DefaultReconnect = 2 * time.Minute
+
+// reconnectWait is the pause between two attempts to reconnect, or less
+// for a short Connection.Reconnect.
+const reconnectWait = 2 * time.Second
 
 // ConnectionFromEnv reads the nats command line's variables: NATS_URL,
 // NATS_CREDS, NATS_NKEY, NATS_USER, NATS_PASSWORD, NATS_CA, NATS_CERT,
@@ -54,8 +68,8 @@ func ConnectionFromEnv(getenv func(string) string) (Connection, error) {
 	return c, nil
 }
 
-// Options returns the nats.go options of c's credentials, certificates
-// and timeout.
+// Options returns the nats.go options of c's credentials, certificates,
+// timeout and reconnection.
 func (c Connection) Options() ([]nats.Option, error) {
 	var opts []nats.Option
 	ways := 0
@@ -96,7 +110,20 @@ func (c Connection) Options() ([]nats.Option, error) {
 	if c.Timeout > 0 {
 		opts = append(opts, nats.Timeout(c.Timeout))
 	}
-	return opts, nil
+	return append(opts, reconnect(c.Reconnect)...), nil
+}
+
+// reconnect returns the options that make a connection try to reach a
+// server it lost for about d (see Connection.Reconnect).
+func reconnect(d time.Duration) []nats.Option {
+	switch {
+	case d < 0:
+		return []nats.Option{nats.MaxReconnects(-1)}
+	case d == 0:
+		d = DefaultReconnect
+	}
+	wait := min(reconnectWait, max(d/8, 10*time.Millisecond))
+	return []nats.Option{nats.ReconnectWait(wait), nats.MaxReconnects(int((d + wait - 1) / wait))}
 }
 
 // Connect connects to the server c names, with c's options followed by

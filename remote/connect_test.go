@@ -38,7 +38,7 @@ func TestConnectionFromTheNatsVariables(t *testing.T) {
 				opts, err = c.Options()
 				if tc.want == "" {
 					require.NoError(t, err)
-					assert.Len(t, opts, tc.options)
+					assert.Len(t, opts, tc.options+2, "options besides the two of the reconnection")
 					return
 				}
 			}

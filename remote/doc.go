@@ -28,5 +28,6 @@
 // leave the job to another worker when they die (Setup.AckWait); after
 // Setup.MaxDeliver deliveries the parent gets a failed result that says
 // so. A cancel that reaches a worker before the child starts prevents the
-// start.
+// start. A cancel is signed by the job's secret, like every message
+// about the job; a worker ignores one that is not.
 package remote

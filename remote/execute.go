@@ -131,7 +131,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			// Cancel on the worker (or in the queue), and wait a while for
 			// what the child did until it stopped.
 			done, cancelled = nil, true
-			_ = x.nc.Publish(cancelSubject(j.key()), nil)
+			x.cancel(j)
 			_ = x.in.jobs.DeleteMsg(context.WithoutCancel(ctx), ack.Sequence)
 			g := req.CancelGrace
 			if g <= 0 {
@@ -212,7 +212,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		}
 		if run.budgetSpent && !cancelled {
 			cancelled = true
-			_ = x.nc.Publish(cancelSubject(j.key()), nil)
+			x.cancel(j)
 		}
 	}
 	if suspect != nil {
@@ -227,6 +227,12 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		err = failed(runner.PhaseRequest, context.Cause(ctx))
 	}
 	return resp, err
+}
+
+// cancel asks the worker of j, if any, to stop it, with a cancel signed
+// by j's secret.
+func (x *Executor) cancel(j *job) {
+	_ = x.nc.PublishMsg(&nats.Msg{Subject: cancelSubject(j.key()), Header: replyHeader(j.Secret, macCancel, j.key(), nil)})
 }
 
 // job is the wire form of job.

@@ -80,11 +80,19 @@ type Executor struct {
 
 	mu      sync.Mutex
 	closed  bool
-	waiting map[string]*waiter   // by job token
-	bySeq   map[uint64]string    // job's stream seq → its token
-	stored  map[string]time.Time // objects known to be in the store, by when they were put there
-	cache   []cached             // recent snapshots' object names
-	flights map[cached]*flight   // snapshots being stored
+	waiting map[string]*waiter // by job token
+	bySeq   map[uint64]string  // job's stream seq → its token
+	stored  map[string]object  // objects known to be in the store, by name
+	cache   []cached           // recent snapshots' object names
+	flights map[cached]*flight // snapshots being stored
+}
+
+// object is a snapshot known to be in the store: when it was put there,
+// and whether this executor put it (Close removes only those: one it
+// found there belongs to another executor, whose jobs may still name it).
+type object struct {
+	put  time.Time
+	ours bool
 }
 
 // flight is a snapshot being stored: siblings that fork from the state
@@ -111,7 +119,7 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 		return nil, err
 	}
 	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, traceContext: opts.TraceContext, id: token(randid.New())[:12], fp: setup.fingerprint(), missingWait: 2 * time.Minute,
-		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]time.Time{}, flights: map[cached]*flight{}}
+		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]object{}, flights: map[cached]*flight{}}
 	cons, err := js.OrderedConsumer(ctx, repliesStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{x.replyPrefix() + ">"}, DeliverPolicy: jetstream.DeliverNewPolicy})
 	if err != nil {
@@ -160,7 +168,8 @@ var errClosed = errors.New("the remote executor is closed; dispatch with a new o
 var errGone = errors.New("the connection to the NATS server closed, so no worker's reply can arrive; connect again and make a new executor")
 
 // Close stops following the workers' replies and removes the snapshots
-// this executor stored (the store's TTL removes those of an executor that
+// this executor put in the store — not those it found there, put by
+// another executor (the store's TTL removes those of an executor that
 // did not close). Children still running fail, and so do those
 // dispatched after it. Closing again does nothing.
 func (x *Executor) Close() error {
@@ -176,10 +185,12 @@ func (x *Executor) Close() error {
 	x.unsubscribe()
 	x.mu.Lock()
 	names := make([]string, 0, len(x.stored))
-	for n := range x.stored {
-		names = append(names, n)
+	for n, o := range x.stored {
+		if o.ours {
+			names = append(names, n)
+		}
 	}
-	x.stored = map[string]time.Time{}
+	x.stored = map[string]object{}
 	for _, w := range x.waiting {
 		w.push(reply{closed: true})
 	}
@@ -339,8 +350,8 @@ func (x *Executor) storeSnapshot(ctx context.Context, s *session.Session, snap s
 // that, the object is put again (the store drops it at its TTL, whatever
 // the executor remembers). x.mu is held.
 func (x *Executor) kept(name string) bool {
-	put, ok := x.stored[name]
-	return ok && x.lasts(put)
+	o, ok := x.stored[name]
+	return ok && x.lasts(o.put)
 }
 
 // lasts reports whether an object put in the store at put stays there
@@ -360,12 +371,12 @@ func (x *Executor) store(ctx context.Context, s *session.Session, snap session.S
 	x.mu.Lock()
 	known := x.kept(name)
 	x.mu.Unlock()
-	put := time.Now()
+	var o object
 	if !known {
 		if info, err := x.in.objects.GetInfo(ctx, name); err == nil && x.lasts(info.ModTime) {
-			put = info.ModTime
+			o.put = info.ModTime
 		} else {
-			put = time.Now()
+			o = object{put: time.Now(), ours: true}
 			if _, err := x.in.objects.PutBytes(ctx, name, data); err != nil {
 				return "", fmt.Errorf("storing the parent's state: %w", err)
 			}
@@ -373,9 +384,11 @@ func (x *Executor) store(ctx context.Context, s *session.Session, snap session.S
 	}
 	x.mu.Lock()
 	if known {
-		put = x.stored[name]
+		o = x.stored[name]
+	} else if old, ok := x.stored[name]; ok {
+		o.ours = o.ours || old.ours // put by this executor before, and still to remove
 	}
-	x.stored[name] = put
+	x.stored[name] = o
 	key.name = name
 	x.cache = append(x.cache, key)
 	if len(x.cache) > cachedSnapshots {

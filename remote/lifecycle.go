@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -11,8 +12,8 @@ import (
 )
 
 // watch returns the worker's life: a context that ends when ctx does, or
-// with the cause nats.ErrConnectionClosed when the connection closes for
-// good (no reconnection left) — the children running then stop and their
+// with a cause that is nats.ErrConnectionClosed (closedCause) when the
+// connection closes for good (no reconnection left) — the children running then stop and their
 // jobs go back to the pool. It sets w.drain, the context in which the
 // worker sends what finished children recorded and their results: it
 // ends when the connection closes for good, or drainGrace after ctx
@@ -28,8 +29,9 @@ func (w *worker) watch(ctx context.Context) (life context.Context, lose context.
 	var watching sync.WaitGroup
 	watching.Go(func() {
 		if st, ok := <-closed; ok && st == nats.CLOSED {
-			lose(nats.ErrConnectionClosed)
-			endDrain(nats.ErrConnectionClosed)
+			cause := w.closedCause()
+			lose(cause)
+			endDrain(cause)
 		}
 	})
 	watching.Go(func() {
@@ -47,8 +49,9 @@ func (w *worker) watch(ctx context.Context) (life context.Context, lose context.
 		}
 	})
 	if w.nc.IsClosed() { // before the listener was there
-		lose(nats.ErrConnectionClosed)
-		endDrain(nats.ErrConnectionClosed)
+		cause := w.closedCause()
+		lose(cause)
+		endDrain(cause)
 	}
 	return life, lose, func() {
 		w.nc.RemoveStatusListener(closed)
@@ -57,6 +60,28 @@ func (w *worker) watch(ctx context.Context) (life context.Context, lose context.
 		endDrain(nil)
 	}
 }
+
+// closedCause says why the worker's connection closed: the server
+// unreachable for as long as the connection tries to reconnect
+// (Connection.Reconnect), or closed by the program.
+func (w *worker) closedCause() error {
+	if errors.Is(w.nc.LastError(), nats.ErrNoServers) {
+		return &unreachable{window: time.Duration(w.nc.Opts.MaxReconnect) * w.nc.Opts.ReconnectWait}
+	}
+	return nats.ErrConnectionClosed
+}
+
+// unreachable is why a worker's connection closed after it tried to
+// reconnect for as long as it may.
+type unreachable struct{ window time.Duration }
+
+func (e *unreachable) Error() string {
+	return fmt.Sprintf("the NATS server was unreachable for about %s, as long as the connection tries to reconnect (%v)",
+		e.window, nats.ErrConnectionClosed)
+}
+
+// Is makes errors.Is see nats.ErrConnectionClosed in it.
+func (e *unreachable) Is(target error) bool { return target == nats.ErrConnectionClosed }
 
 // drainGrace is how long a worker asked to stop still sends what its
 // finished children recorded.

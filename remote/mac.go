@@ -10,12 +10,13 @@ import (
 )
 
 // Every message about a job that a worker sends the parent (progress,
-// result, a delta, an approval request) and every answer the parent
-// sends the worker (an approval) carries a MAC by the job's secret: a
+// result, a delta, an approval request) and every message the parent
+// sends the worker about it (an approval, a cancel) carries a MAC by the job's secret: a
 // fresh random key that travels inside the job, which only the pool's
 // workers read. Anyone else who can publish on the server can send a
 // message on the job's subjects, but not one that passes: the parent
-// drops it, counts it (Executor.Rejected) and logs it once per job.
+// drops it, counts it (Executor.Rejected) and logs it once per job; a
+// worker ignores a cancel that fails and logs the first one.
 //
 // The MAC is HMAC-SHA256 over the message kind, the job's key (its
 // executor and token) and the exact bytes sent, so that a message taken
@@ -36,6 +37,7 @@ const (
 	macDelta    = "delta"
 	macAsk      = "approval-request"
 	macApproval = "approval"
+	macCancel   = "cancel"
 )
 
 // newSecret returns a fresh job secret.

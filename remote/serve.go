@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -51,7 +52,7 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	}
 	host, _ := os.Hostname()
 	w := &worker{js: js, nc: js.Conn(), in: in, setup: setup, fingerprint: setup.fingerprint(),
-		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]context.CancelCauseFunc{}, cancelled: map[string]bool{},
+		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]running{}, cancelled: map[string][]nats.Header{},
 		cache: newSnapshotCache(setup.MaxSnapshotBytes)}
 	sub, err := w.nc.Subscribe(cancelSubject("*.*"), w.onCancel)
 	if err != nil {
@@ -68,7 +69,9 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 		if ctx.Err() != nil {
 			return nil // asked to stop
 		}
-		if cause := context.Cause(life); cause != nil && !errors.Is(cause, context.Canceled) {
+		if w.nc.IsClosed() {
+			err = w.closedCause()
+		} else if cause := context.Cause(life); cause != nil && !errors.Is(cause, context.Canceled) {
 			err = cause
 		}
 		return fmt.Errorf("remote: the worker can take no more jobs of pool %q: %w", pool, err)
@@ -138,12 +141,15 @@ type worker struct {
 	drain context.Context
 
 	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc // by job key
-	// cancelled are the keys of jobs cancelled while not running here,
-	// the latest ones, oldest first in cancelOrder.
-	cancelled   map[string]bool
+	running map[string]running // by job key
+	// cancelled are the headers of cancels of jobs that did not run here
+	// when they came, by job key, the latest ones, oldest first in
+	// cancelOrder.
+	cancelled   map[string][]nats.Header
 	cancelOrder []string
-	cache       *snapshotCache
+	// rejected counts the cancels ignored for want of the job's MAC.
+	rejected atomic.Uint64
+	cache    *snapshotCache
 }
 
 // handle runs one delivery of a job to completion: a result published and
@@ -184,7 +190,7 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 
 	jctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
-	if !w.hold(j.key(), cancel) {
+	if !w.hold(j.key(), j.Secret, cancel) {
 		w.finish(w.drain, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindCanceled, Message: errCancelled.Error()}})
 		return
 	}

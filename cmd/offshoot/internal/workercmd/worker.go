@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -33,6 +34,7 @@ const DefaultPool = remote.DefaultPool
 func Command(env *cli.Env) *cobra.Command {
 	var url, pool string
 	var concurrency int
+	var reconnect time.Duration
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run subagents for other offshoot processes over NATS JetStream",
@@ -50,6 +52,10 @@ certificate), NATS_CERT and NATS_KEY (a client certificate), NATS_TIMEOUT.
 They are never printed. docs/remote.md gives a server configuration with a
 user for the parents and one for the workers.
 
+When it loses its server, the worker tries to reconnect for --reconnect (two
+minutes by default; 0 for ever), then stops its children, gives their jobs
+back and exits 1, saying how long the server was unreachable.
+
 Exit codes: 0 when interrupted, 1 when the server cannot be reached or the
 worker loses it, 2 when a flag or a NATS_* variable is wrong (a pool's name
 holds letters, digits, '-' and '_' only).`,
@@ -60,6 +66,9 @@ holds letters, digits, '-' and '_' only).`,
 			}
 			if concurrency < 1 {
 				return cli.Usagef("--concurrency %d is below one; give how many subagents the worker runs at once, such as 4", concurrency)
+			}
+			if reconnect < 0 {
+				return cli.Usagef("--reconnect %s is negative; give how long the worker tries to reach a server it lost, such as 2m, or 0 for ever", reconnect)
 			}
 			if url == "" {
 				url = env.Getenv("NATS_URL")
@@ -75,7 +84,11 @@ holds letters, digits, '-' and '_' only).`,
 				return cli.Usagef("%v", err)
 			}
 			conn.URL = url
-			nc, err := remote.Connect(conn, nats.MaxReconnects(-1), nats.Name(fmt.Sprintf("offshoot worker %d", os.Getpid())))
+			conn.Reconnect = reconnect
+			if reconnect == 0 {
+				conn.Reconnect = -1 // for ever
+			}
+			nc, err := remote.Connect(conn, nats.Name(fmt.Sprintf("offshoot worker %d", os.Getpid())))
 			if err != nil {
 				return cli.Failf("cannot reach the NATS server at %s: %v; start one with JetStream (nats-server -js) or give its address with --nats", Redact(url), err)
 			}
@@ -105,6 +118,7 @@ holds letters, digits, '-' and '_' only).`,
 	cmd.Flags().StringVar(&url, "nats", "", "the NATS server's URL (default: $NATS_URL, else nats://127.0.0.1:4222)")
 	cmd.Flags().StringVar(&pool, "pool", DefaultPool, "the pool of workers to serve")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 4, "how many subagents to run at once")
+	cmd.Flags().DurationVar(&reconnect, "reconnect", remote.DefaultReconnect, "how long to try to reach a server the worker lost before it exits (0: for ever)")
 	return cmd
 }
 

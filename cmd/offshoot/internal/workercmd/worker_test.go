@@ -45,6 +45,7 @@ func TestTheWorkerRefusesABadPoolOrConcurrency(t *testing.T) {
 		{"too long", []string{"--pool", string(bytes.Repeat([]byte("p"), 65))}, "64 characters"},
 		{"zero concurrency", []string{"--concurrency", "0"}, "--concurrency 0"},
 		{"negative concurrency", []string{"--concurrency", "-3"}, "--concurrency -3"},
+		{"negative reconnect", []string{"--reconnect", "-1s"}, "--reconnect -1s is negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// An unreachable server: the refusal comes before the connection.
