@@ -103,29 +103,33 @@ func BenchmarkOneTurnChild(b *testing.B) {
 }
 
 // BenchmarkThroughput is one-turn children per second from one parent,
-// 64 at a time, over four workers.
+// 64 at a time, over 1, 2 and 4 workers.
 func BenchmarkThroughput(b *testing.B) {
-	bed := newBenchBed(b, 4)
-	defer bed.stop()
-	parent, err := session.New()
-	require.NoError(b, err)
-	defer parent.Close()
-	engine := subagent.New(subagent.Options{Executor: bed.x, MaxSpawns: 1 << 30, MaxConcurrent: 64})
-	ctx := subagent.WithRun(context.Background())
-	spec := subagent.Spec{Name: "bench/child", Parent: parent, Request: runner.Request{Prompt: bed.prompt, Model: oneTurn, ModelName: "main", UserMessage: "Go."}}
-	_, err = engine.Run(ctx, spec)
-	require.NoError(b, err)
-	start := time.Now()
-	b.SetParallelism(32)
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := engine.Run(ctx, spec); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "children/s")
+	for _, workers := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			bed := newBenchBed(b, workers)
+			defer bed.stop()
+			parent, err := session.New()
+			require.NoError(b, err)
+			defer parent.Close()
+			engine := subagent.New(subagent.Options{Executor: bed.x, MaxSpawns: 1 << 30, MaxConcurrent: 64})
+			ctx := subagent.WithRun(context.Background())
+			spec := subagent.Spec{Name: "bench/child", Parent: parent, Request: runner.Request{Prompt: bed.prompt, Model: oneTurn, ModelName: "main", UserMessage: "Go."}}
+			_, err = engine.Run(ctx, spec)
+			require.NoError(b, err)
+			start := time.Now()
+			b.SetParallelism(32)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := engine.Run(ctx, spec); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "children/s")
+		})
+	}
 }
 
 // BenchmarkSiblingsStoreTheirParentOnce dispatches N siblings forked from
