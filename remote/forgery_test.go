@@ -127,8 +127,19 @@ func TestAWorkerOfAnEarlierReleaseIsRefusedClearly(t *testing.T) {
 	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "old", Setup: setup})
 	require.NoError(t, err)
 	defer x.Close()
+	rejected := make(chan struct{}, 1)
+	remote.Observe(x, func(event string) {
+		if event == "rejected" {
+			select {
+			case rejected <- struct{}{}:
+			default:
+			}
+		}
+	})
 
-	// The worker of version 2 refuses the job, unsigned, and terminates it.
+	// The worker of version 2 refuses the job, unsigned, and terminates it
+	// once the parent has dropped the refusal (the two reach the parent by
+	// different subscriptions, in either order otherwise).
 	go func() {
 		cons, err := js.Consumer(ctx, "OFFSHOOT_JOBS", "offshoot-old")
 		if err != nil {
@@ -145,6 +156,11 @@ func TestAWorkerOfAnEarlierReleaseIsRefusedClearly(t *testing.T) {
 		data, _ := json.Marshal(map[string]any{"token": token, "worker": "old", "pid": 1,
 			"error": map[string]any{"kind": "worker", "message": "the worker refused the job: the job message is of wire version 3; this worker reads version 2"}})
 		_, _ = js.PublishMsg(ctx, &nats.Msg{Subject: reply, Data: data, Header: nats.Header{"Offshoot-Kind": []string{"result"}}})
+		select {
+		case <-rejected:
+		case <-ctx.Done():
+			return
+		}
 		_ = msg.Term()
 	}()
 
