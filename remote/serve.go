@@ -334,9 +334,6 @@ func outcome(ctx context.Context, resp *runner.Response, err error) *result {
 	if resp != nil {
 		wr := &wireResponse{Evaluation: resp.Evaluation, Text: resp.Text, Usage: resp.Usage, ChildUsage: resp.ChildUsage,
 			Turns: resp.Turns, ToolCalls: resp.ToolCalls, ToolsUsed: resp.ToolsUsed, Duration: resp.Duration}
-		if resp.Output != nil {
-			wr.Output, _ = json.Marshal(resp.Output)
-		}
 		res.Response = wr
 	}
 	if err != nil {
