@@ -53,7 +53,10 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	host, _ := os.Hostname()
 	w := &worker{js: js, nc: js.Conn(), in: in, setup: setup, fingerprint: setup.fingerprint(),
 		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]running{}, cancelled: map[string][]nats.Header{},
-		cache: newSnapshotCache(setup.MaxSnapshotBytes)}
+		cache: newSnapshotCache(setup.MaxSnapshotBytes), stats: setup.Stats}
+	if w.stats == nil {
+		w.stats = new(Stats)
+	}
 	sub, err := w.nc.Subscribe(cancelSubject("*.*"), w.onCancel)
 	if err != nil {
 		return fmt.Errorf("remote: subscribing to cancellations: %w", err)
@@ -147,9 +150,11 @@ type worker struct {
 	// cancelOrder.
 	cancelled   map[string][]nats.Header
 	cancelOrder []string
-	// rejected counts the cancels ignored for want of the job's MAC.
-	rejected atomic.Uint64
-	cache    *snapshotCache
+	// stats counts the cancels ignored for want of the job's MAC;
+	// warnedCancel says the first was logged.
+	stats        *Stats
+	warnedCancel atomic.Bool
+	cache        *snapshotCache
 }
 
 // handle runs one delivery of a job to completion: a result published and

@@ -71,6 +71,9 @@ type Setup struct {
 	MaxSnapshotBytes int64
 	// Logger reports what does not stop a worker (slog.Default() when nil).
 	Logger *slog.Logger
+	// Stats, on a worker, when set, is where Serve counts what a program
+	// may watch (the cancels it ignored).
+	Stats *Stats
 	// Bus, on a worker, is the bus the children's sessions publish on (a
 	// new one for each child when nil): attach observers to it — a tracer
 	// (telemetry.Observe) continues the trace a job's headers carry, as
