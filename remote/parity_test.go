@@ -183,3 +183,70 @@ func comparable(t *testing.T, snap session.Snapshot) session.Snapshot {
 	require.NoError(t, err)
 	return back
 }
+
+// A worker of another fingerprint refuses the child, saying which of
+// what the child needs differs: a tool it lacks or has with another
+// contract, its prompt — or that the child's needs match and the
+// programs differ elsewhere.
+func TestAWorkerOfAnotherSetupSaysWhatDiffers(t *testing.T) {
+	other := func(name, description string) tools.Tool {
+		tool, err := tools.New(name, description, func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
+			return tools.OK("ok", ""), nil
+		})
+		require.NoError(t, err)
+		return tool
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, s *remote.Setup)
+		want   string
+	}{
+		{"a tool it lacks", func(t *testing.T, s *remote.Setup) {
+			s.Tools = tools.Toolset{}
+		}, "the worker lacks tool 'look'"},
+		{"a tool of another contract", func(t *testing.T, s *remote.Setup) {
+			var err error
+			s.Tools, err = tools.NewToolset(other("look", "Look at something else."))
+			require.NoError(t, err)
+		}, "tool 'look' differs"},
+		{"another prompt of the name", func(t *testing.T, s *remote.Setup) {
+			p, err := prompt.New("parity", "reviewer", prompt.Markdown[Review]("Review", "Review {{ .File }} again."), prompt.WithOutput[Findings]())
+			require.NoError(t, err)
+			s.Prompts = prompt.NewRegistry()
+			require.NoError(t, s.Prompts.Register(p))
+		}, "prompt 'parity/reviewer' differs"},
+		{"a tool the child does not need", func(t *testing.T, s *remote.Setup) {
+			var err error
+			s.Tools, err = s.Tools.With(other("extra", "An extra tool."))
+			require.NoError(t, err)
+		}, "what the child needs matches, the programs differ elsewhere"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := watchdog(t)
+			s := natsServer(t, t.TempDir(), -1)
+			defer s.Shutdown()
+			_, js := connect(t, s)
+			setup, spec, script := parityChild(t)
+			worker := setup
+			tc.change(t, &worker)
+			worker.Model = func(string) (model.Model, error) { return script(), nil }
+			serveCtx, stop := context.WithCancel(ctx)
+			served := make(chan error, 1)
+			go func() { served <- remote.Serve(serveCtx, js, "other", worker) }()
+			defer func() {
+				stop()
+				require.NoError(t, <-served)
+			}()
+			x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "other", Setup: setup})
+			require.NoError(t, err)
+			defer x.Close()
+			parent, err := session.New()
+			require.NoError(t, err)
+			defer parent.Close()
+			spec.Parent, spec.Request.Model = parent, script()
+			_, err = subagent.New(subagent.Options{Executor: x}).Run(ctx, spec)
+			require.ErrorIs(t, err, remote.ErrMismatch)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

@@ -187,9 +187,13 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	attempt := fmt.Sprintf("%s-%d", w.id, delivery)
 	if j.Schema != session.SchemaVersion || j.Fingerprint != w.fingerprint {
+		what := w.setup.unmet(j.Needs)
+		if what == "" {
+			what = "what the child needs matches, the programs differ elsewhere (their prompts, agents, tools or event types)"
+		}
 		w.finish(w.drain, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindMismatch, Message: fmt.Sprintf(
-			"the job comes from a program of snapshot schema %s and fingerprint %s, and this worker runs snapshot schema %s and fingerprint %s; run workers built from the same code as the program that dispatches",
-			j.Schema, j.Fingerprint, session.SchemaVersion, w.fingerprint)}})
+			"%s: the job comes from a program of snapshot schema %s and fingerprint %s, and this worker runs snapshot schema %s and fingerprint %s; run workers built from the same code as the program that dispatches",
+			what, j.Schema, j.Fingerprint, session.SchemaVersion, w.fingerprint)}})
 		return
 	}
 

@@ -57,6 +57,9 @@ type job struct {
 	// registry fingerprint of the dispatching side.
 	Schema      string `json:"schema"`
 	Fingerprint string `json:"fingerprint"`
+	// Needs are what the child needs its worker to have as the parent
+	// has it, for a worker of another fingerprint to say which differ.
+	Needs []need `json:"needs,omitempty"`
 	// Snapshot names the object holding the state the child started from
 	// (its sha256), "" for a fresh child; Session is the child's id.
 	Snapshot string `json:"snapshot,omitempty"`
@@ -204,6 +207,7 @@ func decodeJob(data []byte) (*job, error) {
 	check(j.Snapshot == "" || isHash(j.Snapshot), "its snapshot name %q is not a sha256", clip(j.Snapshot))
 	check(len(j.Messages) <= maxJobMessages, "it carries %d messages, over %d", len(j.Messages), maxJobMessages)
 	check(len(j.Tools) <= maxJobTools, "it names %d tools, over %d", len(j.Tools), maxJobTools)
+	check(len(j.Needs) <= maxJobTools+2, "it lists %d needs, over %d", len(j.Needs), maxJobTools+2)
 	check(len(j.Agents) <= maxJobAgents, "its delegation chain has %d agents, over %d", len(j.Agents), maxJobAgents)
 	check(j.MaxTurns >= 0 && j.Budget >= 0 && j.CancelGrace >= 0, "it has a negative limit")
 	if len(errs) > 0 {
