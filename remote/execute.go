@@ -242,7 +242,7 @@ func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.R
 	if out := rendered.Output; out != nil {
 		j.Output = typeKey(out.Type())
 	}
-	j.Needs = x.setup.needs(sj.Name, rendered)
+	j.Needs = x.index.needs(sj.Name, rendered)
 	j.Reply = x.replyPrefix() + j.Token
 	if dl, ok := ctx.Deadline(); ok {
 		j.Deadline = dl.Add(time.Second) // the parent cancels at its deadline; the worker's is a backstop

@@ -59,6 +59,7 @@ type Executor struct {
 	traceContext func(ctx context.Context, sessionID, callID string) context.Context
 	id           string
 	fp           string
+	index        index // what the setup registers, hashed
 	cons         jetstream.ConsumeContext
 	subs         []*nats.Subscription // the pool's advisories, the deltas
 	// gone is closed when the connection closes for good (the server was
@@ -115,7 +116,7 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 	if err != nil {
 		return nil, err
 	}
-	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, traceContext: opts.TraceContext, id: token(randid.New())[:12], fp: setup.fingerprint(), missingWait: 2 * time.Minute,
+	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, traceContext: opts.TraceContext, id: token(randid.New())[:12], fp: setup.fingerprint(), index: setup.index(), missingWait: 2 * time.Minute,
 		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]object{}, flights: map[cached]*flight{}}
 	cons, err := js.OrderedConsumer(ctx, repliesStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{x.replyPrefix() + ">"}, DeliverPolicy: jetstream.DeliverNewPolicy})

@@ -23,17 +23,49 @@ type need struct {
 	Hash string `json:"hash"`
 }
 
-// needs are what the child of the job, offered rendered, needs.
-func (s Setup) needs(name string, rendered *prompt.Rendered) []need {
+// index is the hashes of what a setup registers, by kind and name
+// ("tool", "bash"), made once per executor: a job's needs are looked up
+// in it rather than hashed again for every job.
+type index map[need]string
+
+// index hashes what the setup registers.
+func (s Setup) index() index {
+	idx := index{}
+	for t := range s.Tools.All() {
+		idx[need{Kind: "tool", Name: t.Spec().Name}] = toolHash(t)
+	}
+	if s.Agents != nil {
+		for _, d := range s.Agents.All() {
+			idx[need{Kind: "agent", Name: d.Name}] = agentHash(d)
+		}
+	}
+	if s.Prompts != nil {
+		for p := range s.Prompts.All() {
+			idx[need{Kind: "prompt", Name: p.NS() + "/" + p.Key()}] = promptHash(p)
+		}
+	}
+	return idx
+}
+
+// needs are what the child name, offered rendered, needs: the setup's
+// tools of the names it is offered (a tool the setup lacks, by its own
+// contract), the agent of its name and its prompt, where the setup has
+// them.
+func (idx index) needs(name string, rendered *prompt.Rendered) []need {
 	out := make([]need, 0, rendered.Tools.Len()+2)
 	for t := range rendered.Tools.All() {
-		out = append(out, need{Kind: "tool", Name: t.Spec().Name, Hash: toolHash(t)})
+		n := need{Kind: "tool", Name: t.Spec().Name}
+		var ok bool
+		if n.Hash, ok = idx[n]; !ok {
+			n.Hash = toolHash(t)
+		}
+		out = append(out, n)
 	}
-	if d, ok := s.agent(name); ok {
-		out = append(out, need{Kind: "agent", Name: d.Name, Hash: agentHash(d)})
-	}
-	if p, ok := s.prompt(rendered.NS, rendered.Key); ok {
-		out = append(out, need{Kind: "prompt", Name: rendered.NS + "/" + rendered.Key, Hash: promptHash(p)})
+	for _, n := range []need{{Kind: "agent", Name: name}, {Kind: "prompt", Name: rendered.NS + "/" + rendered.Key}} {
+		if h, ok := idx[n]; ok {
+			n.Hash = h
+			out = append(out, n)
+		}
 	}
 	return out
 }
