@@ -68,27 +68,35 @@ func parityChild(t *testing.T) (remote.Setup, subagent.Spec, func() model.Model)
 	return remote.Setup{Prompts: reg, Tools: ts}, spec, script
 }
 
+// parityPool starts an embedded server, a worker of the worker setup on
+// the scripted model, and returns an executor of the parent's setup, all
+// stopped when the test ends.
+func parityPool(t *testing.T, ctx context.Context, parent, worker remote.Setup, script func() model.Model) *remote.Executor {
+	t.Helper()
+	s := natsServer(t, t.TempDir(), -1)
+	t.Cleanup(s.Shutdown)
+	_, js := connect(t, s)
+	worker.Model = func(string) (model.Model, error) { return script(), nil }
+	serveCtx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- remote.Serve(serveCtx, js, "parity", worker) }()
+	t.Cleanup(func() {
+		stop()
+		assert.NoError(t, <-served)
+	})
+	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "parity", Setup: parent})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = x.Close() })
+	return x
+}
+
 // A child run on a worker is the child run in process: the same prompt
 // rendered, the same events on the parent's bus, the same final state and
 // response — the worker runs what the engine prepared, with the runner.
 func TestAChildOnAWorkerIsTheChildInProcess(t *testing.T) {
 	ctx := watchdog(t)
-	s := natsServer(t, t.TempDir(), -1)
-	defer s.Shutdown()
-	_, js := connect(t, s)
 	setup, spec, script := parityChild(t)
-	worker := setup
-	worker.Model = func(string) (model.Model, error) { return script(), nil }
-	serveCtx, stop := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- remote.Serve(serveCtx, js, "parity", worker) }()
-	defer func() {
-		stop()
-		require.NoError(t, <-served)
-	}()
-	x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "parity", Setup: setup})
-	require.NoError(t, err)
-	defer x.Close()
+	x := parityPool(t, ctx, setup, setup, script)
 
 	type run struct {
 		out    *subagent.Outcome
@@ -223,23 +231,10 @@ func TestAWorkerOfAnotherSetupSaysWhatDiffers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := watchdog(t)
-			s := natsServer(t, t.TempDir(), -1)
-			defer s.Shutdown()
-			_, js := connect(t, s)
 			setup, spec, script := parityChild(t)
 			worker := setup
 			tc.change(t, &worker)
-			worker.Model = func(string) (model.Model, error) { return script(), nil }
-			serveCtx, stop := context.WithCancel(ctx)
-			served := make(chan error, 1)
-			go func() { served <- remote.Serve(serveCtx, js, "other", worker) }()
-			defer func() {
-				stop()
-				require.NoError(t, <-served)
-			}()
-			x, err := remote.NewExecutor(ctx, js, remote.Options{Pool: "other", Setup: setup})
-			require.NoError(t, err)
-			defer x.Close()
+			x := parityPool(t, ctx, setup, worker, script)
 			parent, err := session.New()
 			require.NoError(t, err)
 			defer parent.Close()
