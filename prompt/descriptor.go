@@ -58,6 +58,29 @@ func (d Descriptor) ToolHash(name string) (string, bool) {
 	return "", false
 }
 
+// Hash returns the hex SHA-256 of the whole contract: the prompt's
+// namespace and key, each section's path and template hash, and each
+// tool's contract hash, in order. Two builds of a prompt have the same
+// Hash when none of these changed.
+func (d Descriptor) Hash() string {
+	h := sha256.New()
+	line := func(parts ...string) {
+		for _, p := range parts {
+			h.Write([]byte(p))
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{'\n'})
+	}
+	line("prompt", d.NS, d.Key)
+	for _, s := range d.sections {
+		line("section", s.Path, s.Hash)
+	}
+	for _, t := range d.tools {
+		line("tool", t.Name, t.Hash)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 func (d Descriptor) clone() Descriptor {
 	d.sections = slices.Clone(d.sections)
 	d.tools = slices.Clone(d.tools)

@@ -1,6 +1,7 @@
 package prompt_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/serde"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 // nested is a prompt with children, grandchildren and a disabled section
@@ -314,4 +316,40 @@ func TestASectionWithoutAHeadingHasNoChildren(t *testing.T) {
 		prompt.WithChildren(prompt.Markdown[prompt.NoParams]("Child", "Hi."))))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "a section without a heading cannot have children")
+}
+
+// A descriptor's Hash changes with any section's template or tool
+// contract, and not otherwise.
+func TestDescriptorHashCoversTheWholeContract(t *testing.T) {
+	build := func(body string, tool string) string {
+		t.Helper()
+		var parts []prompt.Part
+		sec := []prompt.SectionOption{}
+		if tool != "" {
+			tl, err := tools.New(tool, "A tool.", func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
+				return tools.OK("ok", ""), nil
+			})
+			require.NoError(t, err)
+			sec = append(sec, prompt.WithTools(tl))
+		}
+		parts = append(parts, prompt.Markdown[prompt.NoParams]("Task", body, sec...))
+		p, err := prompt.New("test", "hash", parts...)
+		require.NoError(t, err)
+		return p.Descriptor().Hash()
+	}
+	base := build("Do it.", "")
+	for _, tc := range []struct {
+		name       string
+		hash       string
+		sameAsBase bool
+	}{
+		{"built again", build("Do it.", ""), true},
+		{"another template", build("Do it well.", ""), false},
+		{"a tool more", build("Do it.", "look"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.sameAsBase, tc.hash == base)
+			assert.Len(t, tc.hash, 64)
+		})
+	}
 }

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/nats-io/nats.go"
 )
@@ -43,7 +44,7 @@ func (w *worker) onCancel(m *nats.Msg) {
 		if authentic(m.Header, r.secret, macCancel, key, m.Data) {
 			r.cancel(errCancelled)
 		} else {
-			w.forged(key)
+			w.forged(key, 1)
 		}
 	}
 	if hooks.cancelSeen != nil {
@@ -73,16 +74,20 @@ func (w *worker) hold(key string, secret []byte, cancel context.CancelCauseFunc)
 	w.mu.Lock()
 	cancels := w.cancelled[key]
 	delete(w.cancelled, key) // its place in cancelOrder goes when it is the oldest
-	stop := false
+	stop, forged := false, 0
 	for _, h := range cancels {
-		stop = stop || authentic(h, secret, macCancel, key, nil)
+		if authentic(h, secret, macCancel, key, nil) {
+			stop = true
+		} else {
+			forged++
+		}
 	}
 	if !stop {
 		w.running[key] = running{secret: secret, cancel: cancel}
 	}
 	w.mu.Unlock()
-	if !stop && len(cancels) > 0 {
-		w.forged(key)
+	if !stop && forged > 0 {
+		w.forged(key, forged)
 	}
 	return !stop
 }
@@ -94,11 +99,25 @@ func (w *worker) release(key string) {
 	w.mu.Unlock()
 }
 
-// forged counts a cancel of the job of key that does not carry the MAC
+// forged counts n cancels of the job of key that do not carry the MAC
 // of the job's secret, and logs the first one.
-func (w *worker) forged(key string) {
-	if w.rejected.Add(1) == 1 {
-		w.setup.Logger.Warn("remote: ignored a cancel of a job that does not come from the job's parent; later ones are ignored silently",
+func (w *worker) forged(key string, n int) {
+	w.stats.ignoredCancels.Add(uint64(n))
+	if w.warnedCancel.CompareAndSwap(false, true) {
+		w.setup.Logger.Warn("remote: ignored a cancel of a job that does not come from the job's parent; later ones are ignored silently (see Stats.IgnoredCancels)",
 			"job", key)
 	}
 }
+
+// Stats counts what a worker (Serve) did that a program may watch: give
+// one to Setup.Stats and read it while Serve runs or after it returns.
+// The zero value is ready; its methods are safe for concurrent use.
+type Stats struct {
+	ignoredCancels atomic.Uint64
+}
+
+// IgnoredCancels returns how many cancels of jobs the worker held it
+// ignored because they did not carry the MAC of the job's secret: sent by
+// someone else on the server. A cancel of a job the worker never held
+// cannot be checked and is not counted.
+func (s *Stats) IgnoredCancels() uint64 { return s.ignoredCancels.Load() }

@@ -72,6 +72,8 @@ func TestAForgedCancelChangesNothing(t *testing.T) {
 			setup.Concurrency = 1
 			var log lockedBuffer
 			setup.Logger = slog.New(slog.NewTextHandler(&log, nil))
+			var stats remote.Stats
+			setup.Stats = &stats
 			var first func(context.Context)
 			if tc.running {
 				first = func(context.Context) {
@@ -112,6 +114,7 @@ func TestAForgedCancelChangesNothing(t *testing.T) {
 			assert.Equal(t, "done", out.text)
 			assert.Equal(t, int64(1), calls.Load(), "model runs")
 			assert.Equal(t, 1, strings.Count(log.String(), "ignored a cancel"), "log lines about forged cancels:\n%s", log.String())
+			assert.Equal(t, uint64(len(forgeries)), stats.IgnoredCancels(), "cancels the worker counts as ignored")
 		})
 	}
 }

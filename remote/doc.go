@@ -7,7 +7,11 @@
 // same code run Serve to take them. Everything above the engine —
 // dispatch_subagent, the Task tool, background tasks, hooks, limits,
 // budgets, usage, cancellation — works unchanged and gives the same
-// results as children run in process:
+// results as children run in process. The package is transport only: the
+// engine prepares each child's evaluation where it is dispatched (its
+// prompt rendered, its tools named), a worker runs it with the runner
+// code an in-process child runs with, and what moves between them is the
+// prepared evaluation, what the child records, and its result:
 //
 //   - the state a child starts from goes to the JetStream object store
 //     under its sha256, once for all the siblings forked from one state;

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/offshoot-dev/offshoot/bus"
-	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
@@ -21,17 +19,25 @@ import (
 )
 
 // Execute runs the job's evaluation on a worker of the pool and waits for
-// it (subagent.Executor): it renders the child's prompt here, stores the
-// state the child started from, publishes the job, applies what the child
+// it (subagent.Executor): it stores the state the child started from,
+// publishes the evaluation as the engine prepared it (its prompt
+// rendered, its tools named), applies what the child
 // records to its session as it arrives, and returns the response when the
 // result comes — or, when ctx ends first, cancels the child on its worker
 // and returns what it did so far.
 func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Response, error) {
 	req := job.Request
-	if req.Prompt == nil || req.Session == nil {
-		return nil, errors.New("remote: a job needs a Prompt and a Session")
+	if req.Session == nil || req.Prompt == nil && req.Rendered == nil {
+		return nil, errors.New("remote: a job needs a Session and a Prompt (or a Rendered one)")
 	}
-	name := req.Prompt.NS() + "/" + req.Prompt.Key()
+	rendered := req.Rendered
+	if rendered == nil { // not prepared by an engine: rendered here, as the engine would
+		var err error
+		if rendered, err = runner.Render(req); err != nil {
+			return nil, err
+		}
+	}
+	name := rendered.NS + "/" + rendered.Key
 	failed := func(phase runner.Phase, err error) error {
 		return &runner.EvaluationError{Phase: phase, Prompt: name, Err: err}
 	}
@@ -46,34 +52,24 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	if closed {
 		return nil, failed(runner.PhaseRequest, errClosed)
 	}
-	rendered, err := req.Prompt.Render(req.Params...)
-	if err != nil {
-		return nil, failed(runner.PhaseRender, err)
-	}
-	set, err := merge(req.Tools, rendered.Tools)
-	if err == nil {
-		set, err = set.Filter(req.ToolFilter)
-	}
-	if err != nil {
-		return nil, failed(runner.PhaseRender, err)
-	}
-	rendered.Tools = set
+	// The child's session here is a copy of the one on its worker: it
+	// applies what the evaluation records there, seeds included.
 	child := req.Session
-	sets := append([]session.Reducers{runner.Reducers()}, set.Reducers()...)
+	sets := runner.Sets(rendered)
 	for i := range sets {
 		sets[i].Seed = nil
 	}
 	if err := child.Install(ctx, sets...); err != nil {
 		return nil, failed(runner.PhaseRender, err)
 	}
-	j, err := x.job(ctx, job, rendered, set)
+	j, err := x.job(ctx, job, rendered)
 	if err != nil {
 		return nil, failed(runner.PhaseRender, err)
 	}
 	w := newWaiter()
 	w.job, w.child = j, child
 	if j.Approve != "" {
-		inv := &tools.Invocation{Session: child, Bus: child.Bus(), PromptNS: rendered.NS, PromptKey: rendered.Key, Tools: set,
+		inv := &tools.Invocation{Session: child, Bus: child.Bus(), PromptNS: rendered.NS, PromptKey: rendered.Key, Tools: rendered.Tools,
 			Model: req.Model, ModelName: req.ModelName, CacheKey: req.CacheKey, Logger: req.Logger}
 		stop, err := x.answerApprovals(ctx, j, w, inv, req.Approve)
 		if err != nil {
@@ -142,13 +138,13 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			grace = t.C
 			continue
 		case <-grace:
-			return run.partial(name, rendered, failed(runner.PhaseRequest, context.Cause(ctx)))
+			return run.partial(rendered, failed(runner.PhaseRequest, context.Cause(ctx)))
 		case <-missing:
-			return run.partial(name, rendered, failed(runner.PhaseRecord, fmt.Errorf(
+			return run.partial(rendered, failed(runner.PhaseRecord, fmt.Errorf(
 				"the worker's result counts %d batches of the subagent's, and some never arrived within %s of it (their messages were lost); its work is incomplete", run.pending.Batches, x.missingWait)))
 		case <-recheck:
 			if x.confirmed(ctx, j, suspect) {
-				return run.partial(name, rendered, failed(runner.PhaseRequest, x.gaveUp(suspect)))
+				return run.partial(rendered, failed(runner.PhaseRequest, x.gaveUp(suspect)))
 			}
 			recheck = time.After(x.setup.AckWait)
 		case <-gone:
@@ -158,10 +154,10 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		for _, r := range w.take() {
 			switch {
 			case r.closed:
-				return run.partial(name, rendered, failed(runner.PhaseRequest, errors.New("the remote executor was closed while the subagent ran")))
+				return run.partial(rendered, failed(runner.PhaseRequest, errors.New("the remote executor was closed while the subagent ran")))
 			case r.notice != nil:
 				if x.confirmed(ctx, j, r.notice) {
-					return run.partial(name, rendered, failed(runner.PhaseRequest, x.gaveUp(r.notice)))
+					return run.partial(rendered, failed(runner.PhaseRequest, x.gaveUp(r.notice)))
 				}
 				if suspect == nil {
 					x.tell("notice")
@@ -175,7 +171,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 				}
 				if len(rr.Tail) > 0 {
 					if err := run.add(rr.Attempt, rr.Worker, rr.PID, rr.Delivery, rr.Tail); err != nil {
-						return run.partial(name, rendered, failed(runner.PhaseRecord, err))
+						return run.partial(rendered, failed(runner.PhaseRecord, err))
 					}
 				}
 				if run.complete(&rr) {
@@ -194,7 +190,7 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 					continue
 				}
 				if err := run.add(p.Attempt, p.Worker, p.PID, p.Delivery, p.Batches); err != nil {
-					return run.partial(name, rendered, failed(runner.PhaseRecord, err))
+					return run.partial(rendered, failed(runner.PhaseRecord, err))
 				}
 				if run.pending != nil && run.complete(run.pending) {
 					res = run.pending
@@ -206,9 +202,9 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		}
 		if res == nil && lost {
 			if cancelled {
-				return run.partial(name, rendered, failed(runner.PhaseRequest, context.Cause(ctx)))
+				return run.partial(rendered, failed(runner.PhaseRequest, context.Cause(ctx)))
 			}
-			return run.partial(name, rendered, failed(runner.PhaseRequest, errGone))
+			return run.partial(rendered, failed(runner.PhaseRequest, errGone))
 		}
 		if run.budgetSpent && !cancelled {
 			cancelled = true
@@ -220,9 +216,9 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 		x.reject(j, w, "a notice that the server gave up on the job, which the pool's state did not confirm")
 	}
 	if err := run.settle(res.Attempt); err != nil {
-		return run.partial(name, rendered, failed(runner.PhaseRecord, err))
+		return run.partial(rendered, failed(runner.PhaseRecord, err))
 	}
-	resp, err := run.response(name, rendered, res)
+	resp, err := run.response(rendered, res)
 	if cancelled && ctx.Err() != nil && err == nil {
 		err = failed(runner.PhaseRequest, context.Cause(ctx))
 	}
@@ -235,28 +231,21 @@ func (x *Executor) cancel(j *job) {
 	_ = x.nc.PublishMsg(&nats.Msg{Subject: cancelSubject(j.key()), Header: replyHeader(j.Secret, macCancel, j.key(), nil)})
 }
 
-// job is the wire form of job.
-func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.Rendered, set tools.Toolset) (*job, error) {
+// job is the wire form of job: the evaluation as the engine prepared it.
+func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.Rendered) (*job, error) {
 	req := sj.Request
 	j := &job{V: wireVersion, Token: x.jobToken(sj), Secret: newSecret(), ID: sj.ID, Name: sj.Name, Root: sj.Root, RootPrompt: sj.RootPrompt,
 		Agents: sj.Agents, Schema: session.SchemaVersion, Fingerprint: x.fp, Session: req.Session.ID(),
-		NS: rendered.NS, Key: rendered.Key, UserMessage: req.UserMessage, Continue: req.Continue, Tools: set.Names(),
-		ModelName: req.ModelName, MaxTurns: req.MaxTurns, Budget: req.Budget, OutputRetries: req.OutputRetries,
-		CancelGrace: req.CancelGrace, CacheKey: req.CacheKey}
+		NS: rendered.NS, Key: rendered.Key, Text: rendered.Text, Tools: rendered.Tools.Names(), Messages: req.Messages,
+		UserMessage: req.UserMessage, Continue: req.Continue, ModelName: req.ModelName, MaxTurns: req.MaxTurns, Budget: req.Budget,
+		OutputRetries: req.OutputRetries, CancelGrace: req.CancelGrace, CacheKey: req.CacheKey}
+	if out := rendered.Output; out != nil {
+		j.Output = typeKey(out.Type())
+	}
+	j.Needs = x.index.needs(sj.Name, rendered)
 	j.Reply = x.replyPrefix() + j.Token
 	if dl, ok := ctx.Deadline(); ok {
 		j.Deadline = dl.Add(time.Second) // the parent cancels at its deadline; the worker's is a backstop
-	}
-	for _, p := range req.Params {
-		data, err := json.Marshal(p)
-		if err != nil {
-			return nil, fmt.Errorf("the prompt's params %T cannot be sent to a worker: %w", p, err)
-		}
-		j.Params = append(j.Params, typed{Type: typeKey(reflect.TypeOf(p)), Data: data})
-	}
-	j.Messages = req.Messages
-	if req.Continue == "" && (len(req.Messages) == 0 || req.Messages[0].Role != model.RoleSystem) {
-		j.Messages = append([]model.Message{model.SystemMessage(rendered.Text)}, req.Messages...)
 	}
 	if !sj.Fresh {
 		name, err := x.storeSnapshot(ctx, req.Session, sj.From)
@@ -272,20 +261,4 @@ func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.R
 		j.Deltas = deltaSubject(x.id, j.Token)
 	}
 	return j, nil
-}
-
-// merge returns inherited followed by own's tools that inherited lacks,
-// as the runner merges them.
-func merge(inherited, own tools.Toolset) (tools.Toolset, error) {
-	set := inherited
-	for t := range own.All() {
-		if _, ok := inherited.Lookup(t.Spec().Name); ok {
-			continue
-		}
-		var err error
-		if set, err = set.With(t); err != nil {
-			return tools.Toolset{}, err
-		}
-	}
-	return set, nil
 }

@@ -59,6 +59,7 @@ type Executor struct {
 	traceContext func(ctx context.Context, sessionID, callID string) context.Context
 	id           string
 	fp           string
+	index        index // what the setup registers, hashed
 	cons         jetstream.ConsumeContext
 	subs         []*nats.Subscription // the pool's advisories, the deltas
 	// gone is closed when the connection closes for good (the server was
@@ -87,12 +88,9 @@ type Executor struct {
 	flights map[cached]*flight // snapshots being stored
 }
 
-// object is a snapshot known to be in the store: when it was put there,
-// and whether this executor put it (Close removes only those: one it
-// found there belongs to another executor, whose jobs may still name it).
+// object is a snapshot known to be in the store: when it was put there.
 type object struct {
-	put  time.Time
-	ours bool
+	put time.Time
 }
 
 // flight is a snapshot being stored: siblings that fork from the state
@@ -118,7 +116,7 @@ func NewExecutor(ctx context.Context, js jetstream.JetStream, opts Options) (*Ex
 	if err != nil {
 		return nil, err
 	}
-	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, traceContext: opts.TraceContext, id: token(randid.New())[:12], fp: setup.fingerprint(), missingWait: 2 * time.Minute,
+	x := &Executor{js: js, nc: js.Conn(), in: in, setup: setup, pool: opts.Pool, traceContext: opts.TraceContext, id: token(randid.New())[:12], fp: setup.fingerprint(), index: setup.index(), missingWait: 2 * time.Minute,
 		waiting: map[string]*waiter{}, bySeq: map[uint64]string{}, stored: map[string]object{}, flights: map[cached]*flight{}}
 	cons, err := js.OrderedConsumer(ctx, repliesStream, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{x.replyPrefix() + ">"}, DeliverPolicy: jetstream.DeliverNewPolicy})
@@ -167,11 +165,12 @@ var errClosed = errors.New("the remote executor is closed; dispatch with a new o
 // errGone is a child's failure when the executor's connection closed.
 var errGone = errors.New("the connection to the NATS server closed, so no worker's reply can arrive; connect again and make a new executor")
 
-// Close stops following the workers' replies and removes the snapshots
-// this executor put in the store — not those it found there, put by
-// another executor (the store's TTL removes those of an executor that
-// did not close). Children still running fail, and so do those
-// dispatched after it. Closing again does nothing.
+// Close stops following the workers' replies. It leaves the snapshots
+// in the store: an object is named by its content's hash and shared by
+// every executor that forks from that state, so another executor's
+// queued jobs may name one this executor put; the store's TTL removes
+// them. Children still running fail, and so do those dispatched after
+// it. Closing again does nothing.
 func (x *Executor) Close() error {
 	x.mu.Lock()
 	closed := x.closed
@@ -184,22 +183,11 @@ func (x *Executor) Close() error {
 	<-x.watched
 	x.unsubscribe()
 	x.mu.Lock()
-	names := make([]string, 0, len(x.stored))
-	for n, o := range x.stored {
-		if o.ours {
-			names = append(names, n)
-		}
-	}
 	x.stored = map[string]object{}
 	for _, w := range x.waiting {
 		w.push(reply{closed: true})
 	}
 	x.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for _, n := range names {
-		_ = x.in.objects.Delete(ctx, n)
-	}
 	return nil
 }
 
@@ -376,7 +364,7 @@ func (x *Executor) store(ctx context.Context, s *session.Session, snap session.S
 		if info, err := x.in.objects.GetInfo(ctx, name); err == nil && x.lasts(info.ModTime) {
 			o.put = info.ModTime
 		} else {
-			o = object{put: time.Now(), ours: true}
+			o.put = time.Now()
 			if _, err := x.in.objects.PutBytes(ctx, name, data); err != nil {
 				return "", fmt.Errorf("storing the parent's state: %w", err)
 			}
@@ -385,8 +373,6 @@ func (x *Executor) store(ctx context.Context, s *session.Session, snap session.S
 	x.mu.Lock()
 	if known {
 		o = x.stored[name]
-	} else if old, ok := x.stored[name]; ok {
-		o.ours = o.ours || old.ours // put by this executor before, and still to remove
 	}
 	x.stored[name] = o
 	key.name = name

@@ -2,9 +2,7 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"reflect"
 
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -20,51 +18,20 @@ func jobContext(ctx context.Context, j *job) context.Context {
 	return sj.Context(ctx)
 }
 
-// request sets the restored child session s up as the dispatching engine
-// set it up — the reducers of its tools and the runner's, the program's
-// ChildSetup, the parent's pending messages left out — and returns the
-// evaluation to run on it: the prompt of the registry by the job's
-// namespace and key, for its tools and structured output (the child's
-// system message, rendered by the parent, is the first of the job's
-// messages), or an empty one of that name; the tools by name; the model
-// by name.
+// request sets the restored child session s up as the engine sets a
+// child up (subagent.SetUp, with the program's ChildSetup) and returns
+// the evaluation the engine prepared, to run on it: the prompt as the
+// parent rendered it, with this worker's tools of its names and model.
 func (w *worker) request(ctx context.Context, j *job, s *session.Session) (runner.Request, error) {
 	req := runner.Request{Session: s, Messages: j.Messages, UserMessage: j.UserMessage, Continue: j.Continue, ModelName: j.ModelName,
-		MaxTurns: j.MaxTurns, Budget: j.Budget, ToolFilter: j.Filter, OutputRetries: j.OutputRetries, CancelGrace: j.CancelGrace,
+		MaxTurns: j.MaxTurns, Budget: j.Budget, OutputRetries: j.OutputRetries, CancelGrace: j.CancelGrace,
 		CacheKey: j.CacheKey, Logger: w.setup.Logger}
-	var list []tools.Tool
-	for _, name := range j.Tools {
-		t, ok := w.setup.Tools.Lookup(name)
-		if !ok {
-			return req, fmt.Errorf("the child is given the tool %q, which the worker does not have; give it to Setup.Tools", name)
-		}
-		list = append(list, t)
-	}
-	ts, err := tools.NewToolset(list...)
-	if err != nil {
+	var err error
+	if req.Rendered, err = w.rendered(j); err != nil {
 		return req, err
 	}
-	req.Tools = ts
-	bare := func(sets []session.Reducers) []session.Reducers {
-		for i := range sets {
-			sets[i].Seed = nil
-		}
-		return sets
-	}
-	if err := s.Install(ctx, bare(append([]session.Reducers{runner.Reducers()}, ts.Reducers()...))...); err != nil {
-		return req, err
-	}
-	if w.setup.ChildSetup != nil {
-		if err := w.setup.ChildSetup(s); err != nil {
-			return req, fmt.Errorf("the worker's child setup: %w", err)
-		}
-	}
-	if n := session.Len[runner.Inbound](s); n > 0 {
-		if read, _ := session.Latest[runner.InboundRead](s); read.Upto < n {
-			if err := s.Dispatch(ctx, runner.InboundRead{Upto: n}); err != nil {
-				return req, err
-			}
-		}
+	if err := subagent.SetUp(ctx, s, w.setup.ChildSetup); err != nil {
+		return req, fmt.Errorf("the worker's child setup: %w", err)
 	}
 	if req.Model, err = w.setup.Model(j.ModelName); err != nil {
 		return req, fmt.Errorf("the model %q: %w", j.ModelName, err)
@@ -75,49 +42,36 @@ func (w *worker) request(ctx context.Context, j *job, s *session.Session) (runne
 	if j.Approve != "" {
 		req.Approve = asker(w.nc, j)
 	}
-	req.Prompt, req.Params, err = w.prompt(j)
-	return req, err
+	return req, nil
 }
 
-// prompt returns the registry's prompt of the job's name and the job's
-// params it takes, or an empty prompt of that name when the registry has
-// none or it does not render with them.
-func (w *worker) prompt(j *job) (*prompt.Prompt, []any, error) {
-	if w.setup.Prompts != nil {
-		if p, err := w.setup.Prompts.Lookup(j.NS, j.Key); err == nil {
-			if params, ok := decodeParams(p, j.Params); ok {
-				if _, err := p.Render(params...); err == nil {
-					return p, params, nil
-				}
-			}
-		}
-	}
-	p, err := prompt.New(j.NS, j.Key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("the child's prompt %s/%s: %w", j.NS, j.Key, err)
-	}
-	return p, nil, nil
-}
-
-// decodeParams decodes the params p takes; others are the parent's
-// framing (the delegation, the orientation), which the system message
-// carries already.
-func decodeParams(p *prompt.Prompt, params []typed) ([]any, bool) {
-	types := map[string]reflect.Type{}
-	for _, t := range p.ParamTypes() {
-		types[typeKey(t)] = t
-	}
-	var out []any
-	for _, tv := range params {
-		t, ok := types[tv.Type]
+// rendered is the job's prompt as its parent rendered it: its text, the
+// worker's tools of its names, and the structured output of the worker's
+// prompt of its name, when it declares one.
+func (w *worker) rendered(j *job) (*prompt.Rendered, error) {
+	list := make([]tools.Tool, 0, len(j.Tools))
+	for _, name := range j.Tools {
+		t, ok := w.setup.Tools.Lookup(name)
 		if !ok {
-			continue
+			return nil, fmt.Errorf("the child is given the tool %q, which the worker does not have; give it to Setup.Tools", name)
 		}
-		v := reflect.New(t)
-		if err := json.Unmarshal(tv.Data, v.Interface()); err != nil {
-			return nil, false
-		}
-		out = append(out, v.Elem().Interface())
+		list = append(list, t)
 	}
-	return out, true
+	ts, err := tools.NewToolset(list...)
+	if err != nil {
+		return nil, err
+	}
+	r := &prompt.Rendered{NS: j.NS, Key: j.Key, Text: j.Text, Tools: ts}
+	if j.Output == "" {
+		return r, nil
+	}
+	var p *prompt.Prompt
+	if w.setup.Prompts != nil {
+		p, _ = w.setup.Prompts.Lookup(j.NS, j.Key)
+	}
+	if p == nil || p.Output() == nil || typeKey(p.Output().Type()) != j.Output {
+		return nil, fmt.Errorf("the child's prompt %s/%s declares its answer a %s, and the worker has no prompt of that name declaring it (Setup.Prompts)", j.NS, j.Key, j.Output)
+	}
+	r.Output = p.Output()
+	return r, nil
 }

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 
-	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
@@ -151,25 +149,22 @@ func (r *remoteRun) settle(id string) error {
 	return r.catchUp(a)
 }
 
-// response is the runner's response of the result.
-func (r *remoteRun) response(name string, rendered *prompt.Rendered, res *result) (*runner.Response, error) {
+// response is the child's response, read from what it recorded, with
+// the counts of the worker's run (a continued evaluation's records hold
+// those of its earlier runs too), and the worker's error.
+func (r *remoteRun) response(rendered *prompt.Rendered, res *result) (*runner.Response, error) {
+	name := rendered.NS + "/" + rendered.Key
 	var resp *runner.Response
 	if wr := res.Response; wr != nil {
-		resp = &runner.Response{NS: rendered.NS, Key: rendered.Key, Evaluation: wr.Evaluation, Text: wr.Text, Rendered: rendered,
-			Usage: wr.Usage, ChildUsage: wr.ChildUsage, Turns: wr.Turns, ToolCalls: wr.ToolCalls, ToolsUsed: wr.ToolsUsed, Duration: wr.Duration,
-			Messages: runner.Conversation(r.child.Snapshot(), wr.Evaluation)}
-		if out := rendered.Output; out != nil && res.Error == nil {
-			var err error
-			if len(wr.Output) > 0 {
-				v := reflect.New(out.Type())
-				err = json.Unmarshal(wr.Output, v.Interface())
-				resp.Output = v.Elem().Interface()
-			} else {
-				resp.Output, err = out.Parse(wr.Text)
-			}
-			if err != nil {
-				return resp, &runner.EvaluationError{Phase: runner.PhaseResponse, Prompt: name, Err: err}
-			}
+		var err error
+		resp, err = runner.Recorded(r.child.Snapshot(), wr.Evaluation, rendered)
+		resp.Text, resp.Usage, resp.ChildUsage, resp.Turns, resp.ToolCalls, resp.ToolsUsed, resp.Duration =
+			wr.Text, wr.Usage, wr.ChildUsage, wr.Turns, wr.ToolCalls, wr.ToolsUsed, wr.Duration
+		if err == nil && res.Error == nil && rendered.Output != nil && resp.Output == nil {
+			err = errors.New("the worker's child ended without recording its structured output")
+		}
+		if err != nil && res.Error == nil {
+			return resp, &runner.EvaluationError{Phase: runner.PhaseResponse, Prompt: name, Err: err}
 		}
 	}
 	if e := res.Error; e != nil {
@@ -186,38 +181,15 @@ func (r *remoteRun) response(name string, rendered *prompt.Rendered, res *result
 }
 
 // partial is the response so far, with err, read from what the child
-// holds of its latest evaluation: its conversation, its last text, what
-// its model calls spent — so that a child stopped on its worker keeps its
-// work, as one stopped in process does.
-func (r *remoteRun) partial(name string, rendered *prompt.Rendered, err error) (*runner.Response, error) {
+// holds of its latest evaluation, so that a child stopped on its worker
+// keeps its work, as one stopped in process does.
+func (r *remoteRun) partial(rendered *prompt.Rendered, err error) (*runner.Response, error) {
 	snap := r.child.Snapshot()
 	evals := runner.Evaluations(snap)
 	if len(evals) == 0 || r.applied == "" {
 		return nil, err
 	}
-	eval := evals[len(evals)-1]
-	resp := &runner.Response{NS: rendered.NS, Key: rendered.Key, Evaluation: eval, Rendered: rendered, Messages: runner.Conversation(snap, eval)}
-	for _, m := range resp.Messages {
-		if m.Role == model.RoleAssistant && (m.Content != "" || len(m.ToolCalls) == 0) {
-			resp.Text = m.Content
-		}
-	}
-	used := map[string]bool{}
-	for mc := range session.SliceOfSnapshot[runner.ModelCalled](snap).All() {
-		if mc.Evaluation == eval {
-			resp.Usage = resp.Usage.Add(mc.Usage)
-			resp.Turns++
-		}
-	}
-	for ti := range session.SliceOfSnapshot[runner.ToolInvoked](snap).All() {
-		if ti.Evaluation == eval {
-			resp.ToolCalls++
-			if !used[ti.Name] {
-				used[ti.Name] = true
-				resp.ToolsUsed = append(resp.ToolsUsed, ti.Name)
-			}
-		}
-	}
+	resp, _ := runner.Recorded(snap, evals[len(evals)-1], rendered)
 	return resp, err
 }
 

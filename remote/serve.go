@@ -53,7 +53,10 @@ func Serve(ctx context.Context, js jetstream.JetStream, pool string, setup Setup
 	host, _ := os.Hostname()
 	w := &worker{js: js, nc: js.Conn(), in: in, setup: setup, fingerprint: setup.fingerprint(),
 		id: randid.New()[:8], name: fmt.Sprintf("%s/%d", host, os.Getpid()), pid: os.Getpid(), running: map[string]running{}, cancelled: map[string][]nats.Header{},
-		cache: newSnapshotCache(setup.MaxSnapshotBytes)}
+		cache: newSnapshotCache(setup.MaxSnapshotBytes), stats: setup.Stats}
+	if w.stats == nil {
+		w.stats = new(Stats)
+	}
 	sub, err := w.nc.Subscribe(cancelSubject("*.*"), w.onCancel)
 	if err != nil {
 		return fmt.Errorf("remote: subscribing to cancellations: %w", err)
@@ -147,9 +150,11 @@ type worker struct {
 	// cancelOrder.
 	cancelled   map[string][]nats.Header
 	cancelOrder []string
-	// rejected counts the cancels ignored for want of the job's MAC.
-	rejected atomic.Uint64
-	cache    *snapshotCache
+	// stats counts the cancels ignored for want of the job's MAC;
+	// warnedCancel says the first was logged.
+	stats        *Stats
+	warnedCancel atomic.Bool
+	cache        *snapshotCache
 }
 
 // handle runs one delivery of a job to completion: a result published and
@@ -182,9 +187,13 @@ func (w *worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	attempt := fmt.Sprintf("%s-%d", w.id, delivery)
 	if j.Schema != session.SchemaVersion || j.Fingerprint != w.fingerprint {
+		what := w.setup.unmet(j.Needs)
+		if what == "" {
+			what = "what the child needs matches, the programs differ elsewhere (their prompts, agents, tools or event types)"
+		}
 		w.finish(w.drain, msg, j, attempt, 0, &result{Error: &wireError{Kind: kindMismatch, Message: fmt.Sprintf(
-			"the job comes from a program of snapshot schema %s and fingerprint %s, and this worker runs snapshot schema %s and fingerprint %s; run workers built from the same code as the program that dispatches",
-			j.Schema, j.Fingerprint, session.SchemaVersion, w.fingerprint)}})
+			"%s: the job comes from a program of snapshot schema %s and fingerprint %s, and this worker runs snapshot schema %s and fingerprint %s; run workers built from the same code as the program that dispatches",
+			what, j.Schema, j.Fingerprint, session.SchemaVersion, w.fingerprint)}})
 		return
 	}
 
@@ -334,9 +343,6 @@ func outcome(ctx context.Context, resp *runner.Response, err error) *result {
 	if resp != nil {
 		wr := &wireResponse{Evaluation: resp.Evaluation, Text: resp.Text, Usage: resp.Usage, ChildUsage: resp.ChildUsage,
 			Turns: resp.Turns, ToolCalls: resp.ToolCalls, ToolsUsed: resp.ToolsUsed, Duration: resp.Duration}
-		if resp.Output != nil {
-			wr.Output, _ = json.Marshal(resp.Output)
-		}
 		res.Response = wr
 	}
 	if err != nil {

@@ -3,7 +3,6 @@ package remote
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -71,6 +70,9 @@ type Setup struct {
 	MaxSnapshotBytes int64
 	// Logger reports what does not stop a worker (slog.Default() when nil).
 	Logger *slog.Logger
+	// Stats, on a worker, when set, is where Serve counts what a program
+	// may watch (the cancels it ignored).
+	Stats *Stats
 	// Bus, on a worker, is the bus the children's sessions publish on (a
 	// new one for each child when nil): attach observers to it — a tracer
 	// (telemetry.Observe) continues the trace a job's headers carry, as
@@ -136,20 +138,16 @@ func (s Setup) fingerprint() string {
 	add("schema %s", session.SchemaVersion)
 	if s.Prompts != nil {
 		for p := range s.Prompts.All() {
-			d, _ := json.Marshal(p.Descriptor())
-			add("prompt %s/%s %x", p.NS(), p.Key(), sha256.Sum256(d))
+			add("prompt %s/%s %s", p.NS(), p.Key(), promptHash(p))
 		}
 	}
 	if s.Agents != nil {
 		for _, d := range s.Agents.All() {
-			b, _ := json.Marshal([]any{d.Name, d.Description, d.Prompt, d.Tools, d.DisallowedTools, d.Model, d.MaxTurns, d.ForkContext})
-			add("agent %s %x", d.Name, sha256.Sum256(b))
+			add("agent %s %s", d.Name, agentHash(d))
 		}
 	}
 	for t := range s.Tools.All() {
-		sp := t.Spec()
-		b, _ := json.Marshal([]any{sp.Name, sp.Description, sp.Params, sp.Result})
-		add("tool %s %x", sp.Name, sha256.Sum256(b))
+		add("tool %s %s", t.Spec().Name, toolHash(t))
 	}
 	for _, set := range s.sets() {
 		for t, n := range set.Names {

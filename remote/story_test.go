@@ -99,31 +99,37 @@ func storyDeltas(t *testing.T, ctx context.Context, opts subagent.Options, blank
 func normalize(t *testing.T, data []byte, blank ...string) string {
 	var v any
 	require.NoError(t, json.Unmarshal(data, &v))
-	var walk func(any) any
-	walk = func(v any) any {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				switch lk := strings.ToLower(k); {
-				case slices.Contains(blank, lk), lk == "evaluation", lk == "session_id", lk == "parent_id", strings.HasSuffix(lk, "_at"), lk == "time",
-					strings.HasSuffix(lk, "duration"), lk == "call_id", lk == "source_id", lk == "children", lk == "child_ids":
-					x[k] = "-"
-				default:
-					x[k] = walk(e)
-				}
-			}
-			return x
-		case []any:
-			for i := range x {
-				x[i] = walk(x[i])
-			}
-			return x
+	v = rewriteJSON(v, func(k string, _ any) (any, bool) {
+		switch lk := strings.ToLower(k); {
+		case slices.Contains(blank, lk), lk == "evaluation", lk == "session_id", lk == "parent_id", strings.HasSuffix(lk, "_at"), lk == "time",
+			strings.HasSuffix(lk, "duration"), lk == "call_id", lk == "source_id", lk == "children", lk == "child_ids":
+			return "-", true
 		}
-		return v
-	}
-	out, err := json.MarshalIndent(walk(v), "", " ")
+		return nil, false
+	})
+	out, err := json.MarshalIndent(v, "", " ")
 	require.NoError(t, err)
 	return string(out)
+}
+
+// rewriteJSON replaces, in decoded JSON v, the value of each object key
+// that replace says to (its second result), and walks into the others.
+func rewriteJSON(v any, replace func(key string, value any) (any, bool)) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if r, ok := replace(k, e); ok {
+				x[k] = r
+			} else {
+				x[k] = rewriteJSON(e, replace)
+			}
+		}
+	case []any:
+		for i := range x {
+			x[i] = rewriteJSON(x[i], replace)
+		}
+	}
+	return v
 }
 
 func watchdog(t *testing.T) context.Context {

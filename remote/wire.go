@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/offshoot-dev/offshoot/model"
-	"github.com/offshoot-dev/offshoot/tools"
 )
 
 // wireVersion is the version of the messages below; a worker refuses a
@@ -18,14 +17,14 @@ import (
 // message ids and cancellations (version 1, by its token alone, mixed up
 // the jobs of two programs that number their agents alike). Version 3
 // carries the job's secret, and every message about the job a MAC by it
-// (see mac.go).
-const wireVersion = 3
+// (see mac.go). Version 4 carries the prompt as the parent rendered it,
+// rather than its params.
+const wireVersion = 4
 
 // Bounds of what a worker accepts from a job message.
 const (
 	maxJobBytes    = 8 << 20
 	maxJobMessages = 10_000
-	maxJobParams   = 64
 	maxJobTools    = 1024
 	maxJobAgents   = 64
 	maxIDLen       = 256
@@ -58,19 +57,24 @@ type job struct {
 	// registry fingerprint of the dispatching side.
 	Schema      string `json:"schema"`
 	Fingerprint string `json:"fingerprint"`
+	// Needs are what the child needs its worker to have as the parent
+	// has it, for a worker of another fingerprint to say which differ.
+	Needs []need `json:"needs,omitempty"`
 	// Snapshot names the object holding the state the child started from
 	// (its sha256), "" for a fresh child; Session is the child's id.
 	Snapshot string `json:"snapshot,omitempty"`
 	Session  string `json:"session"`
-	// The evaluation.
+	// The evaluation, as the engine prepared it: the prompt rendered
+	// (its text, the names of the tools offered, the Go type of its
+	// structured output, if any), then the request's fields.
 	NS            string          `json:"ns"`
 	Key           string          `json:"key"`
-	Params        []typed         `json:"params,omitempty"`
+	Text          string          `json:"text"`
+	Tools         []string        `json:"tools,omitempty"`
+	Output        string          `json:"output,omitempty"`
 	Messages      []model.Message `json:"messages,omitempty"`
 	UserMessage   string          `json:"user_message,omitempty"`
 	Continue      string          `json:"continue,omitempty"`
-	Tools         []string        `json:"tools,omitempty"`
-	Filter        tools.Filter    `json:"filter"`
 	ModelName     string          `json:"model"`
 	MaxTurns      int             `json:"max_turns,omitempty"`
 	Budget        int             `json:"budget,omitempty"`
@@ -80,8 +84,7 @@ type job struct {
 	Deadline      time.Time       `json:"deadline,omitzero"`
 }
 
-// typed is a value with its type's name: a prompt's params (by Go type),
-// an event (by its registry name).
+// typed is an event with its type's name in the registry.
 type typed struct {
 	Type string          `json:"type"`
 	Data json.RawMessage `json:"data"`
@@ -126,19 +129,18 @@ type result struct {
 	Error    *wireError    `json:"error,omitempty"`
 }
 
-// wireResponse is the runner's response, without what the parent has
-// itself (the rendered prompt) or reads from the child's state (the
-// conversation).
+// wireResponse is what the runner's response says beyond the child's
+// records, which the parent reads the rest from (runner.Recorded): which
+// evaluation ran, and what this run of it did and spent.
 type wireResponse struct {
-	Evaluation string          `json:"evaluation"`
-	Text       string          `json:"text,omitempty"`
-	Output     json.RawMessage `json:"output,omitempty"`
-	Usage      model.Usage     `json:"usage"`
-	ChildUsage model.Usage     `json:"child_usage"`
-	Turns      int             `json:"turns"`
-	ToolCalls  int             `json:"tool_calls"`
-	ToolsUsed  []string        `json:"tools_used,omitempty"`
-	Duration   time.Duration   `json:"duration"`
+	Evaluation string        `json:"evaluation"`
+	Text       string        `json:"text,omitempty"`
+	Usage      model.Usage   `json:"usage"`
+	ChildUsage model.Usage   `json:"child_usage"`
+	Turns      int           `json:"turns"`
+	ToolCalls  int           `json:"tool_calls"`
+	ToolsUsed  []string      `json:"tools_used,omitempty"`
+	Duration   time.Duration `json:"duration"`
 }
 
 // wireError is an evaluation's failure: the runner's phase, the text of
@@ -204,8 +206,8 @@ func decodeJob(data []byte) (*job, error) {
 	check(j.Deltas == "" || validReply(j.Deltas, "offshoot.delta."), "its delta subject %q is not a delta subject", clip(j.Deltas))
 	check(j.Snapshot == "" || isHash(j.Snapshot), "its snapshot name %q is not a sha256", clip(j.Snapshot))
 	check(len(j.Messages) <= maxJobMessages, "it carries %d messages, over %d", len(j.Messages), maxJobMessages)
-	check(len(j.Params) <= maxJobParams, "it carries %d params, over %d", len(j.Params), maxJobParams)
 	check(len(j.Tools) <= maxJobTools, "it names %d tools, over %d", len(j.Tools), maxJobTools)
+	check(len(j.Needs) <= maxJobTools+2, "it lists %d needs, over %d", len(j.Needs), maxJobTools+2)
 	check(len(j.Agents) <= maxJobAgents, "its delegation chain has %d agents, over %d", len(j.Agents), maxJobAgents)
 	check(j.MaxTurns >= 0 && j.Budget >= 0 && j.CancelGrace >= 0, "it has a negative limit")
 	if len(errs) > 0 {

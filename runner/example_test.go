@@ -147,3 +147,45 @@ func ExampleOutput() {
 	// asked for: travel_list strict: true
 	// runner: the structured output is a runner_test.Packing, not a runner_test.Forecast
 }
+
+// An evaluation rendered in one place and run in another: Render renders
+// the prompt with its params once, where they are; the rendered prompt is
+// plain text and tool names, and Evaluate runs it as it is (a subagent on
+// a remote worker runs so). Recorded reads the response back from what
+// the session recorded.
+func ExampleRender() {
+	p, err := prompt.New("travel", "advice",
+		prompt.Markdown[TripParams]("Trip", "Advise a traveller going to {{ .City }}."))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rendered, err := runner.Render(runner.Request{Prompt: p, Params: []any{TripParams{City: "Oslo"}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%q\n", rendered.Text)
+
+	s, err := session.New()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	resp, err := runner.Evaluate(context.Background(), runner.Request{Rendered: rendered, Session: s,
+		Model: scripted.New(scripted.Text("Bring a warm coat.")), ModelName: "main"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	read, err := runner.Recorded(s.Snapshot(), resp.Evaluation, rendered)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(read.Text, read.Turns)
+	// Output:
+	// "## 1. Trip\n\nAdvise a traveller going to Oslo."
+	// Bring a warm coat. 1
+}

@@ -1,36 +1,27 @@
 package runner
 
 import (
-	"bytes"
-	"fmt"
 	"slices"
 
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/tools"
 )
 
-// render renders the prompt, builds the toolset, installs it, and records
-// the start of the conversation: earlier (a continued evaluation's
-// messages) or the system message, then the request's messages.
+// render renders the prompt (unless the request comes rendered),
+// installs the toolset, and records the start of the conversation:
+// earlier (a continued evaluation's messages) or the system message, then
+// the request's messages.
 func (r *run) render(earlier []model.Message) error {
-	rendered, err := r.req.Prompt.Render(r.req.Params...)
-	if err != nil {
-		return err
-	}
-	set := rendered.Tools
-	if r.req.Tools.Len() > 0 {
-		set, err = mergeToolsets(r.req.Tools, rendered.Tools)
-		if err != nil {
+	rendered := r.req.Rendered
+	if rendered == nil {
+		var err error
+		if rendered, err = render(r.req); err != nil {
 			return err
 		}
 	}
-	if set, err = set.Filter(r.req.ToolFilter); err != nil {
-		return err
-	}
-	rendered.Tools = set
-	if err := r.req.Session.Install(r.ctx, append(set.Reducers(), reducers)...); err != nil {
+	set := rendered.Tools
+	if err := r.req.Session.Install(r.ctx, Sets(rendered)...); err != nil {
 		return err
 	}
 	r.rendered, r.toolset = rendered, set
@@ -88,29 +79,4 @@ func sameRender(s *session.Session, rec PromptRendered) bool {
 		}
 	}
 	return found && text == rec.Text && slices.Equal(tools, rec.Tools)
-}
-
-// mergeToolsets returns inherited followed by own's tools that inherited
-// lacks. A name in both must name the same tool, or one with the same
-// contract (description and schemas) — a section built twice, say.
-func mergeToolsets(inherited, own tools.Toolset) (tools.Toolset, error) {
-	set := inherited
-	for t := range own.All() {
-		if prev, ok := inherited.Lookup(t.Spec().Name); ok {
-			if prev != t && !sameContract(prev, t) {
-				return tools.Toolset{}, fmt.Errorf("runner: the prompt's tool %q clashes with an inherited tool of the same name; rename one of them", t.Spec().Name)
-			}
-			continue
-		}
-		var err error
-		if set, err = set.With(t); err != nil {
-			return tools.Toolset{}, err
-		}
-	}
-	return set, nil
-}
-
-func sameContract(a, b tools.Tool) bool {
-	return a.Spec().Description == b.Spec().Description &&
-		bytes.Equal(a.Spec().Params, b.Spec().Params) && bytes.Equal(a.Spec().Result, b.Spec().Result)
 }

@@ -43,6 +43,11 @@ type Request struct {
 	// Prompt is rendered with Params (matched to its sections by type).
 	Prompt *prompt.Prompt
 	Params []any
+	// Rendered, when set, is the prompt already rendered (see Render) and
+	// is run as it is: Prompt, Params, Tools and ToolFilter are not used
+	// then, and Prompt may be nil. A subagent prepared in one process and
+	// run on a worker comes so.
+	Rendered *prompt.Rendered
 	// Session is the state the evaluation reads and records into.
 	Session *session.Session
 	// UserMessage, when not empty, follows the system message.
@@ -166,13 +171,18 @@ func Output[O any](resp *Response) (O, error) {
 // what a failed run spent. It never panics: a panic in the model or the
 // loop becomes an error.
 func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
-	if req.Prompt == nil || req.Session == nil || req.Model == nil {
-		return nil, errors.New("runner: a Request needs a Prompt, a Session and a Model")
+	if req.Prompt == nil && req.Rendered == nil || req.Session == nil || req.Model == nil {
+		return nil, errors.New("runner: a Request needs a Prompt, a Session and a Model (a Rendered prompt serves as its Prompt)")
 	}
 	if req.Logger == nil {
 		req.Logger = discardLogger
 	}
-	r := &run{req: req, ctx: ctx, prompt: req.Prompt.NS() + "/" + req.Prompt.Key()}
+	r := &run{req: req, ctx: ctx}
+	if req.Rendered != nil {
+		r.prompt = req.Rendered.NS + "/" + req.Rendered.Key
+	} else {
+		r.prompt = req.Prompt.NS() + "/" + req.Prompt.Key()
+	}
 	r.onDelta = r.publishDelta
 	defer func() {
 		if p := recover(); p != nil {

@@ -98,11 +98,7 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 		return nil, ctx, err
 	}
 	c.from = start
-	if err := e.setUp(s, spec); err != nil {
-		_ = s.Close()
-		return nil, ctx, err
-	}
-	if err := leaveInbound(ctx, s); err != nil {
+	if err := SetUp(ctx, s, e.setup, spec.Setup); err != nil {
 		_ = s.Close()
 		return nil, ctx, setupError(err)
 	}
@@ -114,11 +110,22 @@ func (e *Engine) prepare(ctx context.Context, spec Spec) (*child, context.Contex
 	return c, ctx, nil
 }
 
-// leaveInbound marks the inbound messages a forked child inherited from
-// its parent undelivered as read in the child: they are the parent's (a
-// background task's notification for it), not the child's. It writes only
-// when there are some.
-func leaveInbound(ctx context.Context, child *session.Session) error {
+// SetUp sets a child's session up as the engine does before the child
+// runs: each setup in turn (nil ones skipped; a panic is an error), then
+// the inbound messages it inherited from its parent undelivered are
+// marked read — they are the parent's (a background task's notification
+// for it), not the child's. A worker that runs a child prepared
+// elsewhere (package remote) sets the session it restored up with it, and
+// the program's own setup (Options.ChildSetup).
+func SetUp(ctx context.Context, child *session.Session, setups ...func(*session.Session) error) error {
+	for _, setup := range setups {
+		if setup == nil {
+			continue
+		}
+		if err := callSetup(setup, child); err != nil {
+			return err
+		}
+	}
 	n := session.Len[runner.Inbound](child)
 	if read, _ := session.Latest[runner.InboundRead](child); read.Upto >= n {
 		return nil
@@ -147,18 +154,6 @@ func (e *Engine) hydrate(spec Spec, tags map[string]string) (*session.Session, s
 		return nil, from, setupError(err)
 	}
 	return child, from, nil
-}
-
-func (e *Engine) setUp(child *session.Session, spec Spec) error {
-	for _, setup := range []func(*session.Session) error{e.setup, spec.Setup} {
-		if setup == nil {
-			continue
-		}
-		if err := callSetup(setup, child); err != nil {
-			return setupError(err)
-		}
-	}
-	return nil
 }
 
 func callSetup(setup func(*session.Session) error, child *session.Session) (err error) {
@@ -366,6 +361,12 @@ func (c *child) evaluate(ctx context.Context, req runner.Request) (*runner.Respo
 		req.Messages = c.resumed
 	}
 	c.rec.start(c.spec.TaskInPrompt && c.spec.Resume == "", len(c.resumed))
+	if req.Rendered == nil {
+		// Rendered once, here, wherever the executor runs it.
+		if req.Rendered, err = runner.Render(req); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := c.e.exec.Execute(ctx, c.job(req))
 	c.add(resp)
 	maxTurns := req.MaxTurns

@@ -45,8 +45,10 @@ type Job struct {
 	// of the tool call that delegated ("" when a program's own code did):
 	// where the child's work belongs in a trace.
 	Parent, CallID string
-	// Request is the child's evaluation, ready to run: Session is the
-	// child's session, Prompt oriented, ToolFilter and Approve final.
+	// Request is the child's evaluation as the engine prepared it, ready
+	// to run with runner.Evaluate wherever it runs: Session is the
+	// child's session, Rendered its prompt rendered once (oriented, its
+	// toolset merged and filtered: runner.Render), Approve final.
 	Request runner.Request
 }
 
