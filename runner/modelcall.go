@@ -102,7 +102,7 @@ func (r *run) describeModel() {
 func (r *run) generate(req *model.Request) (resp *model.Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			resp, err = nil, fmt.Errorf("runner: the model panicked: %v", p)
+			resp, err = nil, &panicError{fmt.Sprintf("runner: the model panicked: %v", p)}
 		}
 	}()
 	if bus.Observed[Delta](r.req.Session.Bus()) {
