@@ -213,6 +213,8 @@ type run struct {
 	rendered        *prompt.Rendered
 	toolset         tools.Toolset
 	specs           []model.ToolSpec
+	request         model.Request     // the model call's, reused each turn
+	outputSpec      *model.OutputSpec // the declared output's, made once
 	resp            *Response
 	messages        []model.Message // the conversation as render starts it
 	final           []any           // the final answer's records, and room for PromptExecuted
