@@ -37,7 +37,9 @@ func (f Func) Generate(ctx context.Context, req *Request) (*Response, error) {
 // Request is one call to a model: the conversation so far, the tools the
 // model may call and the options that shape its answer. A Request is
 // treated as read-only by models; callers must not mutate it while a call
-// is in flight.
+// is in flight. A model must not keep a *Request past the call: the
+// caller may reuse it (the runner does, from one turn to the next) — copy
+// what must outlive the call.
 type Request struct {
 	// Model is the provider's model id. Empty means the model's default
 	// (for example the id an adapter was configured with).

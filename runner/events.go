@@ -97,7 +97,14 @@ type ToolInvoked struct {
 	Duration time.Duration   `json:"duration"`
 }
 
-// PromptExecuted records the end of a successful evaluation.
+// PromptExecuted records the end of an evaluation, whatever its outcome:
+// every evaluation that Evaluate starts (once the Request is complete)
+// ends with exactly one, succeeded, failed, cancelled or abandoned, so an
+// observer closes what it opened for the evaluation on it and never
+// guesses. The runner records it in the session; when the session refuses
+// the record (it was closed meanwhile), it is told to the bus's observers
+// all the same, unrecorded (Seq 0). A failed evaluation's may come without
+// a PromptRendered before it, when the prompt did not render.
 type PromptExecuted struct {
 	// Evaluation is the id of the evaluation (Response.Evaluation).
 	Evaluation string `json:"evaluation"`
@@ -120,6 +127,28 @@ type PromptExecuted struct {
 	Turns      int           `json:"turns"`
 	ToolCalls  int           `json:"tool_calls"`
 	Duration   time.Duration `json:"duration"`
+	// Status is how the evaluation ended: "succeeded"; "failed";
+	// "cancelled" when its context was cancelled or its deadline passed;
+	// "abandoned" when it was cancelled while a tool that ignores the
+	// cancellation ran, and returned without it (ErrAbandoned). Empty in
+	// records stored before it was kept, all of successes.
+	Status string `json:"status,omitempty"`
+	// Error is the evaluation's error (the text of the *EvaluationError
+	// Evaluate returned), and ErrorType its kind: a model error's
+	// (model.ErrorKind: "rate_limited", "http_5xx", "timeout",
+	// "cancelled", …), or "abandoned", "max_turns", "budget_exceeded",
+	// "panic", "goexit", "render" (the prompt did not render or its tools
+	// did not install), "record" (the session refused a record),
+	// "invalid_output" (the answer did not match the declared output), or
+	// "_OTHER". Both are empty for a success.
+	Error     string `json:"error,omitempty"`
+	ErrorType string `json:"error_type,omitempty"`
+}
+
+// Succeeded reports whether the evaluation succeeded (records stored
+// before Status was kept are of successes only).
+func (e PromptExecuted) Succeeded() bool {
+	return e.Status == "" || e.Status == statusSucceeded
 }
 
 // Inbound is a message for the evaluation running on the session — a

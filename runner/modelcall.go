@@ -17,9 +17,13 @@ import (
 // arrived (cancelled mid-stream, say) returns and records that part's text
 // with the error; its unfinished tool calls are dropped.
 func (r *run) callModel() (model.Message, error) {
-	req := &model.Request{Messages: r.resp.Messages, Tools: r.specs, CacheKey: r.cacheKey}
-	if out := r.rendered.Output; out != nil {
-		req.Output = &model.OutputSpec{Name: outputName(r.rendered), Schema: out.Schema(), Strict: true}
+	// One Request serves every turn: a model must not keep it past the
+	// call (model.Request), and the run is on the heap already.
+	req := &r.request
+	*req = model.Request{Messages: r.resp.Messages, Tools: r.specs, CacheKey: r.cacheKey, Output: r.outputSpec}
+	if out := r.rendered.Output; out != nil && req.Output == nil {
+		r.outputSpec = &model.OutputSpec{Name: outputName(r.rendered), Schema: out.Schema(), Strict: true}
+		req.Output = r.outputSpec
 	}
 	r.resp.Turns++
 	started := r.clock()
@@ -102,7 +106,7 @@ func (r *run) describeModel() {
 func (r *run) generate(req *model.Request) (resp *model.Response, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			resp, err = nil, fmt.Errorf("runner: the model panicked: %v", p)
+			resp, err = nil, &panicError{fmt.Sprintf("runner: the model panicked: %v", p)}
 		}
 	}()
 	if bus.Observed[Delta](r.req.Session.Bus()) {

@@ -8,10 +8,10 @@ import (
 )
 
 // LogObserver logs the runner's events on b with logger, one record per
-// event at Info level (Warn for failed model and tool calls), with the
-// session id and the envelope's seq; at Debug level it also logs each piece
-// of text (or of a tool call) as the model streams it. It returns a func
-// that stops it.
+// event at Info level (Warn for failed model calls, tool calls and
+// evaluations), with the session id and the envelope's seq; at Debug level
+// it also logs each piece of text (or of a tool call) as the model streams
+// it. It returns a func that stops it.
 func LogObserver(b *bus.Bus, logger *slog.Logger) (stop func()) {
 	return b.SubscribeAll("runner.log", func(ctx context.Context, env bus.Envelope) error {
 		level := slog.LevelInfo
@@ -54,6 +54,10 @@ func LogObserver(b *bus.Bus, logger *slog.Logger) (stop func()) {
 			msg = "prompt executed"
 			attrs = []slog.Attr{slog.String("prompt", e.NS+"/"+e.Key), slog.Int("turns", e.Turns),
 				slog.Int("tool_calls", e.ToolCalls), slog.Int("tokens", e.Usage.TotalTokens), slog.Duration("duration", e.Duration)}
+			if !e.Succeeded() {
+				level = slog.LevelWarn
+				attrs = append(attrs, slog.String("status", e.Status), slog.String("error", e.Error), slog.String("error_type", e.ErrorType))
+			}
 		default:
 			return nil
 		}

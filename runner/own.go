@@ -45,7 +45,8 @@ func (r *run) runOwn() (*Response, error) {
 			switch p := recover(); {
 			case returned:
 			case p != nil:
-				out = result{r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))}
+				r.settle()
+				out = result{r.resp, r.fail(r.phase, &panicError{fmt.Sprintf("panic: %v", p)})}
 			case r.phase == PhaseTool && r.next < len(r.calls):
 				out.resp, out.err = r.partial(r.phase, fmt.Errorf("%w: tool %q must return one", errGoexit, r.calls[r.next].Name))
 			default:

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -10,7 +11,12 @@ import (
 // commit dispatches what the evaluation did to its session; a failure says
 // what it means.
 func (r *run) commit(events ...any) error {
-	if err := r.req.Session.Dispatch(r.ctx, events...); err != nil {
+	return r.commitWith(r.ctx, events...)
+}
+
+// commitWith is commit with ctx.
+func (r *run) commitWith(ctx context.Context, events ...any) error {
+	if err := r.req.Session.Dispatch(ctx, events...); err != nil {
 		return fmt.Errorf("runner: recording the evaluation in session %s failed, so its conversation there is incomplete (a later Continue would not see this turn): %w", r.req.Session.ID(), err)
 	}
 	return nil

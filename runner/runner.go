@@ -184,13 +184,23 @@ func Evaluate(ctx context.Context, req Request) (resp *Response, err error) {
 		r.prompt = req.Prompt.NS() + "/" + req.Prompt.Key()
 	}
 	r.onDelta = r.publishDelta
+	returned := false
 	defer func() {
-		if p := recover(); p != nil {
-			resp, err = r.resp, r.fail(r.phase, fmt.Errorf("panic: %v", p))
+		switch p := recover(); {
+		case p != nil:
+			resp, err = r.resp, r.fail(r.phase, &panicError{fmt.Sprintf("panic: %v", p)})
+			r.settle()
+		case !returned: // a model or an observer called runtime.Goexit
+			resp, err = r.resp, r.fail(r.phase, errLoopGoexit)
+			r.settle()
+		}
+		if r.eval != "" {
+			err = r.end(resp, err)
 		}
 	}()
-	r.describeModel()
-	return r.evaluate()
+	resp, err = r.evaluate()
+	returned = true
+	return resp, err
 }
 
 // run is the state of one evaluation.
@@ -213,9 +223,12 @@ type run struct {
 	rendered        *prompt.Rendered
 	toolset         tools.Toolset
 	specs           []model.ToolSpec
+	request         model.Request     // the model call's, reused each turn
+	outputSpec      *model.OutputSpec // the declared output's, made once
 	resp            *Response
 	messages        []model.Message // the conversation as render starts it
 	final           []any           // the final answer's records, and room for PromptExecuted
+	output          json.RawMessage // the structured output's JSON, for PromptExecuted
 	used            map[string]bool
 
 	inboundSeen, spentSeen int
@@ -263,6 +276,7 @@ func (r *run) evaluate() (*Response, error) {
 	} else {
 		r.eval = s.NewID()
 	}
+	r.describeModel()
 	if r.cacheKey = r.req.CacheKey; r.cacheKey == "" {
 		r.cacheKey = r.eval
 	}
@@ -393,42 +407,38 @@ func (r *run) childUsage() model.Usage {
 	}
 }
 
+// partial ends the evaluation with err: the partial Response and an
+// *EvaluationError of phase. Evaluate records the end (see end).
 func (r *run) partial(phase Phase, err error) (*Response, error) {
-	if r.final != nil {
-		if rerr := r.commit(r.final[:2]...); rerr != nil {
-			err = errors.Join(err, rerr)
-		}
-		r.final = nil
+	r.settle()
+	return r.resp, r.fail(phase, err)
+}
+
+// settle adds up what the evaluation spent and how long it took, into
+// its Response (none before the prompt rendered).
+func (r *run) settle() {
+	if r.resp == nil {
+		return
 	}
 	r.collectSpent()
 	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
-	return r.resp, r.fail(phase, err)
 }
 
-// finish parses structured output and records the final answer and the
-// evaluation, in one dispatch.
+// finish parses structured output; Evaluate records the final answer and
+// the evaluation's end, in one dispatch (see end).
 func (r *run) finish() (*Response, error) {
 	if err := r.ctx.Err(); err != nil {
 		return r.partial(PhaseResponse, err)
 	}
-	rec := PromptExecuted{Evaluation: r.eval, NS: r.rendered.NS, Key: r.rendered.Key}
 	if out := r.rendered.Output; out != nil {
 		v, err := out.Parse(r.resp.Text)
 		if err != nil {
 			return r.partial(PhaseResponse, err)
 		}
 		r.resp.Output = v
-		rec.Output, _ = json.Marshal(v)
+		r.output, _ = json.Marshal(v)
 	}
-	r.collectSpent()
-	r.resp.ChildUsage = r.childUsage()
-	r.resp.Duration = r.clock().Sub(r.start)
-	rec.Usage, rec.ChildUsage, rec.Turns, rec.ToolCalls, rec.Duration = r.resp.Usage, r.resp.ChildUsage, r.resp.Turns, r.resp.ToolCalls, r.resp.Duration
-	events := append(r.final[:2], rec)
-	r.final = nil
-	if err := r.commit(events...); err != nil {
-		return r.resp, r.fail(PhaseRecord, err)
-	}
+	r.settle()
 	return r.resp, nil
 }

@@ -230,7 +230,10 @@ func TestDeadlines(t *testing.T) {
 		require.ErrorAs(t, err, &ee)
 		assert.Equal(t, runner.PhaseResponse, ee.Phase)
 		assert.ErrorIs(t, err, context.Canceled)
-		assert.Zero(t, session.Len[runner.PromptExecuted](s))
+		end, ok := session.Latest[runner.PromptExecuted](s)
+		require.True(t, ok, "the end is recorded, as a cancellation")
+		assert.Equal(t, "cancelled", end.Status)
+		assert.False(t, end.Succeeded())
 	})
 }
 

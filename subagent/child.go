@@ -226,7 +226,7 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 			return
 		}
 		fin := Finished{AgentID: c.id, Name: spec.Name, SessionID: c.session.ID(), ParentID: spec.Parent.ID(), Depth: c.depth,
-			Duration: e.clock().Sub(started), Usage: out.Usage.Total}
+			Duration: e.clock().Sub(started), Usage: out.Usage.Total, ModelCalls: out.Usage.ModelCalls}
 		for _, n := range out.Usage.ToolCalls {
 			fin.ToolCalls += n
 		}

@@ -47,8 +47,10 @@ type Finished struct {
 	Depth     int           `json:"depth"`
 	Duration  time.Duration `json:"duration"`
 	// Usage is the child's total, its own children included.
-	Usage     model.Usage `json:"usage"`
-	ToolCalls int         `json:"tool_calls"`
+	Usage model.Usage `json:"usage"`
+	// ModelCalls and ToolCalls count the child's own model and tool calls.
+	ModelCalls int `json:"model_calls,omitempty"`
+	ToolCalls  int `json:"tool_calls"`
 	// Error is the failure's model-facing text; empty on success.
 	Error string `json:"error,omitempty"`
 }

@@ -89,7 +89,6 @@ type Observer struct {
 	evals    map[evalKey]*evaluation
 	calls    map[callKey]*toolCall
 	children map[string]*child // by the child's session id
-	started  uint64            // evaluations started, for their order
 	// lastCall is, by session, the span of the tool call recorded last
 	// there; launched, by child session, the span of the call that
 	// launched a background task the engine has not said it started.
@@ -177,8 +176,7 @@ func locked[E any](o *Observer, handle func(context.Context, bus.Envelope, E) er
 }
 
 // Stop detaches the observer from its bus and ends the spans still open —
-// evaluations that failed without a record saying so, or that still run
-// — as errors, at the bus's time. It is idempotent. Flush and shut down
+// evaluations that still run — as errors, at the bus's time. It is idempotent. Flush and shut down
 // the providers afterwards (their Shutdown methods) so that what was
 // recorded is exported.
 func (o *Observer) Stop() {
@@ -232,7 +230,6 @@ type callKey struct{ session, call string }
 type evaluation struct {
 	span trace.Span
 	ctx  context.Context // carries span, for its children
-	seq  uint64          // the order it started in
 	// mark is the time of the evaluation's latest model or tool call
 	// record: the earliest a tool call that has not returned can have
 	// started.

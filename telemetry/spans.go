@@ -18,21 +18,13 @@ import (
 	"github.com/offshoot-dev/offshoot/subagent"
 )
 
-// maxOpenEvaluations bounds the evaluations traced at once: an evaluation
-// that fails leaves no record saying so (a root one; a subagent's ends
-// with the engine's Finished), so its span stays open until the observer
-// stops, the evaluation is carried on, or this many are open — then the
-// oldest is ended as unfinished.
-const maxOpenEvaluations = 4096
-
 // The values of error.type: the conventions' fallback, and the kinds of
 // errors that are not a model call's (whose kind is model.ErrorKind's).
 const (
-	errorTypeOther      = "_OTHER"
-	errorTypeTool       = "tool_error"      // a tool call that failed
-	errorTypeUnfinished = "unfinished"      // an evaluation that left no record of its end
-	errorTypeStopped    = "stopped"         // an evaluation open when the observer stopped
-	errorTypeSubagent   = "subagent_failed" // a subagent that failed after its last record
+	errorTypeOther    = "_OTHER"
+	errorTypeTool     = "tool_error"      // a tool call that failed
+	errorTypeStopped  = "stopped"         // an evaluation open when the observer stopped
+	errorTypeSubagent = "subagent_failed" // a subagent whose evaluation's process was lost
 )
 
 // The span kinds, as options made once.
@@ -42,8 +34,8 @@ var (
 )
 
 var (
-	errUnfinished = errors.New("the evaluation ended without a record of its end (it failed or was cancelled)")
-	errModelCall  = errors.New("the model call failed, which ends the evaluation")
+	errUnfinished = errors.New("the evaluation ended before the call returned")
+	errLost       = errors.New("the subagent finished without its evaluation's end (the process running it was lost)")
 	errToolCall   = errors.New("the tool call failed")
 )
 
@@ -53,13 +45,6 @@ var (
 // program's own, or one restored from a remote job's headers).
 func (o *Observer) promptRendered(ctx context.Context, env bus.Envelope, e runner.PromptRendered) error {
 	key := evalKey{env.SessionID, e.Evaluation}
-	if prev := o.evals[key]; prev != nil {
-		// Carried on (Request.Continue) after a run that left no end.
-		o.endEvaluation(key, prev, env.Time, errUnfinished, errorTypeUnfinished)
-	}
-	if len(o.evals) >= maxOpenEvaluations {
-		o.endOldest(env.Time)
-	}
 	name, id, description := e.NS+"/"+e.Key, env.SessionID, ""
 	parent := context.Background()
 	var links []trace.Link
@@ -94,8 +79,7 @@ func (o *Observer) promptRendered(ctx context.Context, env bus.Envelope, e runne
 	}
 	spanCtx, span := o.tracer.Start(parent, o.spanName("invoke_agent", name), internal,
 		trace.WithTimestamp(env.Time), trace.WithAttributes(attrs...), trace.WithLinks(links...))
-	o.started++
-	o.evals[key] = &evaluation{span: span, ctx: spanCtx, seq: o.started, mark: env.Time}
+	o.evals[key] = &evaluation{span: span, ctx: spanCtx, mark: env.Time}
 	return nil
 }
 
@@ -146,8 +130,7 @@ func (o *Observer) message(_ context.Context, env bus.Envelope, m runner.Convers
 }
 
 // modelCalled records a chat span, from when the call started to its
-// record, and the call's metric points. A failed call ends its
-// evaluation's span too: the runner stops after one.
+// record, and the call's metric points.
 func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.ModelCalled) error {
 	o.metrics.record(ctx, e)
 	key := evalKey{env.SessionID, e.Evaluation}
@@ -207,9 +190,6 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 		span.SetStatus(codes.Error, e.Error)
 	}
 	span.End(trace.WithTimestamp(env.Time))
-	if e.Error != "" && ev != nil {
-		o.endEvaluation(key, ev, env.Time, errModelCall, errorType(e))
-	}
 	return nil
 }
 
@@ -314,7 +294,8 @@ func (o *Observer) startCall(c *toolCall, ev *evaluation, start time.Time) trace
 }
 
 // promptExecuted ends an evaluation's span, with what its model calls
-// spent.
+// spent: every evaluation ends with one, as an error when it failed, was
+// cancelled or abandoned.
 func (o *Observer) promptExecuted(_ context.Context, env bus.Envelope, e runner.PromptExecuted) error {
 	key := evalKey{env.SessionID, e.Evaluation}
 	ev := o.evals[key]
@@ -329,7 +310,15 @@ func (o *Observer) promptExecuted(_ context.Context, env bus.Envelope, e runner.
 			ev.span.SetAttributes(semconv.GenAIOutputMessagesKey.String(messagesJSON([]contentMessage{answer})))
 		}
 	}
-	o.endEvaluation(key, ev, env.Time, nil, "")
+	var cause error
+	kind := e.ErrorType
+	if !e.Succeeded() {
+		cause = errors.New(e.Error)
+		if kind == "" {
+			kind = errorTypeOther
+		}
+	}
+	o.endEvaluation(key, ev, env.Time, cause, kind)
 	return nil
 }
 
@@ -365,18 +354,15 @@ func (o *Observer) taskStarted(_ context.Context, env bus.Envelope, e subagent.T
 	return nil
 }
 
-// subagentFinished forgets a child, ending its evaluations still open:
-// they failed.
+// subagentFinished forgets a child. Its evaluations ended with their
+// records; one still open ran in a process that was lost (a remote
+// worker's), and ends as an error.
 func (o *Observer) subagentFinished(_ context.Context, env bus.Envelope, e subagent.Finished) error {
 	delete(o.children, e.SessionID)
 	delete(o.launched, e.SessionID)
-	cause, kind := errUnfinished, errorTypeUnfinished
-	if e.Error != "" {
-		cause, kind = errors.New(e.Error), errorTypeSubagent
-	}
 	for key, ev := range o.evals {
 		if key.session == e.SessionID {
-			o.endEvaluation(key, ev, env.Time, cause, kind)
+			o.endEvaluation(key, ev, env.Time, errLost, errorTypeSubagent)
 		}
 	}
 	return nil
@@ -406,20 +392,6 @@ func (o *Observer) endEvaluation(key evalKey, ev *evaluation, t time.Time, cause
 	ev.span.End(trace.WithTimestamp(t))
 	delete(o.evals, key)
 	delete(o.lastCall, key.session)
-}
-
-// endOldest ends the evaluation that started first, as unfinished.
-func (o *Observer) endOldest(t time.Time) {
-	var oldest evalKey
-	var first *evaluation
-	for key, ev := range o.evals {
-		if first == nil || ev.seq < first.seq {
-			oldest, first = key, ev
-		}
-	}
-	if first != nil {
-		o.endEvaluation(oldest, first, t, errUnfinished, errorTypeUnfinished)
-	}
 }
 
 // finishReasons returns the gen_ai.response.finish_reasons attribute of

@@ -136,26 +136,25 @@ func TestSpanTimesAreTheEventsTimes(t *testing.T) {
 	assert.Equal(t, trace.SpanKindInternal, calls[0].SpanKind)
 }
 
-// TestFailuresAreErrors: a failed model call, a failed tool call, an
-// evaluation that ends without a record and a subagent that fails end
-// their spans as errors.
+// TestFailuresAreErrors: a failed model call, a failed tool call, and an
+// evaluation that fails, is cancelled or stops at a limit end their spans
+// as errors when the evaluation's end is recorded — not when the observer
+// stops, as it did when a failed evaluation left no record of its end.
 func TestFailuresAreErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		turns  []scripted.Turn
 		fail   bool // the echo tool fails
 		max    int
-		errors map[string]string // span name → status description
+		cancel bool              // the model call cancels the evaluation
+		errors map[string]string // span name → what its status description says
 		kinds  map[string]string // span name → error.type
 	}{
 		{
-			name:  "the model fails",
-			turns: []scripted.Turn{scripted.Fail(model.ErrAuth)},
-			errors: map[string]string{
-				"chat scripted":          "@model",
-				"invoke_agent demo/echo": "the model call failed, which ends the evaluation",
-			},
-			kinds: map[string]string{"chat scripted": "auth", "invoke_agent demo/echo": "auth"},
+			name:   "the model fails",
+			turns:  []scripted.Turn{scripted.Fail(model.ErrAuth)},
+			errors: map[string]string{"chat scripted": "auth", "invoke_agent demo/echo": "failed in the request phase"},
+			kinds:  map[string]string{"chat scripted": "auth", "invoke_agent demo/echo": "auth"},
 		},
 		{
 			name:   "a tool fails",
@@ -168,8 +167,14 @@ func TestFailuresAreErrors(t *testing.T) {
 			name:   "the evaluation stops at max turns",
 			turns:  []scripted.Turn{scripted.ToolCall("echo", `{"text":"hi"}`), scripted.ToolCall("echo", `{"text":"hi"}`)},
 			max:    1,
-			errors: map[string]string{"invoke_agent demo/echo": "telemetry stopped before the evaluation finished"},
-			kinds:  map[string]string{"invoke_agent demo/echo": "stopped"},
+			errors: map[string]string{"invoke_agent demo/echo": "max turns reached"},
+			kinds:  map[string]string{"invoke_agent demo/echo": "max_turns"},
+		},
+		{
+			name:   "the evaluation is cancelled",
+			cancel: true,
+			errors: map[string]string{"chat scripted": "cancel", "invoke_agent demo/echo": "context canceled"},
+			kinds:  map[string]string{"chat scripted": "cancelled", "invoke_agent demo/echo": "cancelled"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,23 +183,34 @@ func TestFailuresAreErrors(t *testing.T) {
 			s := newSession(t)
 			obs, err := telemetry.Observe(s.Bus(), p.options())
 			require.NoError(t, err)
-			_, err = runner.Evaluate(ctx, runner.Request{Prompt: agentPrompt(t, "demo", "echo", echoTool(t, tc.fail)), Session: s,
+			defer obs.Stop()
+			ectx := ctx
+			if tc.cancel {
+				c, cancel := context.WithCancel(ctx)
+				ectx = c
+				tc.turns = []scripted.Turn{scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+					cancel()
+					<-ctx.Done()
+					return nil, ctx.Err()
+				})}
+			}
+			_, err = runner.Evaluate(ectx, runner.Request{Prompt: agentPrompt(t, "demo", "echo", echoTool(t, tc.fail)), Session: s,
 				Model: scripted.New(tc.turns...), ModelName: "scripted", UserMessage: "go", MaxTurns: tc.max})
 			_ = err
-			obs.Stop()
+			// The spans ended with the evaluation, before the observer stops.
+			ended := p.spans.GetSpans()
+			require.Len(t, byName(ended, "invoke_agent demo/echo"), 1, "the evaluation's span ended with its end")
 			got := map[string]string{}
-			for _, sp := range p.spans.GetSpans() {
+			for _, sp := range ended {
 				if sp.Status.Code == codes.Error {
 					got[sp.Name] = sp.Status.Description
 					assert.Equal(t, tc.kinds[sp.Name], attr(sp, "error.type"), sp.Name)
 				}
 			}
-			if want, ok := tc.errors["chat scripted"]; ok && want == "@model" {
-				assert.Contains(t, got["chat scripted"], "auth")
-				delete(got, "chat scripted")
-				delete(tc.errors, "chat scripted")
+			require.Len(t, got, len(tc.errors), "%v", got)
+			for name, says := range tc.errors {
+				assert.Contains(t, got[name], says, name)
 			}
-			assert.Equal(t, tc.errors, got)
 		})
 	}
 }

@@ -195,21 +195,23 @@ func (t *typed[P, R]) run(ctx context.Context, inv *Invocation, params P) (out O
 		}
 		return failure(&ExecutionError{Tool: t.name, Err: err}, params)
 	}
-	text, js, err := t.text(res)
+	var value any = res.Value // boxed once, for the Outcome and the JSON
+	text, js, err := t.text(&res, value)
 	if err != nil {
 		return failure(&ExecutionError{Tool: t.name, Err: err}, params)
 	}
-	out.Text, out.Success, out.Value, out.ValueJSON, out.Events = text, res.Success, res.Value, js, res.Events
+	out.Text, out.Success, out.Value, out.ValueJSON, out.Events = text, res.Success, value, js, res.Events
 	return out
 }
 
 // text is what the model sees of res: the message, then a blank line and
-// the compact JSON of the value, unless the value is excluded or zero.
-func (t *typed[P, R]) text(res Result[R]) (string, json.RawMessage, error) {
+// the compact JSON of the value (res.Value, boxed), unless the value is
+// excluded or zero.
+func (t *typed[P, R]) text(res *Result[R], value any) (string, json.RawMessage, error) {
 	if reflect.ValueOf(&res.Value).Elem().IsZero() {
 		return res.Message, nil, nil
 	}
-	b, err := json.Marshal(res.Value)
+	b, err := json.Marshal(value)
 	if err != nil {
 		return "", nil, fmt.Errorf("encoding the result value as JSON: %w", err)
 	}

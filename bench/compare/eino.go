@@ -134,12 +134,30 @@ func einoParent(tb testing.TB, r *rig, n int, sc *script, call *schema.Message, 
 		ToolsConfig:   adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{einoEcho(tb, r), agentTool}}},
 		MaxIterations: 2,
 	}))(tb)
-	input := make([]adk.Message, 0, n+1)
-	for i := range n {
-		input = append(input, schema.UserMessage(fmt.Sprintf("%d %s", i, eventBody)))
-	}
-	input = append(input, schema.UserMessage(userMessage))
+	input := append(einoHistory(n), schema.UserMessage(userMessage))
 	return adk.NewRunner(ctx, adk.RunnerConfig{Agent: parent}), input
+}
+
+// einoHistory returns n messages of a conversation with the roles a real
+// one has: a user's message, an assistant's tool call, the tool's result,
+// and again (a tool call without room for its result is a user's message
+// instead, so that every call has its result). eino passes an all-user
+// history through untouched, which would understate what its hand-off
+// costs.
+func einoHistory(n int) []adk.Message {
+	out := make([]adk.Message, 0, n+1)
+	for i := range n {
+		body := fmt.Sprintf("%d %s", i, eventBody)
+		switch id := fmt.Sprintf("h%d", i-1); {
+		case i%3 == 1 && i+1 < n:
+			out = append(out, schema.AssistantMessage("", []schema.ToolCall{einoToolCall(fmt.Sprintf("h%d", i), echoName, echoArgs)}))
+		case i%3 == 2:
+			out = append(out, schema.ToolMessage(body, id, schema.WithToolName(echoName)))
+		default:
+			out = append(out, schema.UserMessage(body))
+		}
+	}
+	return out
 }
 
 func einoHandoff(tb testing.TB, n int, handoff bool) *rig {

@@ -93,7 +93,11 @@ func (d *display) observe(_ context.Context, env bus.Envelope) error {
 		}
 		d.line(env, "  %s %s %s → %s", mark, e.Name, clip(string(e.Arguments), 60), clip(firstLine(e.Result), 70))
 	case runner.PromptExecuted:
-		d.line(env, "done after %d turns and %d tool calls, %d tokens", e.Turns, e.ToolCalls, e.Usage.TotalTokens)
+		status := "done"
+		if !e.Succeeded() {
+			status = e.Status + " (" + e.ErrorType + ")"
+		}
+		d.line(env, "%s after %d turns and %d tool calls, %d tokens", status, e.Turns, e.ToolCalls, e.Usage.TotalTokens)
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func Tree(b *bus.Bus, w io.Writer, opts Options) (stop func()) {
 	t := &tree{
 		w: w, paint: painter(opts.Color), width: opts.Width,
 		agents: map[string]child{}, text: map[string]*strings.Builder{},
-		calls: map[string][]string{}, turns: map[string]int{}, arriving: map[string]map[string]bool{},
+		calls: map[string][]string{}, arriving: map[string]map[string]bool{},
 		headed: map[string]int{}, shown: map[turnKey]int{},
 	}
 	unsubscribe := b.SubscribeAll("offshoot.progress.tree", t.observe)
@@ -89,7 +89,6 @@ type tree struct {
 	// printed (its text follows).
 	headed map[string]int
 	calls  map[string][]string // session id -> the tools its model's last answer calls
-	turns  map[string]int      // child session id -> model calls
 	// arriving holds, per session, the files a dispatch just recorded
 	// there copies back from its child.
 	arriving map[string]map[string]bool
@@ -134,15 +133,7 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 			t.sub(env.SessionID, "%s step %s marked %s", t.paint(cyan, "⚑ plan"), cli.Printable(e.StepID), e.Status)
 		}
 	case runner.PromptExecuted:
-		delete(t.arriving, env.SessionID)
-		if _, isChild := t.agents[env.SessionID]; !isChild {
-			spent := tokens(e.Usage)
-			if !e.ChildUsage.IsZero() {
-				spent += " · " + tokens(e.Usage.Add(e.ChildUsage)) + " with its agents"
-			}
-			t.head(env.SessionID, "done · %s, %s · %s · %s", count(e.Turns, "model turn"), count(e.ToolCalls, "tool call"),
-				spent, duration(e.Duration))
-		}
+		t.ended(env.SessionID, e)
 	case subagent.Started:
 		t.started(e)
 	case remote.Ran:
@@ -166,8 +157,6 @@ func (t *tree) modelCalled(session string, e runner.ModelCalled) {
 	t.flush(session, e.Turn, true)
 	if _, isChild := t.agents[session]; !isChild {
 		t.closeLine()
-	} else {
-		t.turns[session]++
 	}
 	delete(t.shown, turnKey{session, e.Turn})
 	n, opened := t.headed[session]
@@ -258,13 +247,37 @@ func (t *tree) finished(e subagent.Finished) {
 		status = t.paint(red, "failed") + ": " + clip(firstLine(cli.Printable(e.Error)), 100)
 	}
 	t.line(fmt.Sprintf("%s%s %s %s in %s · %s, %s · %s", indent(c.depth), t.paint(cyan, "└"), t.paint(cyan, c.id), status,
-		duration(e.Duration), count(t.turns[e.SessionID], "model turn"), count(e.ToolCalls, "tool call"), tokens(e.Usage)))
+		duration(e.Duration), count(e.ModelCalls, "model turn"), count(e.ToolCalls, "tool call"), tokens(e.Usage)))
 	delete(t.agents, e.SessionID)
 	delete(t.text, e.SessionID)
-	delete(t.turns, e.SessionID)
-	delete(t.calls, e.SessionID)
-	delete(t.arriving, e.SessionID)
-	delete(t.headed, e.SessionID)
+}
+
+// ended closes what the tree holds of an evaluation of session's: every
+// evaluation ends with its PromptExecuted, succeeded or not. The main
+// agent's says how it ended; a subagent's end is its Finished line.
+func (t *tree) ended(session string, e runner.PromptExecuted) {
+	t.flush(session, t.headed[session], true)
+	delete(t.arriving, session)
+	delete(t.headed, session)
+	delete(t.calls, session)
+	for k := range t.shown {
+		if k.session == session {
+			delete(t.shown, k)
+		}
+	}
+	if _, isChild := t.agents[session]; isChild {
+		return
+	}
+	status := "done"
+	if !e.Succeeded() {
+		status = t.paint(red, cli.Printable(e.Status)) + ": " + clip(firstLine(cli.Printable(e.Error)), 120)
+	}
+	spent := tokens(e.Usage)
+	if !e.ChildUsage.IsZero() {
+		spent += " · " + tokens(e.Usage.Add(e.ChildUsage)) + " with its agents"
+	}
+	t.head(session, "%s · %s, %s · %s · %s", status, count(e.Turns, "model turn"), count(e.ToolCalls, "tool call"),
+		spent, duration(e.Duration))
 }
 
 // prefix is what starts session's lines: for a subagent its place in the

@@ -74,7 +74,7 @@ func TestTree(t *testing.T) {
 		events: []ev{
 			started("a1", "c1", "s1", 1),
 			{"c1", runner.ModelCalled{Turn: 1, Model: "fake-1", Route: "light", Usage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}, Duration: time.Second}},
-			{"c1", subagent.Finished{AgentID: "a1", SessionID: "c1", ParentID: "s1", Depth: 1, Duration: time.Second, Usage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}}},
+			{"c1", subagent.Finished{AgentID: "a1", SessionID: "c1", ParentID: "s1", Depth: 1, Duration: time.Second, ModelCalls: 1, Usage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}}},
 			{"s1", runner.PromptExecuted{Turns: 2, ToolCalls: 1, Usage: model.Usage{InputTokens: 2100, CachedInputTokens: 0, TotalTokens: 2120},
 				ChildUsage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, TotalTokens: 2010}, Duration: 3 * time.Second}},
 		},
@@ -95,7 +95,7 @@ func TestTree(t *testing.T) {
 			{payload: subagent.Finished{AgentID: "a3", SessionID: "c3", Duration: 3 * time.Millisecond, ToolCalls: 1, Usage: model.Usage{TotalTokens: 9}}},
 			{"c2", runner.PromptExecuted{Turns: 1}},
 			{payload: subagent.Finished{AgentID: "a2", SessionID: "c2", Duration: 12 * time.Second, Error: "Subagent task timed out after 600000ms\nmore"}},
-			{payload: subagent.Finished{AgentID: "a1", SessionID: "c1", Duration: time.Millisecond, Usage: model.Usage{TotalTokens: 100}}},
+			{payload: subagent.Finished{AgentID: "a1", SessionID: "c1", Duration: time.Millisecond, ModelCalls: 1, Usage: model.Usage{TotalTokens: 100}}},
 		},
 		want: `  ┌ a1 started · agents/reviewer · forked from s1
   ┌ a2 started · agents/reviewer · forked from s1
@@ -110,6 +110,22 @@ func TestTree(t *testing.T) {
   │ a2   ✎ line
   └ a2 failed: Subagent task timed out after 600000ms … in 12s · 0 model turns, 0 tool calls · 0 tokens
   └ a1 finished in 1.0ms · 1 model turn, 0 tool calls · 100 tokens
+`,
+	}, {
+		name: "the main agent's evaluation fails: its end says how, and a turn left open is closed",
+		events: []ev{
+			text("s1", "Half an answer"),
+			{"s1", runner.ModelCalled{Turn: 1, Error: "context canceled"}},
+			{"s1", runner.PromptExecuted{Turns: 1, Status: "cancelled", ErrorType: "cancelled",
+				Error: "runner: evaluating demo/planner failed in the request phase: context canceled", Duration: time.Second}},
+			text("s1", "next evaluation"),
+		},
+		want: `▸ model turn 1
+  ✎ Half an answer
+  ↳ failed: context canceled
+▸ cancelled: runner: evaluating demo/planner failed in the request phase: context canceled · 1 model turn, 0 tool calls · 0 tokens · 1s
+▸ model turn 1
+  ✎ next evaluation
 `,
 	}, {
 		name: "artifacts and plan marks after a dispatch, not after the agent's own writes",

@@ -122,9 +122,9 @@ func conversations(w io.Writer, snap session.Snapshot, full bool) {
 
 // spent is what an evaluation's queries spent. Continuing a conversation
 // (Request.Continue) records another PromptRendered and, when the query
-// finishes, another PromptExecuted under the same evaluation id: the
-// counts are the sums over the queries that finished (a query that failed
-// or was stopped records no counts).
+// ends, another PromptExecuted under the same evaluation id: the counts
+// are the sums over the queries that ended, and finished counts those that
+// succeeded.
 type spent struct {
 	ns, key                  string
 	queries, finished        int
@@ -144,7 +144,9 @@ func spending(snap session.Snapshot) map[string]spent {
 	for v := range snap.Items(reflect.TypeFor[runner.PromptExecuted]()) {
 		e := v.(runner.PromptExecuted)
 		s := sums[e.Evaluation]
-		s.finished++
+		if e.Succeeded() {
+			s.finished++
+		}
 		s.turns += e.Turns
 		s.toolCalls += e.ToolCalls
 		s.tokens += e.Usage.TotalTokens

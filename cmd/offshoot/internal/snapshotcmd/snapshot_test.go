@@ -109,7 +109,7 @@ func TestShowSumsEveryQuery(t *testing.T) {
 		name:    "the last query failed",
 		queries: [][]scripted.Turn{{scripted.Text("Hi.")}, {scripted.Fail(errors.New("the server is down"))}},
 		failed:  true,
-		want:    ": 4 messages, 2 queries, 1 model turn, 0 tool calls, %d tokens, 1 of 2 queries finished",
+		want:    ": 4 messages, 2 queries, 2 model turns, 0 tool calls, %d tokens, 1 of 2 queries finished", // the failed call counts
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
