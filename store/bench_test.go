@@ -70,7 +70,7 @@ func chat(b *testing.B, st store.Store) (s *session.Session, done func()) {
 // ends.
 func openSQLite(b *testing.B) store.Store {
 	b.Helper()
-	st, err := sqlite.Open(filepath.Join(b.TempDir(), "sessions.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "sessions.db"))
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, st.Close()) })
 	return st
@@ -196,7 +196,7 @@ func storedConversation(b *testing.B, text string) {
 	p := turnPrompt(b)
 	for b.Loop() {
 		dir := b.TempDir()
-		st, err := sqlite.Open(filepath.Join(dir, "sessions.db"))
+		st, err := sqlite.Open(context.Background(), filepath.Join(dir, "sessions.db"))
 		require.NoError(b, err)
 		s, done := chat(b, st)
 		words := rand.New(rand.NewPCG(1, 2))
@@ -291,7 +291,7 @@ func prose(r *rand.Rand, n int) string {
 // of the state it left live — a bound on its peak heap.
 func BenchmarkOpen(b *testing.B) {
 	dir := b.TempDir()
-	st, err := sqlite.Open(filepath.Join(dir, "sessions.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "sessions.db"))
 	require.NoError(b, err)
 	defer st.Close()
 	ctx := context.Background()

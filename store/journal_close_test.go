@@ -51,8 +51,10 @@ func TestCloseReturnsWhileACheckpointHangs(t *testing.T) {
 				<-st.started
 				start := time.Now()
 				err = j.Close()
-				require.Error(t, err)
-				assert.True(t, errors.Is(err, context.DeadlineExceeded), "got %v", err)
+				// The checkpoint's deadline or Close's, whichever fires
+				// first: both are at the same instant here.
+				require.ErrorContains(t, err, "checkpoint of session s at seq 1")
+				assert.True(t, errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled), "got %v", err)
 				assert.LessOrEqual(t, time.Since(start), tt.want)
 				h, err := st.Header(context.Background(), "s")
 				require.NoError(t, err)

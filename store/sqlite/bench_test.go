@@ -44,7 +44,7 @@ func turn(seq uint64) store.Batch {
 
 func benchStore(b *testing.B) *Store {
 	b.Helper()
-	st, err := Open(filepath.Join(b.TempDir(), "sessions.db"))
+	st, err := Open(context.Background(), filepath.Join(b.TempDir(), "sessions.db"))
 	require.NoError(b, err)
 	b.Cleanup(func() { st.Close() })
 	return st
@@ -149,7 +149,7 @@ func BenchmarkStorage1000Turns(b *testing.B) {
 	ctx := context.Background()
 	for b.Loop() {
 		b.StopTimer()
-		st, err := Open(filepath.Join(b.TempDir(), "sessions.db"))
+		st, err := Open(context.Background(), filepath.Join(b.TempDir(), "sessions.db"))
 		require.NoError(b, err)
 		b.StartTimer()
 		require.NoError(b, st.Create(ctx, store.Header{ID: "chat", Tags: map[string]string{"user": "ada"}}))

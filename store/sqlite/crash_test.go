@@ -103,7 +103,7 @@ func TestCrashAgent(t *testing.T) {
 	if path == "" {
 		t.Skip("the agent process of TestCrash")
 	}
-	st, err := sqlite.Open(path)
+	st, err := sqlite.Open(context.Background(), path)
 	require.NoError(t, err)
 	p := agentPrompt(t)
 	s, _, last := openAgent(t, marking{st}, p)
@@ -163,7 +163,7 @@ func TestCrash(t *testing.T) {
 		require.True(t, killed, "round %d: the agent ended before its %d%s %s", i, after, ordinal(after), kind)
 
 		ctx := context.Background()
-		st, err := sqlite.Open(path)
+		st, err := sqlite.Open(context.Background(), path)
 		require.NoError(t, err, "round %d", i)
 		require.NoError(t, st.Check(ctx), "round %d: the file after a kill at a %s", i, kind)
 		h, err := st.Header(ctx, "agent")

@@ -26,7 +26,7 @@ func TestApplyIgnoresTheStoredExclusions(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("hello\n"), 0o644))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, ".offshoot"), 0o755))
-	st, err := sqlite.Open(filepath.Join(dir, cli.SessionsPath))
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, cli.SessionsPath))
 	require.NoError(t, err)
 	j := store.NewJournal(st, store.JournalOptions{})
 	s, err := session.New(session.WithID("planted-session"), session.WithRegistry(serde.NewRegistry()), session.WithJournal(j))
