@@ -21,6 +21,7 @@ import (
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 	"github.com/offshoot-dev/offshoot/store/sqlite"
 )
 
@@ -51,9 +52,9 @@ var checkpointEvery = 0
 func chat(b *testing.B, st store.Store) (s *session.Session, done func()) {
 	b.Helper()
 	opts := []session.Option{session.WithRegistry(serde.NewRegistry())}
-	var j *store.Journal
+	var j *journal.Journal
 	if st != nil {
-		j = store.NewJournal(st, store.JournalOptions{CheckpointEvery: checkpointEvery})
+		j = journal.New(st, journal.Options{CheckpointEvery: checkpointEvery})
 		opts = append(opts, session.WithJournal(j))
 	}
 	s, err := session.New(opts...)
@@ -295,7 +296,7 @@ func BenchmarkOpen(b *testing.B) {
 	require.NoError(b, err)
 	defer st.Close()
 	ctx := context.Background()
-	j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: -1})
+	j := journal.New(st, journal.Options{CheckpointEvery: -1})
 	reg := serde.NewRegistry()
 	s, err := session.New(session.WithID("big"), session.WithRegistry(reg), session.WithJournal(j))
 	require.NoError(b, err)

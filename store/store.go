@@ -7,9 +7,13 @@
 // Store is the interface a backend implements — SQLite (store/sqlite), the
 // embedded default; PostgreSQL (store/postgres), for processes that share
 // sessions; an in-memory one (NewMemory) — and storetest.Run is the
-// conformance suite every backend, a third party's included, passes.
-// Journal writes sessions to a store as they commit and opens them again;
-// Fork starts a new session from a stored one at a past seq.
+// conformance suite every backend, a third party's included, passes. As
+// with database/sql/driver, this package is all a backend needs: the
+// interface, its errors (ErrConflict…), its limits (MaxIDBytes,
+// MaxTagsBytes) and the checks every store makes (CheckHeader,
+// CheckBatch); it imports no other package of this module. Package
+// store/journal writes sessions to a store as they commit and opens them
+// again; Fork starts a new session from a stored one at a past seq.
 package store
 
 import (

@@ -141,7 +141,7 @@ func noLinks(path string) error {
 
 // SessionReducers returns the reducer sets a session of run or chat is
 // folded by — the main agent's tools' and the runner's — to open a stored
-// session with store.Journal.Open.
+// session with journal.Journal.Open.
 func SessionReducers() ([]session.Reducers, error) {
 	ts, err := MainTools()
 	if err != nil {

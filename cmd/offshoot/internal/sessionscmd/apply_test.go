@@ -14,7 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 	"github.com/offshoot-dev/offshoot/store/sqlite"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
@@ -28,7 +28,7 @@ func TestApplyIgnoresTheStoredExclusions(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(dir, ".offshoot"), 0o755))
 	st, err := sqlite.Open(context.Background(), filepath.Join(dir, cli.SessionsPath))
 	require.NoError(t, err)
-	j := store.NewJournal(st, store.JournalOptions{})
+	j := journal.New(st, journal.Options{})
 	s, err := session.New(session.WithID("planted-session"), session.WithRegistry(serde.NewRegistry()), session.WithJournal(j))
 	require.NoError(t, err)
 	set, err := vfs.Tools(vfs.Options{Mounts: []vfs.Mount{{HostPath: dir, Secrets: []string{}}}, AllowedRoots: []string{dir}})

@@ -1,4 +1,4 @@
-package store_test
+package journal_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 )
 
 // hangingCheckpoints is a store whose checkpoints never finish: each
@@ -43,7 +44,7 @@ func TestCloseReturnsWhileACheckpointHangs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				st := hangingCheckpoints{Store: store.NewMemory(), started: make(chan struct{}, 1)}
-				j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: 1, CheckpointTimeout: tt.timeout})
+				j := journal.New(st, journal.Options{CheckpointEvery: 1, CheckpointTimeout: tt.timeout})
 				s, err := session.New(session.WithID("s"), session.WithRegistry(serde.NewRegistry()), session.WithJournal(j))
 				require.NoError(t, err)
 				defer s.Close()

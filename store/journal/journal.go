@@ -1,4 +1,9 @@
-package store
+// Package journal keeps sessions in a store as they commit, and opens them
+// again: a Journal is the session.Journal that appends every batch a
+// session commits to a store.Store before the commit takes effect, and
+// writes checkpoints that bound what opening a session replays. The
+// store (package store and its backends) knows nothing of sessions.
+package journal
 
 import (
 	"context"
@@ -12,6 +17,7 @@ import (
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/store"
 )
 
 // Journal writes sessions to a store as they commit: give it to a session
@@ -29,7 +35,7 @@ import (
 // those scheduled no longer than that. A Journal is safe for concurrent
 // use.
 type Journal struct {
-	st      Store
+	st      store.Store
 	every   int
 	timeout time.Duration
 	// stop ends the checkpoints in flight (Close, at the deadline).
@@ -52,8 +58,8 @@ type checkpoint struct {
 	reg  *serde.Registry
 }
 
-// JournalOptions configure a Journal.
-type JournalOptions struct {
+// Options configure a Journal.
+type Options struct {
 	// CheckpointEvery is how many batches of a session go between two
 	// checkpoints (100 when 0, none when negative): opening a session
 	// replays at most about that many.
@@ -64,8 +70,8 @@ type JournalOptions struct {
 	CheckpointTimeout time.Duration
 }
 
-// NewJournal returns a journal that writes to st.
-func NewJournal(st Store, opts JournalOptions) *Journal {
+// New returns a journal that writes to st.
+func New(st store.Store, opts Options) *Journal {
 	every := opts.CheckpointEvery
 	if every == 0 {
 		every = 100
@@ -148,26 +154,26 @@ func (j *Journal) ensureHeader(ctx context.Context, sn session.Snapshot, forkSeq
 	id := sn.SessionID()
 	if _, err := j.st.Header(ctx, id); err == nil {
 		return false, nil
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return false, err
 	}
-	h := Header{ID: id, Parent: sn.ParentID(), ForkSeq: forkSeq, Tags: sn.Tags()}
+	h := store.Header{ID: id, Parent: sn.ParentID(), ForkSeq: forkSeq, Tags: sn.Tags()}
 	if h.Parent == "" && forkSeq > 0 {
 		return false, fmt.Errorf("store: session %s has events up to seq %d that were never stored; attach the journal when the session is new, or open the session from the store", id, forkSeq)
 	}
 	if h.Parent != "" {
-		if _, err := j.st.Header(ctx, h.Parent); errors.Is(err, ErrNotFound) {
+		if _, err := j.st.Header(ctx, h.Parent); errors.Is(err, store.ErrNotFound) {
 			if forkSeq > 0 {
 				return false, fmt.Errorf("store: %s forks session %s at seq %d, which was never stored; journal the parent from its start", id, h.Parent, forkSeq)
 			}
 			// A parent that never committed anything: its header alone.
-			if err := j.st.Create(ctx, Header{ID: h.Parent}); err != nil && !errors.Is(err, ErrExists) {
+			if err := j.st.Create(ctx, store.Header{ID: h.Parent}); err != nil && !errors.Is(err, store.ErrExists) {
 				return false, err
 			}
 		}
 	}
 	switch err := j.st.Create(ctx, h); {
-	case errors.Is(err, ErrExists):
+	case errors.Is(err, store.ErrExists):
 		return false, nil // another writer stored it
 	case err != nil:
 		return false, err
@@ -214,7 +220,7 @@ func (j *Journal) write(c checkpoint) {
 	state, err := session.MarshalSnapshot(c.snap, c.reg)
 	if err == nil {
 		ctx, cancel := context.WithTimeout(j.base, j.timeout)
-		err = j.st.PutCheckpoint(ctx, c.id, Checkpoint{Seq: c.snap.Seq(), State: state})
+		err = j.st.PutCheckpoint(ctx, c.id, store.Checkpoint{Seq: c.snap.Seq(), State: state})
 		cancel()
 	}
 	if err != nil {
@@ -247,18 +253,18 @@ func (j *Journal) Close() error {
 
 // encodeBatch encodes a committed batch of session id: each event as its
 // type's name in reg and its JSON.
-func encodeBatch(id string, reg *serde.Registry, batch []bus.Envelope) (Batch, error) {
-	b := Batch{Seq: batch[0].Seq, Time: batch[0].Time, Events: make([]Event, len(batch))}
+func encodeBatch(id string, reg *serde.Registry, batch []bus.Envelope) (store.Batch, error) {
+	b := store.Batch{Seq: batch[0].Seq, Time: batch[0].Time, Events: make([]store.Event, len(batch))}
 	for i, env := range batch {
 		name, err := reg.Ensure(reflect.TypeOf(env.Payload))
 		if err != nil {
-			return Batch{}, fmt.Errorf("store: event %d of seq %d of session %s: %w", i, env.Seq, id, err)
+			return store.Batch{}, fmt.Errorf("store: event %d of seq %d of session %s: %w", i, env.Seq, id, err)
 		}
 		data, err := json.Marshal(env.Payload)
 		if err != nil {
-			return Batch{}, fmt.Errorf("store: event %d (%s) of seq %d of session %s cannot be stored: %w", i, name, env.Seq, id, err)
+			return store.Batch{}, fmt.Errorf("store: event %d (%s) of seq %d of session %s cannot be stored: %w", i, name, env.Seq, id, err)
 		}
-		b.Events[i] = Event{Type: name, Data: data}
+		b.Events[i] = store.Event{Type: name, Data: data}
 	}
 	return b, nil
 }
