@@ -149,7 +149,7 @@ func (q *queryingClient) query(b *testing.B) time.Duration {
 		})}
 		if q.stored {
 			var err error
-			if q.st, err = sqlite.Open(filepath.Join(b.TempDir(), "sessions.db")); err != nil {
+			if q.st, err = sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "sessions.db")); err != nil {
 				b.Fatal(err)
 			}
 			opts.Store = q.st

@@ -19,6 +19,7 @@ import (
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/subagent/transcript"
 	"github.com/offshoot-dev/offshoot/tools"
@@ -55,7 +56,7 @@ const (
 type Client struct {
 	session      *session.Session
 	ownsSession  bool
-	journal      *store.Journal // with Options.Store
+	journal      *journal.Journal // with Options.Store
 	engine       *subagent.Engine
 	registry     *agents.Registry
 	main         *prompt.Prompt
@@ -268,7 +269,7 @@ func (c *Client) open(opts Options, ts tools.Toolset) (opened bool, err error) {
 	}
 	if opts.Store != nil {
 		ctx := context.Background()
-		c.journal = store.NewJournal(opts.Store, store.JournalOptions{})
+		c.journal = journal.New(opts.Store, journal.Options{})
 		reg := serde.NewRegistry()
 		if opts.SessionID != "" {
 			_, err := opts.Store.Header(ctx, opts.SessionID)

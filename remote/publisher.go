@@ -11,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 )
@@ -67,11 +66,11 @@ func (p *publisher) start() {
 
 // Commit queues a batch. It never fails the child's write: a batch that
 // cannot be encoded fails the job's result instead.
-func (p *publisher) Commit(ctx context.Context, _ *session.Session, envs []bus.Envelope) error {
+func (p *publisher) Commit(ctx context.Context, c session.Commit) error {
 	if !p.on.Load() {
 		return nil
 	}
-	events, err := encodeEvents(p.reg, envs)
+	events, err := encodeEvents(p.reg, c.Batch)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err != nil {

@@ -55,7 +55,7 @@ func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 		}
 		envs[i] = bus.Envelope{SessionID: s.id, ParentSessionID: s.parentID, Payload: e}
 	}
-	_, err := s.write(func(cur *state) (*state, error) {
+	_, err := s.write(ctx, func(cur *state) (*state, error) {
 		now := s.bus.Now()
 		for i := range envs {
 			envs[i].Seq = cur.seq + uint64(i) + 1
@@ -65,7 +65,7 @@ func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 		if err != nil {
 			return nil, err
 		}
-		if err := s.commit(ctx, envs); err != nil {
+		if err := s.commit(ctx, envs, next); err != nil {
 			return nil, err
 		}
 		return next, nil
@@ -78,11 +78,14 @@ func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 }
 
 // write replaces the session's state by change(current), under the
-// session's lock; change must not write to the session. It returns the new
-// state, or change's error and the state unchanged.
-func (s *Session) write(change func(cur *state) (*state, error)) (*state, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// session's lock, which it waits for until ctx ends; change must not
+// write to the session. It returns the new state, or change's error and
+// the state unchanged.
+func (s *Session) write(ctx context.Context, change func(cur *state) (*state, error)) (*state, error) {
+	if err := s.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.unlock()
 	if s.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -97,3 +100,22 @@ func (s *Session) write(change func(cur *state) (*state, error)) (*state, error)
 	}
 	return next, nil
 }
+
+// lock takes the session's write lock, or returns ctx's error when ctx
+// ends first: a writer waiting behind a slow journal can give up. A lock
+// free is taken whatever ctx says, as a sync.Mutex would be.
+func (s *Session) lock(ctx context.Context) error {
+	select {
+	case s.mu <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case s.mu <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("session: waiting for session %s's other writes: %w", s.id, context.Cause(ctx))
+	}
+}
+
+func (s *Session) unlock() { <-s.mu }

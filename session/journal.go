@@ -4,24 +4,56 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"time"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/serde"
 )
 
 // A Journal keeps what a session commits somewhere that outlives it — a
 // store's log (package store). A session given one (WithJournal) hands it
 // every batch it commits — a Dispatch's events, an Install's seed —
-// before the commit takes effect: Commit runs under the session's lock,
-// with the envelopes' Seq, Time and Payload set, and an error fails the
-// write and leaves the session's state as it was, so memory never runs
-// ahead of the journal. Forks inherit their parent's journal.
+// before the commit takes effect, as plain values (Commit): the batch,
+// with the envelopes' Seq, Time and Payload set, and the state it leads
+// to; never the session. An error fails the write and leaves the
+// session's state as it was, so memory never runs ahead of the journal.
+// Forks inherit their parent's journal.
 //
-// Commit must not write to s (it would wait for s's lock). Writes that
-// are not events — Seed, Clear, Reset — are refused on a journaled
-// session: a journal could not replay them.
+// Commit runs while the session's writers wait — the session's lock,
+// which no reader takes: reads (Get, Snapshot, Fork) never wait for a
+// journal. So that a lost disk or network cannot hold the lock forever,
+// Commit's context ends at most 30 seconds after it is called (sooner
+// when the writer's does); a journal must return once its context is
+// done, and a writer waiting behind it gives up when its own context
+// ends. A journal does its slow work that need not precede the write —
+// checkpoints — elsewhere, after Commit returns.
+//
+// Writes that are not events — Seed, Clear, Reset — are refused on a
+// journaled session: a journal could not replay them.
 type Journal interface {
-	Commit(ctx context.Context, s *Session, batch []bus.Envelope) error
+	Commit(ctx context.Context, c Commit) error
 }
+
+// Commit is what a session hands its journal for one batch: plain values,
+// none of which a journal needs to change or may hold the session by.
+type Commit struct {
+	// Batch is the batch being committed, in order: the events seq
+	// Batch[0].Seq to Batch[len(Batch)-1].Seq, after the session's
+	// Batch[0].Seq-1. It has at least one envelope.
+	Batch []bus.Envelope
+	// State is the session's state once the batch is committed: its
+	// SessionID, ParentID and Tags name the session, its Seq is the
+	// batch's last. A journal that keeps checkpoints keeps this
+	// (MarshalSnapshot) once the batch is kept.
+	State Snapshot
+	// Registry is the session's serde registry: it names the events'
+	// types, and the State's.
+	Registry *serde.Registry
+}
+
+// commitTimeout bounds how long a session's commit may hold its lock
+// waiting for the journal (Journal).
+const commitTimeout = 30 * time.Second
 
 // WithJournal gives the session a journal (New: none by default; Fork: the
 // parent's, unless this option gives another or nil).
@@ -34,12 +66,16 @@ func errJournaled(what string) error {
 	return fmt.Errorf("session: %s writes no events, so a journaled session cannot take it (its journal could not replay it); dispatch events instead", what)
 }
 
-// commit hands batch to the session's journal, if it has one.
-func (s *Session) commit(ctx context.Context, batch []bus.Envelope) error {
+// commit hands batch, which leads to next, to the session's journal, if
+// it has one, under a deadline (commitTimeout).
+func (s *Session) commit(ctx context.Context, batch []bus.Envelope, next *state) error {
 	if s.journal == nil || len(batch) == 0 {
 		return nil
 	}
-	if err := s.journal.Commit(ctx, s, batch); err != nil {
+	ctx, cancel := context.WithTimeout(ctx, commitTimeout)
+	defer cancel()
+	c := Commit{Batch: batch, State: s.snapshotOf(next), Registry: s.reg}
+	if err := s.journal.Commit(ctx, c); err != nil {
 		return &JournalError{Session: s.id, First: batch[0].Seq, Last: batch[len(batch)-1].Seq, Err: err}
 	}
 	return nil
@@ -111,7 +147,7 @@ func Restore(ctx context.Context, id, parentID string, from Snapshot, seq uint64
 		if len(batch) == 0 {
 			continue
 		}
-		_, err := s.write(func(cur *state) (*state, error) {
+		_, err := s.write(ctx, func(cur *state) (*state, error) {
 			if batch[0].Seq != cur.seq+1 {
 				return nil, fmt.Errorf("session: restoring %s: a batch starts at seq %d, after seq %d", id, batch[0].Seq, cur.seq)
 			}

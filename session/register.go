@@ -141,7 +141,7 @@ func (s *Session) install(ctx context.Context, sets []Reducers) error {
 		}
 	}
 	var seeded []bus.Envelope
-	_, err := s.write(func(cur *state) (*state, error) {
+	_, err := s.write(ctx, func(cur *state) (*state, error) {
 		t := cur.table
 		var slices []reflect.Type
 		for _, set := range sets {
@@ -178,7 +178,7 @@ func (s *Session) install(ctx context.Context, sets []Reducers) error {
 			}
 			seeded = append(seeded, envs...)
 		}
-		if err := s.commit(ctx, seeded); err != nil {
+		if err := s.commit(ctx, seeded, next); err != nil {
 			return nil, err
 		}
 		return next, nil

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 
@@ -21,7 +22,7 @@ func Seed[S any](s *Session, values ...S) error {
 	if s.journal != nil {
 		return errJournaled("Seed")
 	}
-	_, err := s.write(func(cur *state) (*state, error) {
+	_, err := s.write(context.Background(), func(cur *state) (*state, error) {
 		v := cur.get(t)
 		for _, x := range values {
 			v = v.Append(x)
@@ -41,7 +42,7 @@ func Clear[S any](s *Session, pred func(S) bool) error {
 	if s.journal != nil {
 		return errJournaled("Clear")
 	}
-	_, err := s.write(func(cur *state) (*state, error) {
+	_, err := s.write(context.Background(), func(cur *state) (*state, error) {
 		if _, ok := cur.layout.index[t]; !ok {
 			return cur, nil // nothing to clear
 		}
@@ -67,7 +68,7 @@ func (s *Session) Reset() error {
 	if s.journal != nil {
 		return errJournaled("Reset")
 	}
-	_, err := s.write(func(cur *state) (*state, error) {
+	_, err := s.write(context.Background(), func(cur *state) (*state, error) {
 		return &state{table: cur.table, layout: cur.layout, vecs: make([]pvec.Vector, len(cur.layout.types)), revision: cur.revision + 1, seq: cur.seq}, nil
 	})
 	return err

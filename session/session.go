@@ -40,7 +40,7 @@ type Session struct {
 	journal   Journal // nil for none
 
 	state  atomic.Pointer[state]
-	mu     sync.Mutex // held by a write while it computes and commits
+	mu     chan struct{} // the write lock (lock, unlock): held by a write while it computes and commits
 	closed atomic.Bool
 
 	children children
@@ -144,6 +144,7 @@ func New(opts ...Option) (*Session, error) {
 		reg:       c.reg,
 		newID:     c.newID,
 		journal:   c.journal,
+		mu:        make(chan struct{}, 1),
 	}
 	st := emptyState
 	if p != nil {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"iter"
 	"maps"
 	"reflect"
@@ -33,14 +34,17 @@ type Snapshot struct {
 // Snapshot returns the session's current state as an immutable value. It
 // takes no lock and waits for nothing: like Get, it never waits for a
 // writer, and a reducer or an observer may call it.
-func (s *Session) Snapshot() Snapshot {
+func (s *Session) Snapshot() Snapshot { return s.snapshotOf(s.state.Load()) }
+
+// snapshotOf returns the session's snapshot with state st.
+func (s *Session) snapshotOf(st *state) Snapshot {
 	return Snapshot{
 		sessionID: s.id,
 		parentID:  s.parentID,
 		children:  s.children.m.Load(),
 		tags:      s.tags,
 		createdAt: s.createdAt,
-		st:        s.state.Load(),
+		st:        st,
 	}
 }
 
@@ -114,7 +118,7 @@ func SliceOfSnapshot[S any](snap Snapshot) Slice[S] {
 // is emptied. Reducers, subscriptions, children and identity are unchanged,
 // and no events are emitted. It is O(1) in the number of items.
 func (s *Session) Rollback(snap Snapshot) error {
-	_, err := s.write(func(cur *state) (*state, error) { return cur.adopt(snap.state()), nil })
+	_, err := s.write(context.Background(), func(cur *state) (*state, error) { return cur.adopt(snap.state()), nil })
 	return err
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 	"github.com/offshoot-dev/offshoot/store/sqlite"
 )
 
@@ -51,9 +52,9 @@ var checkpointEvery = 0
 func chat(b *testing.B, st store.Store) (s *session.Session, done func()) {
 	b.Helper()
 	opts := []session.Option{session.WithRegistry(serde.NewRegistry())}
-	var j *store.Journal
+	var j *journal.Journal
 	if st != nil {
-		j = store.NewJournal(st, store.JournalOptions{CheckpointEvery: checkpointEvery})
+		j = journal.New(st, journal.Options{CheckpointEvery: checkpointEvery})
 		opts = append(opts, session.WithJournal(j))
 	}
 	s, err := session.New(opts...)
@@ -70,7 +71,7 @@ func chat(b *testing.B, st store.Store) (s *session.Session, done func()) {
 // ends.
 func openSQLite(b *testing.B) store.Store {
 	b.Helper()
-	st, err := sqlite.Open(filepath.Join(b.TempDir(), "sessions.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "sessions.db"))
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, st.Close()) })
 	return st
@@ -196,7 +197,7 @@ func storedConversation(b *testing.B, text string) {
 	p := turnPrompt(b)
 	for b.Loop() {
 		dir := b.TempDir()
-		st, err := sqlite.Open(filepath.Join(dir, "sessions.db"))
+		st, err := sqlite.Open(context.Background(), filepath.Join(dir, "sessions.db"))
 		require.NoError(b, err)
 		s, done := chat(b, st)
 		words := rand.New(rand.NewPCG(1, 2))
@@ -291,11 +292,11 @@ func prose(r *rand.Rand, n int) string {
 // of the state it left live — a bound on its peak heap.
 func BenchmarkOpen(b *testing.B) {
 	dir := b.TempDir()
-	st, err := sqlite.Open(filepath.Join(dir, "sessions.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "sessions.db"))
 	require.NoError(b, err)
 	defer st.Close()
 	ctx := context.Background()
-	j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: -1})
+	j := journal.New(st, journal.Options{CheckpointEvery: -1})
 	reg := serde.NewRegistry()
 	s, err := session.New(session.WithID("big"), session.WithRegistry(reg), session.WithJournal(j))
 	require.NoError(b, err)

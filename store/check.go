@@ -6,19 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/offshoot-dev/offshoot/store/internal/rules"
 )
-
-func checkHeader(h Header) error { return rules.Header(h.ID, h.Parent, h.ForkSeq, h.Tags) }
-
-func checkBatch(id string, b Batch) error {
-	return rules.Batch(id, b.Seq, len(b.Events), func(i int) string { return b.Events[i].Type })
-}
-
-func conflict(id string, last, seq uint64) error { return rules.Conflict(id, last, seq) }
-
-func notABoundary(id string, seq uint64) error { return rules.NotABoundary(id, seq) }
 
 func cmpSeq(a, b uint64) int { return cmp.Compare(a, b) }
 

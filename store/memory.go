@@ -32,7 +32,7 @@ var _ Store = (*Memory)(nil)
 
 // Create implements Store.
 func (m *Memory) Create(ctx context.Context, h Header) error {
-	if err := checkHeader(h); err != nil {
+	if err := CheckHeader(h); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -71,7 +71,7 @@ func (m *Memory) Header(ctx context.Context, id string) (Header, error) {
 
 // Append implements Store.
 func (m *Memory) Append(ctx context.Context, id string, b Batch) error {
-	if err := checkBatch(id, b); err != nil {
+	if err := CheckBatch(id, b); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
@@ -176,7 +176,7 @@ func (m *Memory) Checkpoint(ctx context.Context, id string, upTo uint64) (Checkp
 
 // SetTags implements Store.
 func (m *Memory) SetTags(ctx context.Context, id string, tags map[string]string) error {
-	if err := checkHeader(Header{ID: id, Tags: tags}); err != nil {
+	if err := CheckHeader(Header{ID: id, Tags: tags}); err != nil {
 		return err
 	}
 	m.mu.Lock()

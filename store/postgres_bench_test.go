@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,8 +50,20 @@ func openPostgres(b *testing.B) store.Store {
 		_, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 		require.NoError(b, err)
 	})
-	st, err := postgres.Open(ctx, dsn, &postgres.Options{Schema: schema})
+	st, err := postgres.Open(ctx, withSchema(dsn, schema))
 	require.NoError(b, err)
 	b.Cleanup(func() { require.NoError(b, st.Close()) })
 	return st
+}
+
+// withSchema returns dsn, a URL or keyword/value pairs, naming the store's
+// schema.
+func withSchema(dsn, schema string) string {
+	switch {
+	case !strings.Contains(dsn, "://"):
+		return dsn + " offshoot_schema=" + schema
+	case strings.Contains(dsn, "?"):
+		return dsn + "&offshoot_schema=" + schema
+	}
+	return dsn + "?offshoot_schema=" + schema
 }

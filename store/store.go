@@ -7,9 +7,13 @@
 // Store is the interface a backend implements — SQLite (store/sqlite), the
 // embedded default; PostgreSQL (store/postgres), for processes that share
 // sessions; an in-memory one (NewMemory) — and storetest.Run is the
-// conformance suite every backend, a third party's included, passes.
-// Journal writes sessions to a store as they commit and opens them again;
-// Fork starts a new session from a stored one at a past seq.
+// conformance suite every backend, a third party's included, passes. As
+// with database/sql/driver, this package is all a backend needs: the
+// interface, its errors (ErrConflict…), its limits (MaxIDBytes,
+// MaxTagsBytes) and the checks every store makes (CheckHeader,
+// CheckBatch); it imports no other package of this module. Package
+// store/journal writes sessions to a store as they commit and opens them
+// again; Fork starts a new session from a stored one at a past seq.
 package store
 
 import (
@@ -17,29 +21,11 @@ import (
 	"encoding/json"
 	"iter"
 	"time"
-
-	"github.com/offshoot-dev/offshoot/store/internal/rules"
-)
-
-// Errors a Store returns, matched with errors.Is.
-var (
-	// ErrNotFound: the store holds no session of that id.
-	ErrNotFound = rules.ErrNotFound
-	// ErrExists: a session of that id is stored already.
-	ErrExists = rules.ErrExists
-	// ErrConflict: the batch does not follow the stored log (another
-	// writer appended first, or the writer's view is stale); nothing of
-	// it was written. Reload or fork, and go on from there.
-	ErrConflict = rules.ErrConflict
-	// ErrInvalid: Create was given a header no store keeps (no id, an id
-	// or tags too large, a session its own parent…); the error says
-	// which, and nothing was stored.
-	ErrInvalid = rules.ErrInvalid
 )
 
 // Header is what a store keeps of a session besides its log.
 type Header struct {
-	// ID is the session's id: at most 4096 bytes (so is Parent).
+	// ID is the session's id: at most MaxIDBytes (so is Parent).
 	ID string `json:"id"`
 	// Parent is the id of the session it was forked from ("" for none),
 	// and ForkSeq the parent's seq at the fork: the session's log is the
@@ -47,7 +33,7 @@ type Header struct {
 	Parent  string `json:"parent,omitempty"`
 	ForkSeq uint64 `json:"fork_seq,omitempty"`
 	// Tags are the program's labels of the session (a user, a project):
-	// at most 64 KiB as JSON. Create refuses a longer id or tags, and a
+	// at most MaxTagsBytes as JSON. Create refuses a longer id or tags, and a
 	// stored one is damage a store reports rather than reads.
 	Tags map[string]string `json:"tags,omitempty"`
 	// Created is when the header was stored; Updated when the last batch
@@ -120,7 +106,10 @@ type Store interface {
 	Header(ctx context.Context, id string) (Header, error)
 	// Append stores a batch at the end of a session's log: its Seq must
 	// be the log's last seq plus one (ErrConflict otherwise, nothing
-	// written). It is durable when Append returns nil.
+	// written). When Append returns nil the batch survives the
+	// process being killed; whether it survives a power loss is the
+	// backend's to say, and its setting's (store/sqlite: with
+	// _synchronous=FULL; store/postgres: by default).
 	Append(ctx context.Context, id string, b Batch) error
 	// Batches yields the session's own batches whose events are after
 	// after and up to upTo (0: no bound), in order. A batch that spans
@@ -150,6 +139,3 @@ type Store interface {
 	// Close releases the store's resources.
 	Close() error
 }
-
-// ErrHasChildren: Delete of a session others were forked from.
-var ErrHasChildren = rules.ErrHasChildren

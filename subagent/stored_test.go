@@ -11,6 +11,7 @@ import (
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 	"github.com/offshoot-dev/offshoot/subagent"
 )
 
@@ -19,7 +20,7 @@ import (
 // agent carries on its conversation.
 func TestResumeReadsTheStore(t *testing.T) {
 	st := store.NewMemory()
-	j := store.NewJournal(st, store.JournalOptions{})
+	j := journal.New(st, journal.Options{})
 	parent, err := session.New(session.WithID("main"), session.WithRegistry(serde.NewRegistry()), session.WithJournal(j))
 	require.NoError(t, err)
 	e := subagent.New(subagent.Options{Store: st, NewID: ids("s")})
@@ -31,7 +32,7 @@ func TestResumeReadsTheStore(t *testing.T) {
 	require.NoError(t, j.Close())
 
 	// A later process.
-	j2 := store.NewJournal(st, store.JournalOptions{})
+	j2 := journal.New(st, journal.Options{})
 	defer j2.Close()
 	reopened, err := j2.Open(ctx, "main", serde.NewRegistry(), nil)
 	require.NoError(t, err)

@@ -81,7 +81,7 @@ func run(out io.Writer, dir, self string) error {
 // worker chats in a session stored at path, and kills its own process in
 // the model call of its third question.
 func worker(out io.Writer, path string) error {
-	st, err := sqlite.Open(path)
+	st, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func worker(out io.Writer, path string) error {
 // resume opens the crashed worker's session in a new client, shows what
 // it holds, and asks the model again.
 func resume(out io.Writer, path string) error {
-	st, err := sqlite.Open(path)
+	st, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		return err
 	}

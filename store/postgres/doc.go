@@ -4,7 +4,7 @@
 // no server.
 //
 // Open connects (through a pool of pgx connections), creates the store's
-// schema ("offshoot" unless Options.Schema names another) and its tables
+// schema ("offshoot" unless the DSN's offshoot_schema names another) and its tables
 // when they are missing, and refuses a schema that a newer version of this
 // package wrote. Its tables:
 //
@@ -24,8 +24,15 @@
 //     before the batch (another writer appended first), writes nothing and
 //     returns store.ErrConflict. Writers of one session wait for each
 //     other's update of its row, never for a reader or a checkpoint.
-//   - An Append that returned nil is durable: the store's connections
-//     commit with synchronous_commit=on unless the DSN says otherwise.
+//   - An Append that returned nil survives the server's process being
+//     killed, an operating system crash and a power loss of the server's
+//     machine: the store's connections commit with synchronous_commit=on
+//     (the commit waits until the server's write-ahead log is flushed to
+//     its disk), unless the DSN names another setting — off or local
+//     lose the last commits on a server crash; remote_write, remote_apply
+//     with synchronous standbys also survive the loss of the server's
+//     machine. That holds as long as the server runs with fsync=on (its
+//     default) on storage that keeps what it flushed.
 //   - Batches reads a session's log a page of rows at a time, never all of
 //     it at once, as it stood when the read began, and checks every row:
 //     one that is missing, over the store's bound (64 MiB a batch, 256 MiB

@@ -17,7 +17,9 @@ import (
 // (It needs a server, so it is not run as a test.)
 func Example() {
 	ctx := context.Background()
-	st, err := postgres.Open(ctx, os.Getenv("DATABASE_URL"), &postgres.Options{Schema: "offshoot"})
+	// DATABASE_URL as postgres://host/db?offshoot_schema=agents puts the
+	// store's tables in the schema agents ("offshoot" by default).
+	st, err := postgres.Open(ctx, os.Getenv("DATABASE_URL"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func TestOpenSchema(t *testing.T) {
 			if tt.before != "" {
 				admin(t, dsn, strings.ReplaceAll(tt.before, "{S}", pgx.Identifier{schema}.Sanitize()))
 			}
-			st, err := Open(ctx, dsn, &Options{Schema: schema})
+			st, err := Open(ctx, withSchema(dsn, schema))
 			if tt.err != "" {
 				require.ErrorContains(t, err, tt.err)
 				assert.Contains(t, err.Error(), schema, "the error names the schema")
@@ -60,7 +60,7 @@ func TestOpenSchema(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.NoError(t, st.Close())
-			st, err = Open(ctx, dsn, &Options{Schema: schema})
+			st, err = Open(ctx, withSchema(dsn, schema))
 			require.NoError(t, err, "opening it again")
 			var v int
 			require.NoError(t, st.(*pgStore).pool.QueryRow(ctx, st.(*pgStore).q(`SELECT version FROM S.schema_version`)).Scan(&v))
@@ -71,9 +71,13 @@ func TestOpenSchema(t *testing.T) {
 }
 
 func TestOpenBadSchemaName(t *testing.T) {
-	for _, name := range []string{strings.Repeat("s", 64), "a\x00b"} {
-		_, err := Open(context.Background(), localDSN, &Options{Schema: name})
-		assert.ErrorContains(t, err, "is not a PostgreSQL name")
+	tests := []struct{ name, want string }{
+		{strings.Repeat("s", 64), "is not a PostgreSQL name"},
+		{"a\x00b", "forbidden NUL byte"}, // no DSN holds one
+	}
+	for _, tt := range tests {
+		_, err := Open(context.Background(), withSchema(localDSN, tt.name))
+		assert.ErrorContains(t, err, tt.want)
 	}
 }
 
@@ -86,7 +90,7 @@ func TestOpenConcurrently(t *testing.T) {
 	errs := make(chan error, openers)
 	for range openers {
 		wg.Go(func() {
-			st, err := Open(context.Background(), dsn, &Options{Schema: schema})
+			st, err := Open(context.Background(), withSchema(dsn, schema))
 			if err == nil {
 				err = st.Close()
 			}
@@ -102,19 +106,12 @@ func TestOpenConcurrently(t *testing.T) {
 
 func TestSynchronousCommit(t *testing.T) {
 	dsn := serverDSN(t)
-	join := "?"
-	if strings.Contains(dsn, "?") {
-		join = "&"
-	}
-	if !strings.Contains(dsn, "://") {
-		join = " "
-	}
 	for _, tt := range []struct{ dsn, want string }{
 		{dsn, "on"},
-		{dsn + join + "synchronous_commit=remote_apply", "remote_apply"},
+		{withParam(dsn, "synchronous_commit", "remote_apply"), "remote_apply"},
 	} {
 		schema := testSchema(t, dsn)
-		st, err := Open(context.Background(), tt.dsn, &Options{Schema: schema})
+		st, err := Open(context.Background(), withSchema(tt.dsn, schema))
 		require.NoError(t, err)
 		var got string
 		require.NoError(t, st.(*pgStore).pool.QueryRow(context.Background(), `SHOW synchronous_commit`).Scan(&got))
@@ -152,7 +149,7 @@ func TestOpenHidesPassword(t *testing.T) {
 				require.NoError(t, err)
 				tt.dsn = fmt.Sprintf("postgres://%s:%s@%s/no_such_database", cfg.User, secret, net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))))
 			}
-			st, err := Open(context.Background(), tt.dsn, nil)
+			st, err := Open(context.Background(), tt.dsn)
 			if err == nil {
 				st.Close()
 				t.Fatal("Open succeeded")
@@ -171,7 +168,7 @@ func TestOpenHidesPassword(t *testing.T) {
 func TestOpenCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Open(ctx, "postgres://u:"+secret+"@127.0.0.1:1/db", nil)
+	_, err := Open(ctx, "postgres://u:"+secret+"@127.0.0.1:1/db")
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.NotContains(t, err.Error(), "s3cret")

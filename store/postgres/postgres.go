@@ -18,14 +18,6 @@ import (
 	"github.com/offshoot-dev/offshoot/store"
 )
 
-// Options adjust Open. The zero value (or nil) is the default.
-type Options struct {
-	// Schema is the PostgreSQL schema that holds the store's tables
-	// ("offshoot" when empty). Open creates it and its tables when they
-	// are missing; stores in different schemas are separate.
-	Schema string
-}
-
 // Open connects to the PostgreSQL server named by dsn — a URL
 // (postgres://user:password@host:5432/database?sslmode=verify-full) or
 // keyword/value pairs (host=… user=… dbname=…), as pgx reads it, pool
@@ -34,23 +26,28 @@ type Options struct {
 // schema written by a newer version of this package. No error it returns
 // shows a password.
 //
+// The DSN's offshoot_schema parameter names the PostgreSQL schema that
+// holds the store's tables ("offshoot" when absent): stores in different
+// schemas are separate.
+//
 // Its connections commit with synchronous_commit=on (a commit waits for
-// the server's write-ahead log to reach disk), unless dsn names another
-// setting of synchronous_commit.
-func Open(ctx context.Context, dsn string, opts *Options) (store.Store, error) {
-	schema := "offshoot"
-	if opts != nil && opts.Schema != "" {
-		schema = opts.Schema
-	}
-	if len(schema) > 63 || strings.ContainsRune(schema, 0) {
-		return nil, fmt.Errorf("postgres: schema name %q is not a PostgreSQL name (at most 63 bytes, no NUL)", schema)
-	}
+// the server's write-ahead log to reach its disk), unless dsn names
+// another setting of synchronous_commit; see the package's Guarantees.
+func Open(ctx context.Context, dsn string) (store.Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: the DSN: %w", passwordsOf(dsn, nil).redact(err))
 	}
-	hide := passwordsOf(dsn, cfg.ConnConfig.Config.Copy())
 	params := cfg.ConnConfig.RuntimeParams
+	schema, ok := params[schemaParam]
+	delete(params, schemaParam) // the store's, not a setting of the server
+	if !ok || schema == "" {
+		schema = "offshoot"
+	}
+	if len(schema) > 63 || strings.ContainsRune(schema, 0) {
+		return nil, fmt.Errorf("postgres: schema name %q is not a PostgreSQL name (at most 63 bytes, no NUL)", schema)
+	}
+	hide := passwordsOf(dsn, cfg.ConnConfig.Config.Copy())
 	if _, ok := params["synchronous_commit"]; !ok && !strings.Contains(params["options"], "synchronous_commit") {
 		params["synchronous_commit"] = "on"
 	}
@@ -65,6 +62,9 @@ func Open(ctx context.Context, dsn string, opts *Options) (store.Store, error) {
 	}
 	return s, nil
 }
+
+// schemaParam is the DSN parameter that names the store's schema.
+const schemaParam = "offshoot_schema"
 
 // pgStore is a store.Store in a PostgreSQL schema.
 type pgStore struct {

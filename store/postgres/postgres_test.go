@@ -16,7 +16,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestConformance(t *testing.T) {
 	dsn := serverDSN(t)
 	open := func(t *testing.T) store.Store {
-		st, err := Open(context.Background(), dsn, &Options{Schema: testSchema(t, dsn)})
+		st, err := Open(context.Background(), withSchema(dsn, testSchema(t, dsn)))
 		require.NoError(t, err)
 		return st
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func openTest(tb testing.TB) *pgStore {
 	tb.Helper()
 	dsn := serverDSN(tb)
 	schema := testSchema(tb, dsn)
-	st, err := Open(context.Background(), dsn, &Options{Schema: schema})
+	st, err := Open(context.Background(), withSchema(dsn, schema))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { require.NoError(tb, st.Close()) })
 	return st.(*pgStore)
@@ -107,3 +108,18 @@ func exec(tb testing.TB, st store.Store, sql string, args ...any) {
 	_, err := s.pool.Exec(context.Background(), s.q(sql), args...)
 	require.NoError(tb, err)
 }
+
+// withParam returns dsn, a URL or keyword/value pairs, with the parameter
+// key=value added.
+func withParam(dsn, key, value string) string {
+	switch {
+	case !strings.Contains(dsn, "://"):
+		return dsn + " " + key + "=" + value
+	case strings.Contains(dsn, "?"):
+		return dsn + "&" + key + "=" + value
+	}
+	return dsn + "?" + key + "=" + value
+}
+
+// withSchema returns dsn naming the store's schema.
+func withSchema(dsn, schema string) string { return withParam(dsn, "offshoot_schema", schema) }

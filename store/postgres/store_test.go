@@ -217,7 +217,7 @@ func TestWritersAcrossStores(t *testing.T) {
 	const writers = 4
 	stores := []store.Store{first}
 	for range writers - 1 {
-		st, err := Open(ctx, serverDSN(t), &Options{Schema: first.schema})
+		st, err := Open(ctx, withSchema(serverDSN(t), first.schema))
 		require.NoError(t, err)
 		t.Cleanup(func() { require.NoError(t, st.Close()) })
 		stores = append(stores, st)

@@ -42,9 +42,9 @@ func turn(seq uint64) store.Batch {
 	}}
 }
 
-func benchStore(b *testing.B) *Store {
+func benchStore(b *testing.B, options ...string) *Store {
 	b.Helper()
-	st, err := Open(filepath.Join(b.TempDir(), "sessions.db"))
+	st, err := Open(context.Background(), filepath.Join(b.TempDir(), "sessions.db")+strings.Join(options, ""))
 	require.NoError(b, err)
 	b.Cleanup(func() { st.Close() })
 	return st
@@ -53,9 +53,15 @@ func benchStore(b *testing.B) *Store {
 // BenchmarkAppend appends one model turn's batch (4 events, 2 KB) at a
 // time, each its own committed transaction; median-µs is the median of
 // the appends' times.
-func BenchmarkAppend(b *testing.B) {
+func BenchmarkAppend(b *testing.B) { benchmarkAppend(b) }
+
+// BenchmarkAppendFull is BenchmarkAppend with ?_synchronous=FULL: what
+// surviving a power loss costs an append (an fsync of the log each).
+func BenchmarkAppendFull(b *testing.B) { benchmarkAppend(b, "?_synchronous=FULL") }
+
+func benchmarkAppend(b *testing.B, options ...string) {
 	ctx := context.Background()
-	st := benchStore(b)
+	st := benchStore(b, options...)
 	require.NoError(b, st.Create(ctx, store.Header{ID: "s"}))
 	seq := uint64(1)
 	var times []time.Duration
@@ -149,7 +155,7 @@ func BenchmarkStorage1000Turns(b *testing.B) {
 	ctx := context.Background()
 	for b.Loop() {
 		b.StopTimer()
-		st, err := Open(filepath.Join(b.TempDir(), "sessions.db"))
+		st, err := Open(context.Background(), filepath.Join(b.TempDir(), "sessions.db"))
 		require.NoError(b, err)
 		b.StartTimer()
 		require.NoError(b, st.Create(ctx, store.Header{ID: "chat", Tags: map[string]string{"user": "ada"}}))

@@ -22,6 +22,7 @@ import (
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 	"github.com/offshoot-dev/offshoot/store/sqlite"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
@@ -73,10 +74,10 @@ func (m marking) PutCheckpoint(ctx context.Context, id string, c store.Checkpoin
 
 // openAgent opens (or starts) the agent's session in the store at path,
 // and the last evaluation to carry on ("" for none).
-func openAgent(t testing.TB, st store.Store, p *prompt.Prompt) (*session.Session, *store.Journal, string) {
+func openAgent(t testing.TB, st store.Store, p *prompt.Prompt) (*session.Session, *journal.Journal, string) {
 	t.Helper()
 	ctx := context.Background()
-	j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: 3})
+	j := journal.New(st, journal.Options{CheckpointEvery: 3})
 	reg := serde.NewRegistry()
 	var s *session.Session
 	var err error
@@ -103,7 +104,7 @@ func TestCrashAgent(t *testing.T) {
 	if path == "" {
 		t.Skip("the agent process of TestCrash")
 	}
-	st, err := sqlite.Open(path)
+	st, err := sqlite.Open(context.Background(), path)
 	require.NoError(t, err)
 	p := agentPrompt(t)
 	s, _, last := openAgent(t, marking{st}, p)
@@ -163,7 +164,7 @@ func TestCrash(t *testing.T) {
 		require.True(t, killed, "round %d: the agent ended before its %d%s %s", i, after, ordinal(after), kind)
 
 		ctx := context.Background()
-		st, err := sqlite.Open(path)
+		st, err := sqlite.Open(context.Background(), path)
 		require.NoError(t, err, "round %d", i)
 		require.NoError(t, st.Check(ctx), "round %d: the file after a kill at a %s", i, kind)
 		h, err := st.Header(ctx, "agent")

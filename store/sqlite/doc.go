@@ -8,12 +8,18 @@
 //
 // # Guarantees
 //
-// The file is in write-ahead-log mode with synchronous=NORMAL. A batch
-// is written whole or not at all, in one transaction. Once Append returns
-// nil the batch survives the process being killed at any point; a power
-// loss or an operating system crash may lose the last batches appended
-// before it (those not yet synced), but never leaves a batch half
-// written nor the file damaged. Readers never wait for the writer, nor
+// The file is in write-ahead-log mode, with synchronous=NORMAL unless
+// the DSN asks for more (Open). A batch is written whole or not at all,
+// in one transaction. Once Append returns nil the batch survives the
+// process being killed at any point (SIGKILL, a panic, an out-of-memory
+// kill), whatever the setting. Under NORMAL, a power loss or an
+// operating system crash may lose the last batches appended before it
+// (those not yet synced to the disk), but never leaves a batch half
+// written nor the file damaged. With "?_synchronous=FULL" (or EXTRA)
+// every Append syncs the write-ahead log before it returns, so a batch
+// survives a power loss or an operating system crash too — as far as the
+// disk keeps what it says it synced — for the cost of an fsync per
+// append. Readers never wait for the writer, nor
 // make it wait; a write that finds another process writing waits for it
 // (up to 10 seconds, or until its context ends) rather than failing.
 //

@@ -23,7 +23,7 @@ func Example() {
 
 	// A program keeps its sessions in one file, such as
 	// .offshoot/sessions.db; Open creates it.
-	st, err := sqlite.Open(filepath.Join(dir, ".offshoot", "sessions.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, ".offshoot", "sessions.db"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func TestRefusedFilesAreLeftAlone(t *testing.T) {
 			before, err := os.ReadFile(path)
 			require.NoError(t, err)
 
-			_, err = Open(path)
+			_, err = Open(context.Background(), path)
 			require.ErrorContains(t, err, tt.want)
 
 			after, err := os.ReadFile(path)

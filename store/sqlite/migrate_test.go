@@ -29,7 +29,7 @@ func TestAnOlderFileMigrates(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 
-	st, err := Open(path)
+	st, err := Open(context.Background(), path)
 	require.NoError(t, err)
 	defer st.Close()
 	require.NoError(t, st.Append(ctx, "old", store.Batch{Seq: 1, Events: []store.Event{{Type: "test.A", Data: []byte(`{"a":1}`)}}}))

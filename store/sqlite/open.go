@@ -24,11 +24,19 @@ import (
 // that wants less cancels the context it passes.
 const busyTimeout = 10 * time.Second
 
-// Open opens the store in the SQLite database file at path, creating the
-// file (mode 0600) and its directory (mode 0700) when they do not exist,
-// and the store's tables when the file has none. Several processes may
-// open the same file: their writes wait for each other, and Append's
-// check of the expected seq holds across them.
+// Open opens the store in the SQLite database file dsn names, creating
+// the file (mode 0600) and its directory (mode 0700) when they do not
+// exist, and the store's tables when the file has none. Several processes
+// may open the same file: their writes wait for each other, and Append's
+// check of the expected seq holds across them. ctx bounds the opening.
+//
+// dsn is the file's path, optionally followed by options, as in
+// "sessions.db?_synchronous=FULL". The one option is _synchronous, how
+// durable an append is (see the package's Guarantees): NORMAL, the
+// default — an append survives the process being killed, not a power
+// loss —, FULL — it survives a power loss or an operating system crash
+// too, for an fsync per append — or EXTRA. A path that has a "?" of its
+// own is read as a path when what follows it is not options.
 //
 // path must name a regular file, or a symbolic link to one: a directory,
 // a FIFO, a device or a socket is refused before anything opens it, and
@@ -36,7 +44,11 @@ const busyTimeout = 10 * time.Second
 // path-shm, path-journal). A
 // file that holds another program's tables, or the tables of a newer
 // version of this package (a later schema), is refused too.
-func Open(path string) (*Store, error) {
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	path, sync, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
 	if path == "" {
 		return nil, errors.New("store/sqlite: the database path is empty")
 	}
@@ -53,7 +65,7 @@ func Open(path string) (*Store, error) {
 	// BEGIN IMMEDIATE takes the file's write lock at the start of every
 	// transaction, so that what a transaction read is still true when it
 	// writes, whatever other processes do.
-	s.w, err = sql.Open("sqlite", dsn(abs, "_txlock=immediate", "_synchronous=NORMAL",
+	s.w, err = sql.Open("sqlite", dsnOf(abs, "_txlock=immediate", "_synchronous="+sync,
 		fmt.Sprintf("_pragma=wal_autocheckpoint(%d)", walBackstopPages)))
 	if err != nil {
 		return nil, fmt.Errorf("store/sqlite: opening %s: %w", abs, err)
@@ -61,7 +73,7 @@ func Open(path string) (*Store, error) {
 	s.w.SetMaxOpenConns(1)
 	s.w.SetMaxIdleConns(1)
 	s.w.SetConnMaxLifetime(0)
-	if err := s.setup(context.Background()); err != nil {
+	if err := s.setup(ctx); err != nil {
 		s.w.Close()
 		return nil, err
 	}
@@ -72,13 +84,13 @@ func Open(path string) (*Store, error) {
 	// Reads go through a pool of read-only connections: in WAL mode they
 	// neither wait for the writer nor make it wait. The pool is not
 	// bounded, so that a reader iterating Batches never waits for another.
-	s.r, err = sql.Open("sqlite", dsn(abs, "_query_only=1"))
+	s.r, err = sql.Open("sqlite", dsnOf(abs, "_query_only=1"))
 	if err != nil {
 		s.w.Close()
 		return nil, fmt.Errorf("store/sqlite: opening %s: %w", abs, err)
 	}
 	s.r.SetMaxIdleConns(max(2, runtime.GOMAXPROCS(0)))
-	wal, err := sql.Open("sqlite", dsn(abs))
+	wal, err := sql.Open("sqlite", dsnOf(abs, "_synchronous="+sync))
 	if err != nil {
 		s.r.Close()
 		s.w.Close()
@@ -88,14 +100,51 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
-// dsn is the driver's name for the file at path with the settings every
+// parseDSN splits Open's dsn into the file's path and the synchronous
+// setting its options ask for (NORMAL by default).
+func parseDSN(dsn string) (path, sync string, err error) {
+	sync = "NORMAL"
+	i := strings.LastIndexByte(dsn, '?')
+	if i < 0 || !isOptions(dsn[i+1:]) {
+		return dsn, sync, nil
+	}
+	for _, opt := range strings.Split(dsn[i+1:], "&") {
+		name, value, _ := strings.Cut(opt, "=")
+		switch name {
+		case "_synchronous":
+			switch v := strings.ToUpper(value); v {
+			case "NORMAL", "FULL", "EXTRA":
+				sync = v
+			default:
+				return "", "", fmt.Errorf("store/sqlite: %s: the store keeps NORMAL, FULL or EXTRA synchronous (OFF could lose or damage what Append said it kept)", opt)
+			}
+		default:
+			return "", "", fmt.Errorf("store/sqlite: the DSN %q has an unknown option %s; the options are _synchronous (NORMAL, FULL or EXTRA)", dsn, name)
+		}
+	}
+	return dsn[:i], sync, nil
+}
+
+// isOptions reports whether q reads as Open's options: name=value pairs
+// joined by &, each name starting with an underscore.
+func isOptions(q string) bool {
+	for _, opt := range strings.Split(q, "&") {
+		name, _, ok := strings.Cut(opt, "=")
+		if !ok || !strings.HasPrefix(name, "_") || strings.ContainsAny(name, "/\\") {
+			return false
+		}
+	}
+	return q != ""
+}
+
+// dsnOf is the driver's name for the file at path with the settings every
 // connection has and extra ones. The path goes in a file: URI, escaped, so
 // that no character of it reads as a parameter. Every connection treats
 // the file's schema as untrusted (it may have come with a cloned
 // repository): its triggers and views may call only the functions SQLite
 // deems harmless (trusted_schema off), and cells are checked as they are
 // read (cell_size_check).
-func dsn(path string, extra ...string) string {
+func dsnOf(path string, extra ...string) string {
 	p := filepath.ToSlash(path)
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p // a Windows path, C:/…

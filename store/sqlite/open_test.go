@@ -17,7 +17,7 @@ func TestOpenCreates(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "a", "b ?#%&=")
 	path := filepath.Join(dir, "sessions?.db")
-	st, err := Open(path)
+	st, err := Open(context.Background(), path)
 	require.NoError(t, err)
 	defer st.Close()
 	require.NoError(t, st.Create(ctx, store.Header{ID: "s"}))
@@ -47,7 +47,7 @@ func TestOpenCreates(t *testing.T) {
 	assert.Equal(t, int(busyTimeout.Milliseconds()), timeout)
 
 	// A second Store of the file sees the first's writes.
-	other, err := Open(path)
+	other, err := Open(context.Background(), path)
 	require.NoError(t, err)
 	defer other.Close()
 	h, err := other.Header(ctx, "s")
@@ -68,7 +68,7 @@ func refused(t *testing.T, tests []openCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sessions.db")
 			tt.setup(t, path)
-			st, err := Open(path)
+			st, err := Open(context.Background(), path)
 			if err == nil {
 				st.Close()
 			}
@@ -94,21 +94,21 @@ func TestOpenRefuses(t *testing.T) {
 			require.NoError(t, err)
 		}, "the database holds tables, but not this store's"},
 		{"a newer schema", func(t *testing.T, path string) {
-			st, err := Open(path)
+			st, err := Open(context.Background(), path)
 			require.NoError(t, err)
 			_, err = st.w.Exec("UPDATE schema_version SET version = 99")
 			require.NoError(t, err)
 			require.NoError(t, st.Close())
 		}, "holds schema version 99, newer than this program's (3): open it with a newer version of offshoot"},
 		{"a trigger of another's", func(t *testing.T, path string) {
-			st, err := Open(path)
+			st, err := Open(context.Background(), path)
 			require.NoError(t, err)
 			_, err = st.w.Exec("CREATE TRIGGER slow AFTER INSERT ON batches BEGIN SELECT count(*) FROM sessions a, sessions b, sessions c; END")
 			require.NoError(t, err)
 			require.NoError(t, st.Close())
 		}, `holds a trigger this store did not make ("slow"), which would run at every append`},
 		{"its own trigger changed", func(t *testing.T, path string) {
-			st, err := Open(path)
+			st, err := Open(context.Background(), path)
 			require.NoError(t, err)
 			_, err = st.w.Exec("DROP TRIGGER batches_advance; CREATE TRIGGER batches_advance AFTER INSERT ON batches BEGIN DELETE FROM sessions; END")
 			require.NoError(t, err)
@@ -122,14 +122,14 @@ func TestOpenRefuses(t *testing.T) {
 			require.NoError(t, err)
 		}, `holds a trigger this store did not make ("slow")`},
 		{"a lost schema version", func(t *testing.T, path string) {
-			st, err := Open(path)
+			st, err := Open(context.Background(), path)
 			require.NoError(t, err)
 			_, err = st.w.Exec("DELETE FROM schema_version")
 			require.NoError(t, err)
 			require.NoError(t, st.Close())
 		}, "the store's schema version is missing (the file is damaged)"},
 	})
-	_, err := Open("")
+	_, err := Open(context.Background(), "")
 	require.ErrorContains(t, err, "the database path is empty")
 }
 
@@ -161,5 +161,47 @@ func TestTheSchemaIsNotTrusted(t *testing.T) {
 		require.NoError(t, db.QueryRow("PRAGMA cell_size_check").Scan(&check))
 		assert.Zero(t, trusted)
 		assert.Equal(t, 1, check)
+	}
+}
+
+// How durable an append is is the DSN's to choose: synchronous=NORMAL by
+// default (a killed process loses nothing; a power loss may lose the last
+// appends), FULL or EXTRA when a power loss must not.
+func TestOpenSynchronous(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name, options string
+		want          int // PRAGMA synchronous: 1 NORMAL, 2 FULL, 3 EXTRA
+		err           string
+	}{
+		{"the default", "", 1, ""},
+		{"normal", "?_synchronous=NORMAL", 1, ""},
+		{"full", "?_synchronous=FULL", 2, ""},
+		{"full in lower case", "?_synchronous=full", 2, ""},
+		{"extra", "?_synchronous=EXTRA", 3, ""},
+		{"off is refused", "?_synchronous=OFF", 0, `_synchronous=OFF: the store keeps NORMAL, FULL or EXTRA`},
+		{"an unknown option", "?_synchronous=FULL&_cache=shared", 0, `unknown option _cache; the options are _synchronous`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "sessions.db")
+			st, err := Open(ctx, path+tt.options)
+			if tt.err != "" {
+				require.ErrorContains(t, err, tt.err)
+				_, statErr := os.Stat(path)
+				assert.True(t, os.IsNotExist(statErr), "a refused DSN makes no file")
+				return
+			}
+			require.NoError(t, err)
+			defer st.Close()
+			for _, db := range []*sql.DB{st.w, st.wal.db} {
+				var got int
+				require.NoError(t, db.QueryRow("PRAGMA synchronous").Scan(&got))
+				assert.Equal(t, tt.want, got)
+			}
+			require.NoError(t, st.Create(ctx, store.Header{ID: "s"}))
+			_, err = os.Stat(path)
+			require.NoError(t, err, "the options are not part of the file's name")
+		})
 	}
 }

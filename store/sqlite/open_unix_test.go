@@ -40,12 +40,12 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 // TestOpenLink: a symbolic link to a store's file opens that file.
 func TestOpenLink(t *testing.T) {
 	dir := t.TempDir()
-	st, err := Open(filepath.Join(dir, "real.db"))
+	st, err := Open(context.Background(), filepath.Join(dir, "real.db"))
 	require.NoError(t, err)
 	require.NoError(t, st.Create(context.Background(), store.Header{ID: "s"}))
 	require.NoError(t, st.Close())
 	require.NoError(t, os.Symlink(filepath.Join(dir, "real.db"), filepath.Join(dir, "link.db")))
-	st, err = Open(filepath.Join(dir, "link.db"))
+	st, err = Open(context.Background(), filepath.Join(dir, "link.db"))
 	require.NoError(t, err)
 	defer st.Close()
 	_, err = st.Header(context.Background(), "s")

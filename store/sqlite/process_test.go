@@ -53,7 +53,7 @@ func TestProcesses(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	st, err := Open(path)
+	st, err := Open(context.Background(), path)
 	require.NoError(t, err)
 	defer st.Close()
 	require.NoError(t, st.Check(ctx))
@@ -86,7 +86,7 @@ func TestWriterProcess(t *testing.T) {
 	count, err := strconv.Atoi(os.Getenv(countEnv))
 	require.NoError(t, err)
 	ctx := context.Background()
-	st, err := Open(path)
+	st, err := Open(context.Background(), path)
 	require.NoError(t, err)
 	defer st.Close()
 	if err := st.Create(ctx, store.Header{ID: "shared"}); err != nil && !errors.Is(err, store.ErrExists) {

@@ -14,7 +14,6 @@ import (
 	sqlite3lib "modernc.org/sqlite/lib"
 
 	"github.com/offshoot-dev/offshoot/store"
-	"github.com/offshoot-dev/offshoot/store/internal/rules"
 )
 
 // Store is a store.Store in an SQLite database file. It is safe for
@@ -37,7 +36,7 @@ var _ store.Store = (*Store)(nil)
 
 // Create implements store.Store.
 func (s *Store) Create(ctx context.Context, h store.Header) error {
-	if err := rules.Header(h.ID, h.Parent, h.ForkSeq, h.Tags); err != nil {
+	if err := store.CheckHeader(h); err != nil {
 		return err
 	}
 	var tags, parent any
@@ -99,7 +98,7 @@ func (s *Store) Header(ctx context.Context, id string) (store.Header, error) {
 var headerColumns = fmt.Sprintf(`CASE WHEN octet_length(id) <= %[1]d THEN id END, octet_length(id),
 	CASE WHEN octet_length(parent) <= %[1]d THEN coalesce(parent, '') END, coalesce(octet_length(parent), 0),
 	fork_seq, CASE WHEN octet_length(tags) <= %[2]d THEN tags END, coalesce(octet_length(tags), 0),
-	created, updated, seq`, rules.MaxIDBytes, rules.MaxTagsBytes)
+	created, updated, seq`, store.MaxIDBytes, store.MaxTagsBytes)
 
 // scanHeader reads the headerColumns of a row. A damaged one is a
 // refusal, saying so.
@@ -112,12 +111,12 @@ func scanHeader(scan func(...any) error) (store.Header, error) {
 	}
 	h.ID, h.Parent = id.String, parent.String
 	switch {
-	case idSize > rules.MaxIDBytes:
-		return h, refuse("store/sqlite: a session is damaged: its id takes %d bytes, more than the %d an id may", idSize, rules.MaxIDBytes)
-	case parentSize > rules.MaxIDBytes:
-		return h, refuse("store/sqlite: session %s is damaged: the id of its parent takes %d bytes, more than the %d an id may", h.ID, parentSize, rules.MaxIDBytes)
-	case tagsSize > rules.MaxTagsBytes:
-		return h, refuse("store/sqlite: session %s is damaged: its tags take %d bytes, more than the %d a session's tags may", h.ID, tagsSize, rules.MaxTagsBytes)
+	case idSize > store.MaxIDBytes:
+		return h, refuse("store/sqlite: a session is damaged: its id takes %d bytes, more than the %d an id may", idSize, store.MaxIDBytes)
+	case parentSize > store.MaxIDBytes:
+		return h, refuse("store/sqlite: session %s is damaged: the id of its parent takes %d bytes, more than the %d an id may", h.ID, parentSize, store.MaxIDBytes)
+	case tagsSize > store.MaxTagsBytes:
+		return h, refuse("store/sqlite: session %s is damaged: its tags take %d bytes, more than the %d a session's tags may", h.ID, tagsSize, store.MaxTagsBytes)
 	case forkSeq < 0 || seq < forkSeq:
 		return h, refuse("store/sqlite: session %s is damaged: its fork seq is %d and its last seq %d", h.ID, forkSeq, seq)
 	}
@@ -212,7 +211,7 @@ func tooLarge(id string, seq uint64, size int) error {
 
 // checkBatch says what is wrong with a batch Append was given.
 func checkBatch(id string, b store.Batch) error {
-	if err := rules.Batch(id, b.Seq, len(b.Events), func(i int) string { return b.Events[i].Type }); err != nil {
+	if err := store.CheckBatch(id, b); err != nil {
 		return err
 	}
 	if b.Last() > math.MaxInt64 || b.Last() < b.Seq {
@@ -242,7 +241,7 @@ func (s *Store) PutCheckpoint(ctx context.Context, id string, c store.Checkpoint
 				return err
 			}
 			if !found || c.Seq > math.MaxInt64 {
-				return refusal{rules.NotABoundary(id, c.Seq)}
+				return refusal{fmt.Errorf("store: no batch of session %s ends at seq %d; a checkpoint goes where one does", id, c.Seq)}
 			}
 		}
 		// The older checkpoints go first, so that the new one takes the
@@ -292,7 +291,7 @@ func (s *Store) Checkpoint(ctx context.Context, id string, upTo uint64) (store.C
 
 // SetTags implements store.Store.
 func (s *Store) SetTags(ctx context.Context, id string, tags map[string]string) error {
-	if err := rules.Header(id, "", 0, tags); err != nil {
+	if err := store.CheckHeader(store.Header{ID: id, Tags: tags}); err != nil {
 		return err
 	}
 	var value any

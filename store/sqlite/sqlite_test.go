@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // when t ends.
 func openTemp(t *testing.T) *Store {
 	t.Helper()
-	st, err := Open(filepath.Join(t.TempDir(), "sessions.db"))
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	return st
@@ -35,7 +35,7 @@ func openTemp(t *testing.T) *Store {
 // program (or a hand) would; it may break the tables' constraints.
 func rawDB(t *testing.T, st *Store) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", dsn(st.path, "_pragma=ignore_check_constraints(1)", "_fk=0"))
+	db, err := sql.Open("sqlite", dsnOf(st.path, "_pragma=ignore_check_constraints(1)", "_fk=0"))
 	require.NoError(t, err)
 	db.SetMaxOpenConns(1)
 	t.Cleanup(func() { db.Close() })
@@ -65,7 +65,7 @@ func read(st store.Store, id string, after, upTo uint64) ([]store.Batch, error) 
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
-		st, err := Open(filepath.Join(t.TempDir(), "sessions.db"))
+		st, err := Open(context.Background(), filepath.Join(t.TempDir(), "sessions.db"))
 		require.NoError(t, err)
 		return st // the suite closes it
 	}, storetest.Options{
@@ -82,7 +82,7 @@ func TestConformance(t *testing.T) {
 func TestReopen(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sessions.db")
-	st, err := Open(path)
+	st, err := Open(context.Background(), path)
 	require.NoError(t, err)
 	require.NoError(t, st.Create(ctx, store.Header{ID: "s", Tags: map[string]string{"user": "ada"}}))
 	want := []store.Batch{note(1, 2), {Seq: 3, Events: []store.Event{{Type: "test.Other", Data: json.RawMessage(`[]`)}, {Type: "test.Note", Data: nil}}}}
@@ -92,7 +92,7 @@ func TestReopen(t *testing.T) {
 	require.NoError(t, st.PutCheckpoint(ctx, "s", store.Checkpoint{Seq: 2, State: json.RawMessage(`{"at":2}`)}))
 	require.NoError(t, st.Close())
 
-	st, err = Open(path)
+	st, err = Open(context.Background(), path)
 	require.NoError(t, err)
 	defer st.Close()
 	h, err := st.Header(ctx, "s")
@@ -387,7 +387,7 @@ func TestCheck(t *testing.T) {
 func TestCheckPages(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sessions.db")
-	st, err := Open(path)
+	st, err := Open(context.Background(), path)
 	require.NoError(t, err)
 	require.NoError(t, st.Create(ctx, store.Header{ID: "s"}))
 	seq := uint64(1)
@@ -398,7 +398,7 @@ func TestCheckPages(t *testing.T) {
 	}
 	require.NoError(t, st.Close())
 	damageFile(t, path)
-	st, err = Open(path)
+	st, err = Open(context.Background(), path)
 	require.NoError(t, err)
 	defer st.Close()
 	require.ErrorContains(t, st.Check(ctx), "is damaged")

@@ -24,7 +24,7 @@ func TestAnotherWriterFailsTheTurnAndSaysWhatToDo(t *testing.T) {
 	f := newFixture(t, nil)
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	other := scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
-		st, err := sqlite.Open(path)
+		st, err := sqlite.Open(context.Background(), path)
 		if err != nil {
 			return nil, err
 		}

@@ -87,7 +87,7 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 	}
 	where, path := e.storeWhere(f)
 	if path == "" {
-		st, err := postgres.Open(ctx, f.DSN, nil)
+		st, err := postgres.Open(ctx, f.DSN)
 		if err != nil {
 			msg := strings.NewReplacer("\n\t", "; ", "\n", "; ").Replace(err.Error())
 			return nil, Failf("cannot open the session store %s: %s; check the server and the URL, or run with --no-store", where, Printable(msg))
@@ -107,7 +107,7 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 		_, err := os.Lstat(path)
 		created = errors.Is(err, os.ErrNotExist)
 	}
-	st, err := sqlite.Open(path)
+	st, err := sqlite.Open(ctx, path)
 	if err != nil {
 		todo := "give another file with --store, or run with --no-store"
 		if f.DSN == "" {
@@ -141,7 +141,7 @@ func noLinks(path string) error {
 
 // SessionReducers returns the reducer sets a session of run or chat is
 // folded by — the main agent's tools' and the runner's — to open a stored
-// session with store.Journal.Open.
+// session with journal.Journal.Open.
 func SessionReducers() ([]session.Reducers, error) {
 	ts, err := MainTools()
 	if err != nil {

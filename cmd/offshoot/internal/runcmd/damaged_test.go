@@ -46,7 +46,7 @@ func TestRunOnADamagedStore(t *testing.T) {
 // sessionIDs lists the ids of the sessions stored in the file at path.
 func sessionIDs(t *testing.T, path string) []string {
 	t.Helper()
-	st, err := sqlite.Open(path)
+	st, err := sqlite.Open(context.Background(), path)
 	require.NoError(t, err)
 	defer st.Close()
 	hs, err := st.List(context.Background(), store.Query{})

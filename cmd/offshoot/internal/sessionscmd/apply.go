@@ -7,7 +7,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/serde"
-	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 )
 
 // applyCommand returns sessions apply: write the file changes of a stored
@@ -52,7 +52,7 @@ of its own at a terminal. apply names what it left and exits with 1.`,
 			if err != nil {
 				return cli.Failf("offshoot's tools: %v; this is a bug, please report it", err)
 			}
-			j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: -1})
+			j := journal.New(st, journal.Options{CheckpointEvery: -1})
 			defer j.Close()
 			sess, err := j.Open(ctx, h.ID, serde.NewRegistry(), sets)
 			if err != nil {

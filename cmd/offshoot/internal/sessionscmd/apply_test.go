@@ -14,7 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
-	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 	"github.com/offshoot-dev/offshoot/store/sqlite"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
@@ -26,9 +26,9 @@ func TestApplyIgnoresTheStoredExclusions(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("hello\n"), 0o644))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, ".offshoot"), 0o755))
-	st, err := sqlite.Open(filepath.Join(dir, cli.SessionsPath))
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, cli.SessionsPath))
 	require.NoError(t, err)
-	j := store.NewJournal(st, store.JournalOptions{})
+	j := journal.New(st, journal.Options{})
 	s, err := session.New(session.WithID("planted-session"), session.WithRegistry(serde.NewRegistry()), session.WithJournal(j))
 	require.NoError(t, err)
 	set, err := vfs.Tools(vfs.Options{Mounts: []vfs.Mount{{HostPath: dir, Secrets: []string{}}}, AllowedRoots: []string{dir}})

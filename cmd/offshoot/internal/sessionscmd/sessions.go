@@ -21,6 +21,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/snapshotcmd"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 )
 
 // Command returns the sessions command and its subcommands.
@@ -121,7 +122,7 @@ plan. Messages are cut to one line; --full prints them whole.`,
 			if err != nil {
 				return cli.Failf("offshoot's tools: %v; this is a bug, please report it", err)
 			}
-			j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: -1})
+			j := journal.New(st, journal.Options{CheckpointEvery: -1})
 			defer j.Close()
 			reg := serde.NewRegistry()
 			sess, err := j.Open(ctx, h.ID, reg, sets)

@@ -1,4 +1,4 @@
-package store_test
+package journal_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 )
 
 // lying is a store whose headers are what a damaged or hostile file holds
@@ -144,7 +145,7 @@ func TestADamagedParentChainIsAnError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := lies(tt.headers...)
-			j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: -1})
+			j := journal.New(st, journal.Options{CheckpointEvery: -1})
 			defer j.Close()
 			var err error
 			watchdog(t, func() { _, err = j.Open(ctx, tt.open, serde.NewRegistry(), []session.Reducers{bank()}) })

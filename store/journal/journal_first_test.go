@@ -1,4 +1,4 @@
-package store_test
+package journal_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 )
 
 // failingAppends is a store whose appends fail, as a file with damaged
@@ -25,7 +26,7 @@ func (failingAppends) Append(context.Context, string, store.Batch) error {
 // header of a session without a log.
 func TestAFailedFirstCommitStoresNoHeader(t *testing.T) {
 	st := failingAppends{store.NewMemory()}
-	j := store.NewJournal(st, store.JournalOptions{})
+	j := journal.New(st, journal.Options{})
 	defer func() { require.NoError(t, j.Close()) }()
 	s, err := session.New(session.WithID("first"), session.WithRegistry(serde.NewRegistry()), session.WithJournal(j))
 	require.NoError(t, err)

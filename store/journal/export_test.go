@@ -1,4 +1,4 @@
-package store
+package journal
 
 // MaxRemembered and Remembered let the tests see the journal's bound.
 const MaxRemembered = maxRemembered

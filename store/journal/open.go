@@ -1,4 +1,4 @@
-package store
+package journal
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/store"
 )
 
 // Open returns a live session whose state is the stored session id's:
@@ -82,7 +83,7 @@ func (j *Journal) Open(ctx context.Context, id string, reg *serde.Registry, sets
 // log reads and inflates rows while it decodes and applies those before
 // them, on two cores at once. The goroutine has ended when the sequence
 // has, however it ended.
-func readAhead(ctx context.Context, st Store, segments []segment) iter.Seq[batchRead] {
+func readAhead(ctx context.Context, st store.Store, segments []segment) iter.Seq[batchRead] {
 	return func(yield func(batchRead) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		reads := make(chan batchRead, readAheadBatches)
@@ -121,7 +122,7 @@ const readAheadBatches = 64
 // ended the reading.
 type batchRead struct {
 	id    string
-	batch Batch
+	batch store.Batch
 	err   error
 }
 
@@ -138,14 +139,14 @@ type segment struct {
 // walks up the chain of parents one header at a time, however long the
 // chain, and refuses one that loops or forks a parent before its start
 // (a damaged or hostile store: store.Fork never makes them).
-func plan(ctx context.Context, st Store, id string, upTo uint64) (*Checkpoint, uint64, []segment, error) {
+func plan(ctx context.Context, st store.Store, id string, upTo uint64) (*store.Checkpoint, uint64, []segment, error) {
 	var segs []segment // the latest first
-	done := func(from *Checkpoint, seq uint64) (*Checkpoint, uint64, []segment, error) {
+	done := func(from *store.Checkpoint, seq uint64) (*store.Checkpoint, uint64, []segment, error) {
 		slices.Reverse(segs)
 		return from, seq, segs, nil
 	}
 	seen := map[string]bool{}
-	var child Header // the session whose parent cur is; none at first
+	var child store.Header // the session whose parent cur is; none at first
 	for cur := id; ; {
 		if seen[cur] {
 			return nil, 0, nil, fmt.Errorf("store: session %s is damaged: the sessions it was forked from loop back to %s", id, cur)
@@ -204,7 +205,7 @@ func (n *typeNames) lookup(name string) (reflect.Type, bool) {
 }
 
 // decodeBatch decodes a stored batch's events.
-func decodeBatch(types *typeNames, id string, b Batch) ([]bus.Envelope, error) {
+func decodeBatch(types *typeNames, id string, b store.Batch) ([]bus.Envelope, error) {
 	envs := make([]bus.Envelope, len(b.Events))
 	for i, e := range b.Events {
 		t, ok := types.lookup(e.Type)
@@ -218,43 +219,4 @@ func decodeBatch(types *typeNames, id string, b Batch) ([]bus.Envelope, error) {
 		envs[i] = bus.Envelope{Seq: b.Seq + uint64(i), Time: b.Time, Payload: v.Elem().Interface()}
 	}
 	return envs, nil
-}
-
-// Fork stores a new session, newID, that starts from stored session id as
-// it was at seq at — "time travel": one header, nothing copied; open it
-// to go on from there, the original untouched. at must end one of the
-// log's batches (or be 0, or id's own fork seq).
-func Fork(ctx context.Context, st Store, id string, at uint64, newID string) error {
-	h, err := st.Header(ctx, id)
-	if err != nil {
-		return err
-	}
-	if at > h.Seq {
-		return fmt.Errorf("store: session %s ends at seq %d; it cannot be forked at %d", id, h.Seq, at)
-	}
-	if at > h.ForkSeq && at < h.Seq {
-		next, err := firstAfter(ctx, st, id, at)
-		if err != nil {
-			return err
-		}
-		if next != at+1 {
-			return fmt.Errorf("store: seq %d of session %s is inside a batch (the next one starts at %d); fork where a batch ends", at, id, next)
-		}
-	}
-	if at < h.ForkSeq {
-		return fmt.Errorf("store: session %s starts at seq %d, where it was forked from %s; fork %s at %d instead", id, h.ForkSeq, h.Parent, h.Parent, at)
-	}
-	return st.Create(ctx, Header{ID: newID, Parent: id, ForkSeq: at, Tags: h.Tags})
-}
-
-// firstAfter returns the seq of the first of id's batches that begins
-// after seq at.
-func firstAfter(ctx context.Context, st Store, id string, at uint64) (uint64, error) {
-	for b, err := range st.Batches(ctx, id, at, 0) {
-		if err != nil {
-			return 0, err
-		}
-		return b.Seq, nil
-	}
-	return 0, fmt.Errorf("store: session %s has no batch after seq %d", id, at)
 }

@@ -1,4 +1,9 @@
-package store
+// Package journal keeps sessions in a store as they commit, and opens them
+// again: a Journal is the session.Journal that appends every batch a
+// session commits to a store.Store before the commit takes effect, and
+// writes checkpoints that bound what opening a session replays. The
+// store (package store and its backends) knows nothing of sessions.
+package journal
 
 import (
 	"context"
@@ -7,9 +12,12 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/store"
 )
 
 // Journal writes sessions to a store as they commit: give it to a session
@@ -22,11 +30,17 @@ import (
 //
 // Every CheckpointEvery batches of a session, the journal writes a
 // checkpoint of it (its whole state, as snapshot JSON) on a goroutine of
-// its own, so that a checkpoint never holds a writer up; Close waits for
-// the one in flight. A Journal is safe for concurrent use.
+// its own, once the batch is appended, so that a checkpoint never holds a
+// writer up; each has a deadline (CheckpointTimeout), and Close waits for
+// those scheduled no longer than that. A Journal is safe for concurrent
+// use.
 type Journal struct {
-	st    Store
-	every int
+	st      store.Store
+	every   int
+	timeout time.Duration
+	// stop ends the checkpoints in flight (Close, at the deadline).
+	base context.Context
+	stop context.CancelFunc
 
 	mu      sync.Mutex
 	batches map[string]int // sessions whose header is stored, and their batches since the last checkpoint (at most maxRemembered)
@@ -41,42 +55,53 @@ type Journal struct {
 type checkpoint struct {
 	id   string
 	snap session.Snapshot
-	s    *session.Session
+	reg  *serde.Registry
 }
 
-// JournalOptions configure a Journal.
-type JournalOptions struct {
+// Options configure a Journal.
+type Options struct {
 	// CheckpointEvery is how many batches of a session go between two
 	// checkpoints (100 when 0, none when negative): opening a session
 	// replays at most about that many.
 	CheckpointEvery int
+	// CheckpointTimeout bounds how long a checkpoint may take (30
+	// seconds when 0): one that takes longer is abandoned — the log
+	// loses nothing; opening replays more — and Close returns within it.
+	CheckpointTimeout time.Duration
 }
 
-// NewJournal returns a journal that writes to st.
-func NewJournal(st Store, opts JournalOptions) *Journal {
+// New returns a journal that writes to st.
+func New(st store.Store, opts Options) *Journal {
 	every := opts.CheckpointEvery
 	if every == 0 {
 		every = 100
 	}
-	return &Journal{st: st, every: every, batches: map[string]int{}}
+	timeout := opts.CheckpointTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	base, stop := context.WithCancel(context.Background())
+	return &Journal{st: st, every: every, timeout: timeout, base: base, stop: stop, batches: map[string]int{}}
 }
 
 var _ session.Journal = (*Journal)(nil)
 
 // Commit implements session.Journal: it stores the session's header if it
-// is not stored yet, then appends the batch.
-func (j *Journal) Commit(ctx context.Context, s *session.Session, batch []bus.Envelope) error {
-	b, err := encodeBatch(s, batch)
+// is not stored yet, then appends the batch — the store's I/O and nothing
+// else; a checkpoint it schedules is written after it returns.
+func (j *Journal) Commit(ctx context.Context, c session.Commit) error {
+	batch := c.Batch
+	id := c.State.SessionID()
+	b, err := encodeBatch(id, c.Registry, batch)
 	if err != nil {
 		return err
 	}
-	id := s.ID()
 	j.mu.Lock()
 	n, known := j.batches[id]
 	j.mu.Unlock()
 	created := false
 	if !known {
-		if created, err = j.ensureHeader(ctx, s, batch[0].Seq-1); err != nil {
+		if created, err = j.ensureHeader(ctx, c.State, batch[0].Seq-1); err != nil {
 			return err
 		}
 	}
@@ -93,8 +118,8 @@ func (j *Journal) Commit(ctx context.Context, s *session.Session, batch []bus.En
 	}
 	n++
 	if j.every > 0 && n >= j.every {
-		// The state before this batch ends at a stored batch: checkpoint it.
-		j.schedule(checkpoint{id: id, snap: s.Snapshot(), s: s})
+		// The state the batch leads to ends at a stored batch: checkpoint it.
+		j.schedule(checkpoint{id: id, snap: c.State, reg: c.Registry})
 		n = 0
 	}
 	j.mu.Lock()
@@ -122,32 +147,33 @@ func (j *Journal) remember(id string, n int) {
 	j.batches[id] = n
 }
 
-// ensureHeader stores s's header when the store has none: a root session
-// from seq 0, a fork at the seq it starts from. It reports whether it
-// stored it.
-func (j *Journal) ensureHeader(ctx context.Context, s *session.Session, forkSeq uint64) (bool, error) {
-	if _, err := j.st.Header(ctx, s.ID()); err == nil {
+// ensureHeader stores the header of sn's session when the store has none:
+// a root session from seq 0, a fork at the seq it starts from. It reports
+// whether it stored it.
+func (j *Journal) ensureHeader(ctx context.Context, sn session.Snapshot, forkSeq uint64) (bool, error) {
+	id := sn.SessionID()
+	if _, err := j.st.Header(ctx, id); err == nil {
 		return false, nil
-	} else if !errors.Is(err, ErrNotFound) {
+	} else if !errors.Is(err, store.ErrNotFound) {
 		return false, err
 	}
-	h := Header{ID: s.ID(), Parent: s.ParentID(), ForkSeq: forkSeq, Tags: s.Tags()}
+	h := store.Header{ID: id, Parent: sn.ParentID(), ForkSeq: forkSeq, Tags: sn.Tags()}
 	if h.Parent == "" && forkSeq > 0 {
-		return false, fmt.Errorf("store: session %s has events up to seq %d that were never stored; attach the journal when the session is new, or open the session from the store", s.ID(), forkSeq)
+		return false, fmt.Errorf("store: session %s has events up to seq %d that were never stored; attach the journal when the session is new, or open the session from the store", id, forkSeq)
 	}
 	if h.Parent != "" {
-		if _, err := j.st.Header(ctx, h.Parent); errors.Is(err, ErrNotFound) {
+		if _, err := j.st.Header(ctx, h.Parent); errors.Is(err, store.ErrNotFound) {
 			if forkSeq > 0 {
-				return false, fmt.Errorf("store: %s forks session %s at seq %d, which was never stored; journal the parent from its start", s.ID(), h.Parent, forkSeq)
+				return false, fmt.Errorf("store: %s forks session %s at seq %d, which was never stored; journal the parent from its start", id, h.Parent, forkSeq)
 			}
 			// A parent that never committed anything: its header alone.
-			if err := j.st.Create(ctx, Header{ID: h.Parent}); err != nil && !errors.Is(err, ErrExists) {
+			if err := j.st.Create(ctx, store.Header{ID: h.Parent}); err != nil && !errors.Is(err, store.ErrExists) {
 				return false, err
 			}
 		}
 	}
 	switch err := j.st.Create(ctx, h); {
-	case errors.Is(err, ErrExists):
+	case errors.Is(err, store.ErrExists):
 		return false, nil // another writer stored it
 	case err != nil:
 		return false, err
@@ -191,9 +217,11 @@ func (j *Journal) writeCheckpoints() {
 }
 
 func (j *Journal) write(c checkpoint) {
-	state, err := session.MarshalSnapshot(c.snap, c.s.Registry())
+	state, err := session.MarshalSnapshot(c.snap, c.reg)
 	if err == nil {
-		err = j.st.PutCheckpoint(context.Background(), c.id, Checkpoint{Seq: c.snap.Seq(), State: state})
+		ctx, cancel := context.WithTimeout(j.base, j.timeout)
+		err = j.st.PutCheckpoint(ctx, c.id, store.Checkpoint{Seq: c.snap.Seq(), State: state})
+		cancel()
 	}
 	if err != nil {
 		j.mu.Lock()
@@ -202,7 +230,8 @@ func (j *Journal) write(c checkpoint) {
 	}
 }
 
-// Close waits for the checkpoint being written, and stops the journal's
+// Close writes the checkpoints scheduled, for at most CheckpointTimeout
+// — those not written by then are abandoned — and stops the journal's
 // goroutine. Sessions that keep committing after Close still append;
 // they are checkpointed no more. It returns the last checkpoint that
 // failed, if any (a failed checkpoint loses nothing: the log is whole).
@@ -213,27 +242,29 @@ func (j *Journal) Close() error {
 	}
 	j.closed = true
 	j.mu.Unlock()
+	deadline := time.AfterFunc(j.timeout, j.stop)
 	j.wg.Wait()
+	deadline.Stop()
+	j.stop()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.err
 }
 
-// encodeBatch encodes a committed batch: each event as its type's name in
-// the session's registry and its JSON.
-func encodeBatch(s *session.Session, batch []bus.Envelope) (Batch, error) {
-	b := Batch{Seq: batch[0].Seq, Time: batch[0].Time, Events: make([]Event, len(batch))}
-	reg := s.Registry()
+// encodeBatch encodes a committed batch of session id: each event as its
+// type's name in reg and its JSON.
+func encodeBatch(id string, reg *serde.Registry, batch []bus.Envelope) (store.Batch, error) {
+	b := store.Batch{Seq: batch[0].Seq, Time: batch[0].Time, Events: make([]store.Event, len(batch))}
 	for i, env := range batch {
 		name, err := reg.Ensure(reflect.TypeOf(env.Payload))
 		if err != nil {
-			return Batch{}, fmt.Errorf("store: event %d of seq %d of session %s: %w", i, env.Seq, s.ID(), err)
+			return store.Batch{}, fmt.Errorf("store: event %d of seq %d of session %s: %w", i, env.Seq, id, err)
 		}
 		data, err := json.Marshal(env.Payload)
 		if err != nil {
-			return Batch{}, fmt.Errorf("store: event %d (%s) of seq %d of session %s cannot be stored: %w", i, name, env.Seq, s.ID(), err)
+			return store.Batch{}, fmt.Errorf("store: event %d (%s) of seq %d of session %s cannot be stored: %w", i, name, env.Seq, id, err)
 		}
-		b.Events[i] = Event{Type: name, Data: data}
+		b.Events[i] = store.Event{Type: name, Data: data}
 	}
 	return b, nil
 }

@@ -1,4 +1,4 @@
-package store_test
+package journal_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 )
 
 var ctx = context.Background()
@@ -52,13 +53,13 @@ func bank() session.Reducers {
 // process is what a program keeps across a restart: nothing but the
 // store. Each process has its own journal and registry.
 type process struct {
-	j   *store.Journal
+	j   *journal.Journal
 	reg *serde.Registry
 }
 
 func newProcess(t *testing.T, st store.Store, every int) process {
 	t.Helper()
-	p := process{j: store.NewJournal(st, store.JournalOptions{CheckpointEvery: every}), reg: serde.NewRegistry()}
+	p := process{j: journal.New(st, journal.Options{CheckpointEvery: every}), reg: serde.NewRegistry()}
 	t.Cleanup(func() { require.NoError(t, p.j.Close()) })
 	return p
 }
@@ -173,7 +174,7 @@ func (c *counting) Batches(ctx context.Context, id string, after, upTo uint64) i
 func TestCheckpointsBoundTheReplay(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	st := &counting{Store: store.NewMemory()}
-	p := store.NewJournal(st, store.JournalOptions{CheckpointEvery: 10})
+	p := journal.New(st, journal.Options{CheckpointEvery: 10})
 	reg := serde.NewRegistry()
 	s, err := session.New(session.WithID("long"), session.WithRegistry(reg), session.WithJournal(p))
 	require.NoError(t, err)
@@ -290,7 +291,7 @@ func TestAnOpenThatFailsLeavesNoReader(t *testing.T) {
 		}
 		require.NoError(t, st.Append(ctx, "long", store.Batch{Seq: i, Events: []store.Event{{Type: typ, Data: json.RawMessage(`{"amount":1}`)}}}))
 	}
-	j := store.NewJournal(st, store.JournalOptions{})
+	j := journal.New(st, journal.Options{})
 	defer j.Close()
 	reg := serde.NewRegistry()
 	require.NoError(t, serde.Register[Deposit](reg, "offshoot.test.Deposit"))
@@ -303,18 +304,18 @@ func TestAnOpenThatFailsLeavesNoReader(t *testing.T) {
 // commits.
 func TestAJournalForgetsSessionsBeyondItsBound(t *testing.T) {
 	st := store.NewMemory()
-	j := store.NewJournal(st, store.JournalOptions{CheckpointEvery: -1})
+	j := journal.New(st, journal.Options{CheckpointEvery: -1})
 	defer j.Close()
 	first, err := session.New(session.WithID("first"), session.WithJournal(j))
 	require.NoError(t, err)
 	require.NoError(t, first.Install(ctx, bank()))
-	for i := range store.MaxRemembered + 10 {
+	for i := range journal.MaxRemembered + 10 {
 		s, err := session.New(session.WithID(fmt.Sprintf("s%d", i)), session.WithJournal(j))
 		require.NoError(t, err)
 		require.NoError(t, s.Install(ctx, bank()))
 		require.NoError(t, s.Close())
 	}
-	assert.LessOrEqual(t, store.Remembered(j), store.MaxRemembered)
+	assert.LessOrEqual(t, journal.Remembered(j), journal.MaxRemembered)
 	require.NoError(t, first.Dispatch(ctx, Deposit{5}))
 	h, err := st.Header(ctx, "first")
 	require.NoError(t, err)

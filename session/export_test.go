@@ -1,0 +1,4 @@
+package session
+
+// CommitTimeout is commitTimeout, for the tests.
+const CommitTimeout = commitTimeout
