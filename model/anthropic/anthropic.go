@@ -6,7 +6,8 @@
 // It maps the system messages to system blocks, tools to tools with an
 // input_schema, tool calls and results to tool_use and tool_result blocks
 // (is_error for a failed call), structured output to output_config's
-// json_schema format, stop reasons (end_turn, stop_sequence, tool_use,
+// json_schema format (Request.Temperature and TopP are not sent: the API
+// as the SDK describes it takes no sampling parameters), stop reasons (end_turn, stop_sequence, tool_use,
 // max_tokens, pause_turn, refusal) to model.FinishReason, and errors to
 // the model package's kinds. It retries throttling (429, honouring
 // retry-after), overload (529), other server errors and connections

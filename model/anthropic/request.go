@@ -59,34 +59,26 @@ type cacheControl struct {
 	TTL  string `json:"ttl,omitempty"`
 }
 
-// block is a content block as sent: text, tool_use or tool_result; or,
-// when raw is set, a reasoning block sent back exactly as received.
+// block is a content block as sent: text, tool_use or tool_result. A
+// reasoning block goes in a message's content as the json.RawMessage it
+// came as.
 type block struct {
 	Type         string          `json:"type"`
-	Text         *string         `json:"text,omitempty"`
+	Text         string          `json:"text,omitempty"`
 	ID           string          `json:"id,omitempty"`
 	Name         string          `json:"name,omitempty"`
 	Input        json.RawMessage `json:"input,omitempty"`
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
-	Content      *string         `json:"content,omitempty"`
+	Content      string          `json:"content,omitempty"`
 	IsError      bool            `json:"is_error,omitempty"`
 	CacheControl *cacheControl   `json:"cache_control,omitempty"`
-	raw          json.RawMessage
 }
 
-// MarshalJSON writes a reasoning block as it came, any other block by its
-// fields.
-func (b block) MarshalJSON() ([]byte, error) {
-	if b.raw != nil {
-		return b.raw, nil
-	}
-	type plain block
-	return json.Marshal(plain(b))
-}
-
+// wireMessage is a message as sent: its content holds *block values and,
+// in an assistant message, the json.RawMessage of reasoning blocks.
 type wireMessage struct {
-	Role    string  `json:"role"`
-	Content []block `json:"content"`
+	Role    string `json:"role"`
+	Content []any  `json:"content"`
 }
 
 // emptyParameters is the input_schema of a tool without parameters.
@@ -100,7 +92,9 @@ var ephemeral = &cacheControl{Type: "ephemeral"}
 
 // render builds the JSON body for req.
 func (m *Model) render(req *model.Request, stream bool) ([]byte, error) {
-	b := body{Model: req.Model, MaxTokens: req.MaxTokens, Stream: stream, Temperature: req.Temperature, TopP: req.TopP, StopSequences: req.Stop}
+	// Temperature and TopP are not sent: the Messages API the SDK
+	// describes (v2) has no sampling parameters.
+	b := body{Model: req.Model, MaxTokens: req.MaxTokens, Stream: stream, StopSequences: req.Stop}
 	if b.Model == "" {
 		b.Model = m.cfg.Model
 	}
@@ -169,13 +163,13 @@ func (b *body) conversation(msgs []model.Message) ([]at, error) {
 			if text == "" {
 				text = emptyText
 			}
-			b.System = append(b.System, block{Type: "text", Text: &text})
+			b.System = append(b.System, block{Type: "text", Text: text})
 			ends[i] = at{-1, len(b.System) - 1}
 			continue
 		}
 		leading = false
 		role := "user"
-		var blocks []block
+		var blocks []any
 		switch msg.Role {
 		case model.RoleSystem, model.RoleUser:
 			blocks = append(blocks, textBlock(msg.Content))
@@ -185,20 +179,19 @@ func (b *body) conversation(msgs []model.Message) ([]at, error) {
 				if !json.Valid(r) {
 					return nil, fmt.Errorf("anthropic: message %d: its reasoning is not valid JSON; it must be sent back as the API gave it", i)
 				}
-				blocks = append(blocks, block{raw: r})
+				blocks = append(blocks, r)
 			}
 			if msg.Content != "" || len(msg.ToolCalls) == 0 {
 				blocks = append(blocks, textBlock(msg.Content))
 			}
 			for _, c := range msg.ToolCalls {
-				blocks = append(blocks, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: arguments(c.Arguments)})
+				blocks = append(blocks, &block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: arguments(c.Arguments)})
 			}
 		case model.RoleTool:
 			if msg.ToolCallID == "" {
 				return nil, fmt.Errorf("anthropic: message %d: a tool message without tool_call_id", i)
 			}
-			content := msg.Content
-			blocks = append(blocks, block{Type: "tool_result", ToolUseID: msg.ToolCallID, Content: &content, IsError: msg.Failed})
+			blocks = append(blocks, &block{Type: "tool_result", ToolUseID: msg.ToolCallID, Content: msg.Content, IsError: msg.Failed})
 		default:
 			return nil, fmt.Errorf("anthropic: message %d: unknown role %q (want system, user, assistant or tool)", i, msg.Role)
 		}
@@ -215,11 +208,11 @@ func (b *body) conversation(msgs []model.Message) ([]at, error) {
 	return ends, nil
 }
 
-func textBlock(s string) block {
+func textBlock(s string) *block {
 	if s == "" {
 		s = emptyText
 	}
-	return block{Type: "text", Text: &s}
+	return &block{Type: "text", Text: s}
 }
 
 // arguments is a tool call's input: its arguments when they are a JSON
@@ -273,8 +266,8 @@ func (b *body) breakpoints(msgs []model.Message, ends []at, long bool) {
 		if e.msg < 0 || e.block < 0 || marks >= maxBreakpoints {
 			return
 		}
-		blk := &b.Messages[e.msg].Content[e.block]
-		if blk.CacheControl != nil || blk.raw != nil {
+		blk, ok := b.Messages[e.msg].Content[e.block].(*block)
+		if !ok || blk.CacheControl != nil {
 			return
 		}
 		blk.CacheControl = ephemeral
