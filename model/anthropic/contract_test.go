@@ -3,8 +3,8 @@ package anthropic_test
 import (
 	"encoding/json"
 	"io"
-	"reflect"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
