@@ -31,6 +31,9 @@
 // Requests are rendered byte-stable from turn to turn. Usage counts cache
 // reads in model.Usage.CachedInputTokens and cache writes in
 // CacheWriteTokens, both part of InputTokens.
+//
+// Package anthropictest serves the Messages API on loopback and bills
+// like Anthropic, for tests and examples without a key.
 package anthropic
 
 import (
