@@ -53,6 +53,21 @@ type ModelConfig struct {
 	// means yes. Some servers answer tool calls correctly only when not
 	// streamed.
 	Stream *bool `json:"stream,omitempty"`
+	// Provider names the API the model speaks: "openai" (any
+	// OpenAI-compatible server) or "anthropic" (Anthropic's Messages
+	// API). Empty means the one the base URL or the model id says:
+	// anthropic for api.anthropic.com, or for a "claude-…" model id
+	// without a base URL; openai otherwise (see ProviderOf).
+	Provider string `json:"provider,omitempty"`
+	// ThinkingBudget, when positive, turns on extended thinking with that
+	// many tokens to think in (Anthropic; at least 1024, and below the
+	// answer's max_tokens). 0 means no extended thinking.
+	ThinkingBudget int `json:"thinking_budget,omitempty"`
+	// AnthropicKey is the user's ANTHROPIC_API_KEY: the key sent to
+	// Anthropic's API when the model's provider is anthropic and it has
+	// no APIKey. Like APIKey, it is withheld from a base URL that only a
+	// project's file named, and never printed.
+	AnthropicKey string `json:"-"`
 
 	// KeyWithheld is set by Config.Model when a key was configured but is
 	// not sent: it came from the user (the environment or the user's own
@@ -84,12 +99,48 @@ func (c ModelConfig) Merge(over ModelConfig) ModelConfig {
 	if over.Stream != nil {
 		c.Stream = over.Stream
 	}
+	if over.Provider != "" {
+		c.Provider = over.Provider
+	}
+	if over.ThinkingBudget != 0 {
+		c.ThinkingBudget = over.ThinkingBudget
+	}
+	if over.AnthropicKey != "" {
+		c.AnthropicKey = over.AnthropicKey
+	}
 	return c
 }
 
 // IsZero reports whether no field is set.
 func (c ModelConfig) IsZero() bool {
-	return c.ModelID == "" && c.APIKey == "" && c.BaseURL == "" && c.Timeout == 0 && c.StallTimeout == 0 && c.Stream == nil
+	return c.ModelID == "" && c.APIKey == "" && c.BaseURL == "" && c.Timeout == 0 && c.StallTimeout == 0 && c.Stream == nil &&
+		c.Provider == "" && c.ThinkingBudget == 0 && c.AnthropicKey == ""
+}
+
+// The providers ProviderOf names.
+const (
+	// ProviderOpenAI is any server that speaks OpenAI's Chat Completions.
+	ProviderOpenAI = "openai"
+	// ProviderAnthropic is Anthropic's Messages API.
+	ProviderAnthropic = "anthropic"
+)
+
+// ProviderOf says which API the model c configures speaks: its Provider
+// when set (lower-cased), else anthropic when the base URL is Anthropic's
+// (api.anthropic.com) or, without a base URL, when the model id is a
+// Claude one ("claude-…"), else openai.
+func ProviderOf(c ModelConfig) string {
+	if p := normName(c.Provider); p != "" {
+		return p
+	}
+	base := strings.ToLower(c.BaseURL)
+	switch {
+	case strings.HasPrefix(base, "https://api.anthropic.com"):
+		return ProviderAnthropic
+	case base == "" && strings.HasPrefix(strings.ToLower(c.ModelID), "claude-"):
+		return ProviderAnthropic
+	}
+	return ProviderOpenAI
 }
 
 // String describes the configuration without revealing the API key.
@@ -211,14 +262,17 @@ func (c Config) Model(name string) (m ModelConfig, ok bool) {
 // withhold removes a user's key from a model whose base URL a project's
 // file named, and says why in KeyWithheld.
 func withhold(name string, m ModelConfig) ModelConfig {
-	if !m.projectURL || m.projectKey || m.APIKey == "" {
+	if m.projectURL && m.projectKey {
+		m.AnthropicKey = "" // the project's server takes the project's key
+	}
+	if !m.projectURL || m.projectKey || (m.APIKey == "" && m.AnthropicKey == "") {
 		return m
 	}
 	env := "LLM_BASE_URL"
 	if name == Light {
 		env = "LIGHT_LLM_BASE_URL"
 	}
-	m.APIKey = ""
+	m.APIKey, m.AnthropicKey = "", ""
 	m.KeyWithheld = fmt.Sprintf("the project's %s sends the %s model to %s, and your API key is sent only to a server you named yourself: "+
 		"to send it there, set %s=%s (or \"base_url\" in your own ~/%s); to use the project's server with its own key, give \"api_key\" beside its \"base_url\"",
 		configPath, name, m.BaseURL, env, m.BaseURL, configPath)

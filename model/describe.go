@@ -4,8 +4,8 @@ package model
 // they call: the model id they send when a Request names none, who serves
 // it and where. It is optional, like Streamer: records and traces use it
 // to name a model by its id ("gpt-4.1") rather than by the name a program
-// routes to it by ("main"). openai.Model and the scripted models are
-// Describers; a wrapper should pass its inner model's description on.
+// routes to it by ("main"). openai.Model, anthropic.Model and the
+// scripted models are Describers; a wrapper should pass its inner model's description on.
 type Describer interface {
 	Describe() Description
 }
@@ -15,7 +15,8 @@ type Description struct {
 	// ID is the model id sent when a Request names none.
 	ID string `json:"id,omitempty"`
 	// Provider names who serves it, as OpenTelemetry's
-	// gen_ai.provider.name does: "openai" for an OpenAI-compatible server.
+	// gen_ai.provider.name does: "openai" for an OpenAI-compatible server,
+	// "anthropic" for Anthropic's API.
 	Provider string `json:"provider,omitempty"`
 	// ServerAddress and ServerPort are the host and port of the server the
 	// model calls (from its base URL; the scheme's port when it names none).

@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Role says who wrote a message.
 type Role string
@@ -41,6 +44,24 @@ type Message struct {
 	// message the name of the tool that produced it (informational: not
 	// every provider sends it).
 	Name string `json:"name,omitempty"`
+	// Failed is set on a tool message whose call failed (an unknown
+	// tool, invalid arguments, an error of the tool): its Content says
+	// why. Providers that take the flag (Anthropic's is_error) are told.
+	Failed bool `json:"failed,omitempty"`
+	// Reasoning is, in an assistant message, the model's reasoning before
+	// its answer exactly as the provider sent it (for Anthropic, the
+	// thinking and redacted_thinking blocks with their signatures): an
+	// adapter for that provider sends it back unchanged, as the provider
+	// requires within a tool loop; others leave it out. It is the
+	// provider's data: show it, never parse it for decisions.
+	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
+	// Cache asks a provider that caches prompts by breakpoints (Anthropic)
+	// to cache the conversation up to and including this message, so
+	// that later requests which begin with it read it at a fraction of
+	// the price: a program's own mark, beside those an adapter places by
+	// rule (see model/anthropic). Providers that cache on their own
+	// ignore it.
+	Cache bool `json:"cache,omitempty"`
 }
 
 // ToolCall is the model's request to call one tool.
@@ -75,6 +96,13 @@ func ToolMessage(callID, name, content string) Message {
 // Clone returns a copy of m that shares no slices with it.
 func (m Message) Clone() Message {
 	m.ToolCalls = slices.Clone(m.ToolCalls)
+	if m.Reasoning != nil {
+		r := make([]json.RawMessage, len(m.Reasoning))
+		for i, b := range m.Reasoning {
+			r[i] = slices.Clone(b)
+		}
+		m.Reasoning = r
+	}
 	return m
 }
 

@@ -138,13 +138,18 @@ type Response struct {
 
 // Usage counts tokens. The zero value is no usage.
 type Usage struct {
-	// InputTokens is the number of prompt tokens.
+	// InputTokens is the number of prompt tokens, those read from or
+	// written to a prompt cache included.
 	InputTokens int `json:"input_tokens"`
 	// CachedInputTokens is how many of InputTokens the provider read from
 	// its prompt cache (a repeated prefix, billed at a fraction of the
 	// price), where it says so: OpenAI's
 	// usage.prompt_tokens_details.cached_tokens.
 	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
+	// CacheWriteTokens is how many of InputTokens the provider wrote to
+	// its prompt cache for later requests to read (billed above the plain
+	// price), where it says so: Anthropic's cache_creation_input_tokens.
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 	// OutputTokens is the number of generated tokens.
 	OutputTokens int `json:"output_tokens"`
 	// TotalTokens is the total the provider bills, normally input + output.
@@ -161,6 +166,7 @@ func (u Usage) Add(o Usage) Usage {
 	return Usage{
 		InputTokens:       u.InputTokens + o.InputTokens,
 		CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
+		CacheWriteTokens:  u.CacheWriteTokens + o.CacheWriteTokens,
 		OutputTokens:      u.OutputTokens + o.OutputTokens,
 		TotalTokens:       u.TotalTokens + o.TotalTokens,
 		Unreported:        u.Unreported || o.Unreported,

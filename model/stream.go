@@ -30,11 +30,16 @@ type Streamer interface {
 }
 
 // Delta is one piece of a streamed answer: a piece of the assistant's text,
-// or a fragment of one of its tool calls.
+// of its reasoning, or a fragment of one of its tool calls.
 type Delta struct {
 	// Text is the next piece of the assistant's text; empty in a tool-call
 	// fragment.
 	Text string `json:"text,omitempty"`
+	// Thinking is the next piece of the model's reasoning, for a display
+	// (shown dimmed by the offshoot command), where the provider streams
+	// it (Anthropic's extended thinking). The answer's Message keeps the
+	// reasoning in Reasoning.
+	Thinking string `json:"thinking,omitempty"`
 	// ToolCall is a fragment of a tool call; nil in a piece of text.
 	ToolCall *ToolCallDelta `json:"tool_call,omitempty"`
 }

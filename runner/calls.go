@@ -281,6 +281,7 @@ func (r *run) record(res *callResult) error {
 		}
 	}
 	msg := ConversationMessage{Evaluation: r.eval, Message: model.ToolMessage(res.call.ID, res.call.Name, o.Text)}
+	msg.Failed = !o.Success
 	var err error
 	if len(o.Events) == 0 {
 		err = r.req.Session.Dispatch(r.ctx, res.rec, msg)
@@ -296,7 +297,7 @@ func (r *run) record(res *callResult) error {
 		}
 		// The model reads the reducer's own words; the types and the
 		// position in the batch are the program's business.
-		msg.Content = reducerFailurePrefix + re.Err.Error()
+		msg.Content, msg.Failed = reducerFailurePrefix+re.Err.Error(), true
 		if err := r.req.Session.Dispatch(r.ctx, msg); err != nil {
 			return err
 		}

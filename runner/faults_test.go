@@ -234,3 +234,20 @@ func TestAModelThatEndsTheLoopsGoroutineFailsTheEvaluation(t *testing.T) {
 	require.NotNil(t, resp)
 	assert.Equal(t, 1, resp.ToolCalls, "the work before it is kept")
 }
+
+// A failed call's tool message says so (model.Message.Failed), for the
+// providers that take the flag (Anthropic's is_error); a successful one
+// does not.
+func TestAFailedCallsToolMessageIsMarkedFailed(t *testing.T) {
+	s := newSession(t)
+	m := scripted.New(scripted.ToolCalls(model.ToolCall{ID: "c1", Name: "nope"}, model.ToolCall{ID: "c2", Name: "echo", Arguments: `{"text":"x"}`}), scripted.Text("done"))
+	resp, err := runner.Evaluate(ctx, request(newPrompt(t, echoTool(t)), s, m))
+	require.NoError(t, err)
+	failed := map[string]bool{}
+	for _, msg := range resp.Messages {
+		if msg.Role == model.RoleTool {
+			failed[msg.ToolCallID] = msg.Failed
+		}
+	}
+	assert.Equal(t, map[string]bool{"c1": true, "c2": false}, failed)
+}

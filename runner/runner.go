@@ -403,7 +403,7 @@ func (r *run) childUsage() model.Usage {
 	all, own := r.scope.spent(), r.resp.Usage
 	return model.Usage{
 		InputTokens: all.InputTokens - own.InputTokens, CachedInputTokens: all.CachedInputTokens - own.CachedInputTokens,
-		OutputTokens: all.OutputTokens - own.OutputTokens, TotalTokens: all.TotalTokens - own.TotalTokens,
+		CacheWriteTokens: all.CacheWriteTokens - own.CacheWriteTokens, OutputTokens: all.OutputTokens - own.OutputTokens, TotalTokens: all.TotalTokens - own.TotalTokens,
 	}
 }
 

@@ -18,9 +18,9 @@ import (
 //
 // A scope is safe for concurrent use.
 type scope struct {
-	parent                        *scope
-	budget                        int64
-	input, cached, output, tokens atomic.Int64 // spent in the scope and below it
+	parent                                 *scope
+	budget                                 int64
+	input, cached, written, output, tokens atomic.Int64 // spent in the scope and below it
 }
 
 type scopeKey struct{}
@@ -55,7 +55,7 @@ func (b *Budget) Spent() model.Usage { return b.s.spent() }
 
 // spent returns what was spent in the scope and below it so far.
 func (s *scope) spent() model.Usage {
-	return model.Usage{InputTokens: int(s.input.Load()), CachedInputTokens: int(s.cached.Load()), OutputTokens: int(s.output.Load()), TotalTokens: int(s.tokens.Load())}
+	return model.Usage{InputTokens: int(s.input.Load()), CachedInputTokens: int(s.cached.Load()), CacheWriteTokens: int(s.written.Load()), OutputTokens: int(s.output.Load()), TotalTokens: int(s.tokens.Load())}
 }
 
 // charge adds u to s and every scope above it.
@@ -66,6 +66,7 @@ func (s *scope) charge(u model.Usage) {
 	for ; s != nil; s = s.parent {
 		s.input.Add(int64(u.InputTokens))
 		s.cached.Add(int64(u.CachedInputTokens))
+		s.written.Add(int64(u.CacheWriteTokens))
 		s.output.Add(int64(u.OutputTokens))
 		s.tokens.Add(int64(u.TotalTokens))
 	}

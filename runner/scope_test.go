@@ -135,3 +135,22 @@ func TestWithBudgetIsSharedDownTheTree(t *testing.T) {
 	_, err = runner.Evaluate(ctx, request(newPrompt(t), newSession(t), spend()))
 	require.NoError(t, err)
 }
+
+// Cache writes are summed like every other count: per evaluation, for
+// what its children spent, and for the whole tree under a budget.
+func TestCacheWritesAreSummedPerChildAndTree(t *testing.T) {
+	s := newSession(t)
+	own := model.Usage{InputTokens: 40, CachedInputTokens: 30, CacheWriteTokens: 8, OutputTokens: 10, TotalTokens: 50}
+	child := model.Usage{InputTokens: 20, CachedInputTokens: 15, CacheWriteTokens: 3, OutputTokens: 5, TotalTokens: 25}
+	m := scripted.New(scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+		require.NoError(t, s.Dispatch(ctx, runner.Spent{Source: "child", Usage: child}))
+		return &model.Response{Message: model.AssistantMessage("done"), Usage: own}, nil
+	}))
+	bctx, budget := runner.WithBudget(ctx, 0)
+	resp, err := runner.Evaluate(bctx, request(newPrompt(t, echoTool(t)), s, m))
+	require.NoError(t, err)
+	assert.Equal(t, 8, resp.Usage.CacheWriteTokens)
+	assert.Equal(t, 3, resp.ChildUsage.CacheWriteTokens)
+	assert.Equal(t, 11, budget.Spent().CacheWriteTokens)
+	assert.Equal(t, 45, budget.Spent().CachedInputTokens)
+}

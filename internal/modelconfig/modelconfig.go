@@ -27,9 +27,25 @@ import (
 
 // EnvModelID is the variable that names the main model's id; the other
 // variables FromEnv reads are LLM_API_KEY, LLM_BASE_URL, LLM_TIMEOUT,
-// LLM_STALL_TIMEOUT and LLM_STREAM, and the same names with the LIGHT_
-// prefix for the light model.
+// LLM_STALL_TIMEOUT, LLM_STREAM, LLM_PROVIDER and LLM_THINKING_BUDGET,
+// the same names with the LIGHT_ prefix for the light model, and
+// ANTHROPIC_API_KEY (the key for models whose provider is anthropic and
+// that have no key of their own).
 const EnvModelID = "LLM_MODEL_ID"
+
+// EnvAnthropicKey is the variable of the user's key for Anthropic's API.
+const EnvAnthropicKey = "ANTHROPIC_API_KEY"
+
+// checkProvider refuses a provider the offshoot command has no adapter
+// for.
+func checkProvider(p string) error {
+	switch normName(p) {
+	case "", model.ProviderOpenAI, model.ProviderAnthropic:
+		return nil
+	}
+	return fmt.Errorf("provider %q is not known; give %q (any OpenAI-compatible server) or %q (Anthropic's Messages API)",
+		p, model.ProviderOpenAI, model.ProviderAnthropic)
+}
 
 // Path is where LoadProject looks for the configuration file, relative to
 // the project directory.
@@ -63,6 +79,17 @@ func FromEnv(getenv func(string) string) (model.Config, error) {
 				*dst = model.Duration(d)
 			}
 		}
+		m.Provider = normName(getenv(prefix + "LLM_PROVIDER"))
+		if err := checkProvider(m.Provider); err != nil {
+			errs = append(errs, fmt.Errorf("model: %sLLM_PROVIDER: %w", prefix, err))
+		}
+		if v := strings.TrimSpace(getenv(prefix + "LLM_THINKING_BUDGET")); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				errs = append(errs, fmt.Errorf("model: %sLLM_THINKING_BUDGET=%s: give a number of tokens, such as 4096 (0 for none)", prefix, v))
+			}
+			m.ThinkingBudget = n
+		}
 		if v := strings.TrimSpace(getenv(prefix + "LLM_STREAM")); v != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -73,7 +100,9 @@ func FromEnv(getenv func(string) string) (model.Config, error) {
 		return m
 	}
 	var c model.Config
-	if m := read(""); !m.IsZero() {
+	main := read("")
+	main.AnthropicKey = strings.TrimSpace(getenv(EnvAnthropicKey))
+	if m := main; !m.IsZero() {
 		c.Models = map[string]model.ModelConfig{model.Main: m}
 	}
 	if l := read("LIGHT_"); !l.IsZero() {
@@ -129,7 +158,29 @@ func LoadProject(dir string, getenv func(string) string, over ...model.Config) (
 	for _, o := range over {
 		cfg = cfg.Merge(o)
 	}
-	return cfg.Merge(env), nil
+	return withClaude(cfg.Merge(env)), nil
+}
+
+// DefaultClaude is the main model's id when its provider is anthropic and
+// no model id is configured (anthropic.DefaultModel).
+const DefaultClaude = "claude-sonnet-4-5"
+
+// withClaude gives a main model whose provider is anthropic but which
+// names no model id DefaultClaude, and makes the provider anthropic when
+// nothing but ANTHROPIC_API_KEY is configured.
+func withClaude(cfg model.Config) model.Config {
+	main := cfg.Models[model.Main]
+	if main.ModelID != "" || main.AnthropicKey == "" && normName(main.Provider) != model.ProviderAnthropic {
+		return cfg
+	}
+	if main.Provider == "" && main.BaseURL == "" && main.APIKey == "" {
+		main.Provider = model.ProviderAnthropic
+	}
+	if model.ProviderOf(main) != model.ProviderAnthropic {
+		return cfg
+	}
+	main.ModelID = DefaultClaude
+	return cfg.Merge(model.Config{Models: map[string]model.ModelConfig{model.Main: main}})
 }
 
 func parse(data []byte) (model.Config, error) {
@@ -151,8 +202,15 @@ func parse(data []byte) (model.Config, error) {
 		dec.DisallowUnknownFields()
 		var m model.ModelConfig
 		if err := dec.Decode(&m); err != nil {
-			return model.Config{}, fmt.Errorf("models.%s: %w (known keys: model_id, api_key, base_url, timeout, stall_timeout, stream)", name, err)
+			return model.Config{}, fmt.Errorf("models.%s: %w (known keys: model_id, api_key, base_url, timeout, stall_timeout, stream, provider, thinking_budget)", name, err)
 		}
+		if err := checkProvider(m.Provider); err != nil {
+			return model.Config{}, fmt.Errorf("models.%s: %w", name, err)
+		}
+		if m.ThinkingBudget < 0 {
+			return model.Config{}, fmt.Errorf("models.%s: thinking_budget is %d; give a number of tokens, such as 4096 (0 for none)", name, m.ThinkingBudget)
+		}
+		m.Provider = normName(m.Provider)
 		n := normName(name)
 		if n == "" || n == model.Inherit {
 			return model.Config{}, fmt.Errorf("models: %q cannot name a model", name)

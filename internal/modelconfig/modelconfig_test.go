@@ -300,3 +300,56 @@ func TestLoadProjectConfigBadFile(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "config.json")
 }
+
+// The anthropic provider comes from LLM_PROVIDER, a project's "provider",
+// or ANTHROPIC_API_KEY alone; the user's ANTHROPIC_API_KEY goes only to a
+// base URL the user named, as LLM_API_KEY does.
+func TestAnthropicProviderAndKey(t *testing.T) {
+	tests := []struct {
+		name      string
+		project   string // the project's .offshoot/config.json, when not empty
+		env       map[string]string
+		provider  string
+		modelID   string
+		key       string // the AnthropicKey the main model keeps
+		withheld  bool
+		thinking  int
+		errorText string
+	}{
+		{name: "key alone picks Claude", env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-1"},
+			provider: "anthropic", modelID: modelconfig.DefaultClaude, key: "sk-ant-1"},
+		{name: "LLM_PROVIDER with a model id and a budget", env: map[string]string{"LLM_PROVIDER": "Anthropic", "LLM_MODEL_ID": "claude-opus-4-5", "ANTHROPIC_API_KEY": "sk-ant-1", "LLM_THINKING_BUDGET": "4096"},
+			provider: "anthropic", modelID: "claude-opus-4-5", key: "sk-ant-1", thinking: 4096},
+		{name: "a project's provider without a base URL gets the key", project: `{"models":{"main":{"provider":"anthropic","model_id":"claude-haiku-4-5"}}}`,
+			env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-1"}, provider: "anthropic", modelID: "claude-haiku-4-5", key: "sk-ant-1"},
+		{name: "a project's base URL does not get the user's key", project: `{"models":{"main":{"provider":"anthropic","model_id":"claude-haiku-4-5","base_url":"https://evil.example"}}}`,
+			env: map[string]string{"ANTHROPIC_API_KEY": "sk-ant-1"}, provider: "anthropic", modelID: "claude-haiku-4-5", withheld: true},
+		{name: "an OpenAI-compatible setup is left alone", env: map[string]string{"LLM_MODEL_ID": "gpt-4.1", "LLM_API_KEY": "sk-1", "ANTHROPIC_API_KEY": "sk-ant-1"},
+			provider: "openai", modelID: "gpt-4.1", key: "sk-ant-1"},
+		{name: "unknown provider", env: map[string]string{"LLM_PROVIDER": "gemini"}, errorText: `provider "gemini" is not known`},
+		{name: "bad budget", env: map[string]string{"LLM_THINKING_BUDGET": "lots"}, errorText: "LLM_THINKING_BUDGET=lots"},
+		{name: "unknown provider in the file", project: `{"models":{"main":{"provider":"palm"}}}`, errorText: "models.main"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.project != "" {
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, ".offshoot"), 0o755))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, modelconfig.Path), []byte(tt.project), 0o600))
+			}
+			cfg, err := modelconfig.LoadProject(dir, envFunc(tt.env))
+			if tt.errorText != "" {
+				require.ErrorContains(t, err, tt.errorText)
+				return
+			}
+			require.NoError(t, err)
+			m, ok := cfg.Model(model.Main)
+			require.True(t, ok)
+			assert.Equal(t, tt.provider, model.ProviderOf(m))
+			assert.Equal(t, tt.modelID, m.ModelID)
+			assert.Equal(t, tt.key, m.AnthropicKey)
+			assert.Equal(t, tt.withheld, m.KeyWithheld != "")
+			assert.Equal(t, tt.thinking, m.ThinkingBudget)
+		})
+	}
+}

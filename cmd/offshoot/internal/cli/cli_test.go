@@ -157,3 +157,43 @@ func TestModels(t *testing.T) {
 	require.NoError(t, err)
 	assert.Same(t, r.Main(), light)
 }
+
+// Each configured model goes through the adapter of its provider: Claude
+// through Anthropic's API, anything else through the OpenAI-compatible
+// one; an agent's sonnet, opus or haiku configured by name is a Claude id.
+func TestModelsByProvider(t *testing.T) {
+	tests := []struct {
+		name     string
+		vars     map[string]string
+		provider string
+		id       string
+	}{
+		{"ANTHROPIC_API_KEY alone", map[string]string{"ANTHROPIC_API_KEY": "sk-ant-1"}, "anthropic", modelconfig.DefaultClaude},
+		{"LLM_PROVIDER", map[string]string{"LLM_PROVIDER": "anthropic", "LLM_MODEL_ID": "claude-opus-4-5"}, "anthropic", "claude-opus-4-5"},
+		{"a Claude id", map[string]string{"LLM_MODEL_ID": "claude-haiku-4-5"}, "anthropic", "claude-haiku-4-5"},
+		{"OpenAI-compatible", map[string]string{"LLM_MODEL_ID": "gpt-4.1", "LLM_BASE_URL": "http://localhost:8000/v1"}, "openai", "gpt-4.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &Env{ProjectDir: t.TempDir(), Getenv: func(k string) string { return tt.vars[k] }}
+			r, err := e.Models()
+			require.NoError(t, err)
+			d := model.Describe(r.Main())
+			assert.Equal(t, tt.provider, d.Provider)
+			assert.Equal(t, tt.id, d.ID)
+		})
+	}
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".offshoot"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, modelconfig.Path), []byte(`{"models": {"main": {"provider": "anthropic", "model_id": "claude-sonnet-4-5"},
+		"opus": {"model_id": "claude-opus-4-5"}, "haiku": {"model_id": "claude-haiku-4-5"}}}`), 0o644))
+	e := &Env{ProjectDir: dir, Getenv: func(string) string { return "" }}
+	r, err := e.Models()
+	require.NoError(t, err)
+	for name, id := range map[string]string{"sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-5", "haiku": "claude-haiku-4-5", "inherit": "claude-sonnet-4-5"} {
+		m, err := r.Resolve(name, nil)
+		require.NoError(t, err, name)
+		assert.Equal(t, id, model.Describe(m).ID, name)
+		assert.Equal(t, "anthropic", model.Describe(m).Provider, name)
+	}
+}

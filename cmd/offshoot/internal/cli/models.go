@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/internal/regfile"
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/anthropic"
 	"github.com/offshoot-dev/offshoot/model/openai"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 )
@@ -114,8 +115,9 @@ func (e *Env) ModelConfig() (model.Config, error) {
 
 // Models returns the router of the models a command runs on: the scripted
 // model of ScriptEnv when it is set, otherwise the configured models
-// through the OpenAI-compatible adapter, which retries what a provider
-// may answer better later (openai.DefaultConfig). With no model
+// through the adapter of their provider — the OpenAI-compatible one or
+// Anthropic's — which retries what a provider may answer better later
+// (openai.DefaultConfig, anthropic.DefaultConfig). With no model
 // configured the error, a usage error, says which variables or keys to
 // set.
 //
@@ -144,7 +146,7 @@ func (e *Env) Models(flags ...ModelFlags) (*model.Router, error) {
 			e.Warn("no API key is sent to %s: %s", Printable(m.BaseURL), m.KeyWithheld)
 		}
 	}
-	r, err := model.NewRouter(cfg, openai.Factory(openai.DefaultConfig()))
+	r, err := model.NewRouter(cfg, providers(openai.DefaultConfig(), anthropic.DefaultConfig()))
 	if errors.Is(err, model.ErrNotConfigured) {
 		return nil, Usagef("%w", err)
 	}
@@ -170,12 +172,29 @@ func (e *Env) KnownModels() *model.Router {
 	if _, ok := cfg.Model(model.Main); !ok {
 		return nil
 	}
-	r, err := model.NewRouter(cfg, openai.Factory(openai.Config{}))
+	r, err := model.NewRouter(cfg, providers(openai.Config{}, anthropic.Config{}))
 	if err != nil {
 		e.Warn("%v", err)
 		return nil
 	}
 	return r
+}
+
+// providers is the factory of the configured models: each through the
+// adapter of the API its configuration says it speaks (model.ProviderOf),
+// the OpenAI-compatible one or Anthropic's.
+func providers(oa openai.Config, an anthropic.Config) model.Factory {
+	forOpenAI, forAnthropic := openai.Factory(oa), anthropic.Factory(an)
+	return func(name string, mc model.ModelConfig) (model.Model, error) {
+		switch p := model.ProviderOf(mc); p {
+		case model.ProviderAnthropic:
+			return forAnthropic(name, mc)
+		case model.ProviderOpenAI:
+			return forOpenAI(name, mc)
+		default:
+			return nil, fmt.Errorf("provider %q is not known; give %q or %q", p, model.ProviderOpenAI, model.ProviderAnthropic)
+		}
+	}
 }
 
 func (e *Env) scriptedModels(path string) (*model.Router, error) {

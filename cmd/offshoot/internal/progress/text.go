@@ -50,9 +50,13 @@ func (t *tree) within(e runner.Delta) (text string, reached bool) {
 const cutNote = "… (the rest of this answer is not shown here: more than 64 KiB; the session keeps it whole)"
 
 func (t *tree) delta(e runner.Delta) {
+	if e.Thinking != "" {
+		t.addThinking(e)
+	}
 	if e.Text == "" {
 		return
 	}
+	t.showThinking(e.SessionID, e.Turn)
 	text, reached := t.within(e)
 	if reached {
 		text += "\n" + cutNote + "\n"

@@ -52,7 +52,7 @@ func Tree(b *bus.Bus, w io.Writer, opts Options) (stop func()) {
 		w: w, paint: painter(opts.Color), width: opts.Width,
 		agents: map[string]child{}, text: map[string]*strings.Builder{},
 		calls: map[string][]string{}, arriving: map[string]map[string]bool{},
-		headed: map[string]int{}, shown: map[turnKey]int{},
+		headed: map[string]int{}, shown: map[turnKey]int{}, thinking: map[string]*strings.Builder{},
 	}
 	unsubscribe := b.SubscribeAll("offshoot.progress.tree", t.observe)
 	return func() {
@@ -95,6 +95,9 @@ type tree struct {
 	// shown counts the bytes of streamed text shown of each model turn
 	// (session id and turn), up to maxTurnText.
 	shown map[turnKey]int
+	// thinking holds, per session, the reasoning its model streamed in
+	// the current turn and not shown yet (see thinking.go).
+	thinking map[string]*strings.Builder
 }
 
 func (t *tree) observe(_ context.Context, env bus.Envelope) error {
@@ -121,6 +124,7 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 		}
 	case runner.ModelCalled:
 		delete(t.arriving, env.SessionID)
+		t.showThinking(env.SessionID, e.Turn)
 		t.modelCalled(env.SessionID, e)
 	case runner.ToolInvoked:
 		t.toolInvoked(env.SessionID, e)

@@ -70,6 +70,24 @@ func TestTree(t *testing.T) {
 ▸ done · 2 model turns, 2 tool calls · 43 tokens · 2s
 `,
 	}, {
+		name: "thinking is shown dimmed before the text, and cached tokens on the turn line",
+		events: []ev{
+			{"s1", runner.Delta{SessionID: "s1", Turn: 1, Delta: model.Delta{Thinking: "The user wants a plan;"}}},
+			{"s1", runner.Delta{SessionID: "s1", Turn: 1, Delta: model.Delta{Thinking: " list first."}}},
+			text("s1", "Listing.\n"),
+			{"s1", runner.ModelCalled{Turn: 1, Model: "claude-sonnet-4-5", Usage: model.Usage{InputTokens: 2000, CachedInputTokens: 1920, CacheWriteTokens: 60, TotalTokens: 2010}, Duration: time.Second}},
+			{"s1", runner.Delta{SessionID: "s1", Turn: 2, Delta: model.Delta{Thinking: "Done."}}},
+			{"s1", runner.ModelCalled{Turn: 2, Model: "claude-sonnet-4-5", Usage: model.Usage{TotalTokens: 5}, Duration: time.Second}},
+		},
+		want: `▸ model turn 1
+  ∴ The user wants a plan; list first.
+  ✎ Listing.
+  ↳ answers · claude-sonnet-4-5 · 2010 tokens (1920 cached) · 1s
+▸ model turn 2
+  ∴ Done.
+  ↳ answers · claude-sonnet-4-5 · 5 tokens · 1s
+`,
+	}, {
 		name: "cached input tokens, per call, per agent and for the tree",
 		events: []ev{
 			started("a1", "c1", "s1", 1),
