@@ -60,6 +60,7 @@ type Client struct {
 	registry     *agents.Registry
 	main         *prompt.Prompt
 	params       []any
+	instructions instructions // the project's, in params
 	model        model.Model
 	modelName    string
 	toolFilter   tools.Filter  // the main agent's tools, when it plays an agent
@@ -84,6 +85,10 @@ type Client struct {
 
 // role is the main agent's role: text, never a template.
 type role struct{ Text string }
+
+// instructions are the project's instructions (Options.Memory): text,
+// never a template.
+type instructions struct{ Text string }
 
 // NewClient returns a client: a main agent on the model of opts.Model or
 // opts.Router, with a virtual filesystem (Mounts, Files), a plan, the
@@ -193,9 +198,12 @@ func (c *Client) build(opts Options, router *model.Router, taskOpts task.Options
 	if text == "" {
 		text = defaultSystemPrompt
 	}
-	c.params = []any{role{Text: text}}
+	c.instructions = instructions{Text: opts.Memory.Text()}
+	taskOpts.Instructions = c.instructions.Text
+	c.params = []any{role{Text: text}, c.instructions}
 	sections := []prompt.Part{
 		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithTools(slices.DeleteFunc(slices.Clone(opts.Tools), func(t tools.Tool) bool { return t == nil })...)),
+		prompt.Markdown[instructions]("Project Instructions", "{{ .Text }}", prompt.WithEnabled(func(i instructions) bool { return i.Text != "" })),
 		vfs.Section(vfsOpts),
 		planning.Section(planning.Options{}),
 		task.Section(c.registry, c.engine, router, taskOpts),

@@ -22,7 +22,7 @@ func (c *Client) resolveModel(opts Options, router *model.Router) error {
 		if def.CriticalSystemReminder != "" {
 			text += "\n\nReminder: " + def.CriticalSystemReminder
 		}
-		c.params = []any{role{Text: text}}
+		c.params = []any{role{Text: text}, c.instructions}
 		r, err := c.main.Render(c.params...)
 		if err != nil {
 			return fmt.Errorf("offshoot: the main agent's prompt: %w", err)

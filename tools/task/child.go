@@ -29,11 +29,16 @@ type startState struct{ Lines []string }
 // reminder is the agent's critical system reminder.
 type reminder struct{ Text string }
 
+// instructions are the project's instructions (Options.Instructions).
+type instructions struct{ Text string }
+
 // childPrompt returns the prompt every Task child runs, oriented as a
 // subagent. It is built once.
 var childPrompt = sync.OnceValues(func() (*prompt.Prompt, error) {
 	p, err := prompt.New("task", "agent",
 		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithoutHeading()),
+		prompt.Markdown[instructions]("Project Instructions", "{{ .Text }}",
+			prompt.WithEnabled(func(i instructions) bool { return i.Text != "" })),
 		prompt.Markdown[startState]("Starting State", `
 			You start from a copy of the delegating agent's state:
 			{{- range .Lines }}

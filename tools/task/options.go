@@ -36,4 +36,9 @@ type Options struct {
 	// filesystem's) is copied into the caller's session, atomically with
 	// the call's result.
 	NoArtifactCopy bool
+	// Instructions are the project's instructions (project.Memory's Text):
+	// every agent's system prompt gets them after its own role, as Claude
+	// Code gives its subagents the project's CLAUDE.md files. A
+	// fork-context agent has them already, in its caller's system prompt.
+	Instructions string
 }

@@ -93,6 +93,7 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in input
 	}
 	run := &childRun{def: def, spec: subagent.Spec{Name: def.Name, Description: in.Description, Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, Withhold: delegationTools, MaxDepth: d.opts.MaxDepth, Request: runner.Request{Prompt: p, Params: []any{
 		role{Text: systemText(def.Prompt, in.Description)},
+		instructions{Text: d.opts.Instructions},
 		state,
 		reminder{Text: def.CriticalSystemReminder},
 	}, UserMessage: in.Prompt, Model: m, ModelName: modelName, Tools: childTools, MaxTurns: maxTurns}}}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	projectfiles "github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/tools/shell"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
@@ -40,6 +41,9 @@ type Env struct {
 	// Copied is filled by NewClient: what it copied of the directory and
 	// what it left out, and why.
 	Copied vfs.MountReport
+	// Memory is filled by NewClient: the project's memory files, read
+	// from the directory the agents work in (see project.LoadMemory).
+	Memory *projectfiles.Memory
 	// Stored is filled by NewClient: the store the session is kept in
 	// (nil with --no-store); ResumedID the stored session it carries on
 	// ("" for a new one). Close it with CloseStore.

@@ -137,6 +137,9 @@ func (r *run) run(ctx context.Context) error {
 		if replaced := r.env.ReplacedBuiltins(client.Agents()); replaced != "" {
 			r.say("%s", replaced)
 		}
+		for _, l := range r.env.MemoryLines() {
+			r.say("%s", l)
+		}
 	} else {
 		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor), Width: r.env.TerminalWidth()})
 		r.say("%s, with %s of %s copied in", r.who(), filesOf(client), r.dir())
@@ -145,6 +148,9 @@ func (r *run) run(ctx context.Context) error {
 		}
 		if replaced := r.env.ReplacedBuiltins(client.Agents()); replaced != "" {
 			r.say("%s", replaced)
+		}
+		for _, l := range r.env.MemoryLines() {
+			r.say("%s", l)
 		}
 		fmt.Fprintln(out)
 	}

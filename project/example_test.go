@@ -1,0 +1,27 @@
+package project_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/offshoot-dev/offshoot/project"
+)
+
+// A project's memory: CLAUDE.md and the file it imports. A program gives
+// it to offshoot.Options.Memory, and shows its user what was read.
+func ExampleLoadMemory() {
+	dir, _ := os.MkdirTemp("", "project")
+	defer os.RemoveAll(dir)
+	_ = os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("Run the tests with make test.\nStyle: @docs/style.md"), 0o644)
+	_ = os.MkdirAll(filepath.Join(dir, "docs"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, "docs", "style.md"), []byte("Tabs, not spaces."), 0o644)
+
+	mem := project.LoadMemory(project.Options{Dir: dir})
+	for _, f := range mem.Files {
+		fmt.Printf("%s: %s\n", f.Name, f.Kind)
+	}
+	// Output:
+	// CLAUDE.md: project instructions, checked into the codebase
+	// docs/style.md: imported by CLAUDE.md
+}

@@ -1,0 +1,4 @@
+package project
+
+// Imports is imports, for the fuzz test.
+var Imports = imports
