@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/internal/openerr"
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/serde"
@@ -103,7 +104,7 @@ func NewClient(opts Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		maxTurns: opts.MaxTurns, approve: opts.Approver, logger: opts.Logger,
+		maxTurns: opts.MaxTurns, approve: skillApprover(opts.Skills, opts.Approver), logger: opts.Logger,
 		notifyClient: opts.OnTaskNotification,
 	}
 	eo := opts.Subagents
@@ -112,7 +113,7 @@ func NewClient(opts Options) (*Client, error) {
 		eo.Transcripts = transcript.Dir(opts.Transcripts)
 	}
 	if eo.Approve == nil {
-		eo.Approve = opts.Approver
+		eo.Approve = c.approve
 	}
 	if eo.Logger == nil {
 		eo.Logger = opts.Logger
@@ -162,10 +163,20 @@ func routerOf(opts Options) (*model.Router, error) {
 
 // build loads the agents and builds the main agent's prompt.
 func (c *Client) build(opts Options, router *model.Router, taskOpts task.Options) error {
-	vfsOpts := vfs.Options{Mounts: withoutTranscripts(opts.Mounts, opts.Transcripts)}
-	for _, m := range opts.Mounts {
+	mounts := append(slices.Clone(opts.Mounts), opts.Skills.Mounts()...)
+	vfsOpts := vfs.Options{Mounts: withoutTranscripts(mounts, opts.Transcripts)}
+	for _, m := range mounts {
 		vfsOpts.AllowedRoots = append(vfsOpts.AllowedRoots, m.HostPath)
 	}
+	own := slices.DeleteFunc(slices.Clone(opts.Tools), func(t tools.Tool) bool { return t == nil })
+	skillTool, err := project.SkillTool(opts.Skills)
+	if err != nil {
+		return fmt.Errorf("offshoot: the skills: %w", err)
+	}
+	if skillTool != nil {
+		own = append(own, skillTool)
+	}
+	taskOpts.Skills = preloads(opts.Skills)
 	fileTools, err := vfs.Tools(vfsOpts)
 	if err != nil {
 		return fmt.Errorf("offshoot: the files: %w", err)
@@ -176,10 +187,8 @@ func (c *Client) build(opts Options, router *model.Router, taskOpts task.Options
 	}
 	names := append(fileTools.Names(), planTools.Names()...)
 	names = append(names, task.ToolName, task.OutputToolName, task.StopToolName)
-	for _, t := range opts.Tools {
-		if t != nil {
-			names = append(names, t.Spec().Name)
-		}
+	for _, t := range own {
+		names = append(names, t.Spec().Name)
 	}
 	if opts.DispatchSubagent != nil {
 		names = append(names, promptsubagent.ToolName)
@@ -202,7 +211,7 @@ func (c *Client) build(opts Options, router *model.Router, taskOpts task.Options
 	taskOpts.Instructions = c.instructions.Text
 	c.params = []any{role{Text: text}, c.instructions}
 	sections := []prompt.Part{
-		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithTools(slices.DeleteFunc(slices.Clone(opts.Tools), func(t tools.Tool) bool { return t == nil })...)),
+		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithTools(own...)),
 		prompt.Markdown[instructions]("Project Instructions", "{{ .Text }}", prompt.WithEnabled(func(i instructions) bool { return i.Text != "" })),
 		vfs.Section(vfsOpts),
 		planning.Section(planning.Options{}),

@@ -69,6 +69,16 @@ type Options struct {
 	// after its role, and of every agent's it delegates to, as Claude Code
 	// gives them to its subagents. Nil: no such section.
 	Memory *project.Memory
+	// Skills are the skills the main agent may load (project.LoadSkills
+	// reads a project's and its user's, in the Agent Skills format): the
+	// Skill tool lists them, returns a skill's instructions when called,
+	// and each skill's folder is copied, read-only, under
+	// .offshoot/skills/NAME of the agents' files, for the usual tools to
+	// read. While a skill with allowed-tools is active (until the next
+	// query), a call of any other tool is denied. Agents whose definitions
+	// list skills get those skills' instructions in their system prompt.
+	// Nil: no skills.
+	Skills *project.Skills
 
 	// Tools are more tools of the program's own for the main agent;
 	// agents whose definitions list no tools inherit them too. Nil

@@ -65,6 +65,10 @@ func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
 			fail(err)
 			return
 		}
+		if err := c.endSkill(ctx); err != nil {
+			fail(err)
+			return
+		}
 
 		p := newPipe()
 		// The query is one run: its background tasks end with ctx, not

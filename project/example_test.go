@@ -25,3 +25,20 @@ func ExampleLoadMemory() {
 	// CLAUDE.md: project instructions, checked into the codebase
 	// docs/style.md: imported by CLAUDE.md
 }
+
+// A project's skills: a program gives them to offshoot.Options.Skills,
+// whose Skill tool lists them for the model.
+func ExampleLoadSkills() {
+	dir, _ := os.MkdirTemp("", "project")
+	defer os.RemoveAll(dir)
+	_ = os.MkdirAll(filepath.Join(dir, ".claude", "skills", "changelog"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, ".claude", "skills", "changelog", "SKILL.md"),
+		[]byte("---\nname: changelog\ndescription: Write the changelog entry of a change.\n---\nOne line per change, in plain words."), 0o644)
+
+	skills := project.LoadSkills(project.Options{Dir: dir})
+	for _, k := range skills.All {
+		fmt.Printf("%s: %s\n", k.Name, k.Description)
+	}
+	// Output:
+	// changelog: Write the changelog entry of a change.
+}

@@ -23,3 +23,23 @@ func FuzzImports(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseSkill(f *testing.F) {
+	for _, s := range []string{
+		"---\nname: pdf\ndescription: PDFs.\nallowed-tools: Read Bash(git:*)\n---\nbody",
+		"---\ndescription: Use when: x\nallowed-tools: [Read, 1]\n---\n",
+		"# no frontmatter\n", "---\nname: a\n", "---\n- a\n---\nb", "---\nname: Bad_Name\n---\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, ok, s := project.ParseSkill(data)
+		if !ok {
+			require.NotEmpty(t, s.LeftOut, "a skill left out says why")
+			return
+		}
+		require.Regexp(t, `^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$`, k.Name)
+		require.NotEmpty(t, k.Description)
+		require.LessOrEqual(t, len([]rune(k.Description)), 1024)
+	})
+}

@@ -41,4 +41,9 @@ type Options struct {
 	// Code gives its subagents the project's CLAUDE.md files. A
 	// fork-context agent has them already, in its caller's system prompt.
 	Instructions string
+	// Skills are the instructions of the skills agents may preload, by
+	// name: an agent whose definition lists skills (Definition.Skills)
+	// gets the instructions of those found here in its system prompt, as
+	// Claude Code preloads them; a name not found here is left out.
+	Skills map[string]string
 }

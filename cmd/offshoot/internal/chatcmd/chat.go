@@ -176,7 +176,7 @@ func (c *chat) run(ctx context.Context) error {
 	if replaced := c.env.ReplacedBuiltins(client.Agents()); replaced != "" {
 		c.say("offshoot chat: %s", replaced)
 	}
-	for _, l := range c.env.MemoryLines() {
+	for _, l := range c.env.ProjectLines() {
 		c.say("offshoot chat: %s", l)
 	}
 	c.say("type a message; @NAME TEXT hands TEXT to an agent; /help lists the commands; /exit or Ctrl-D ends")

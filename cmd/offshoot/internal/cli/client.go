@@ -135,6 +135,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 	}
 	e.Copied = vfs.MountReport{}
 	e.Memory = projectfiles.LoadMemory(projectfiles.Options{Dir: dir, HomeDir: e.HomeDir})
+	e.Skills = projectfiles.LoadSkills(projectfiles.Options{Dir: dir, HomeDir: e.HomeDir})
 	mount := offshoot.DirectoryMount(dir, "")
 	mount.Report, mount.MaxBytes, mount.Context = &e.Copied, dirMaxBytes, ctx
 	prompts, err := workerPrompts()
@@ -157,6 +158,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		ModelName:           f.Model,
 		AgentOptions:        agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir},
 		Memory:              e.Memory,
+		Skills:              e.Skills,
 		MainAgent:           f.Agent,
 		Mounts:              []vfs.Mount{mount},
 		MCPServers:          servers,

@@ -44,6 +44,9 @@ type Env struct {
 	// Memory is filled by NewClient: the project's memory files, read
 	// from the directory the agents work in (see project.LoadMemory).
 	Memory *projectfiles.Memory
+	// Skills is filled by NewClient: the project's and the user's skills
+	// (see project.LoadSkills).
+	Skills *projectfiles.Skills
 	// Stored is filled by NewClient: the store the session is kept in
 	// (nil with --no-store); ResumedID the stored session it carries on
 	// ("" for a new one). Close it with CloseStore.

@@ -137,7 +137,7 @@ func (r *run) run(ctx context.Context) error {
 		if replaced := r.env.ReplacedBuiltins(client.Agents()); replaced != "" {
 			r.say("%s", replaced)
 		}
-		for _, l := range r.env.MemoryLines() {
+		for _, l := range r.env.ProjectLines() {
 			r.say("%s", l)
 		}
 	} else {
@@ -149,7 +149,7 @@ func (r *run) run(ctx context.Context) error {
 		if replaced := r.env.ReplacedBuiltins(client.Agents()); replaced != "" {
 			r.say("%s", replaced)
 		}
-		for _, l := range r.env.MemoryLines() {
+		for _, l := range r.env.ProjectLines() {
 			r.say("%s", l)
 		}
 		fmt.Fprintln(out)
