@@ -64,6 +64,7 @@ type Client struct {
 	instructions instructions // the project's, in params
 	model        model.Model
 	modelName    string
+	router       *model.Router
 	toolFilter   tools.Filter  // the main agent's tools, when it plays an agent
 	tools        tools.Toolset // the main agent's own tools, toolFilter applied
 	maxTurns     int
@@ -131,6 +132,7 @@ func NewClient(opts Options) (*Client, error) {
 		c.mcpNames = slices.Sorted(maps.Keys(opts.MCPServers))
 		taskOpts.MCP = c.mcp
 	}
+	c.router = router
 	if err := c.build(opts, router, taskOpts); err != nil {
 		c.closeMCP()
 		return nil, err

@@ -43,3 +43,17 @@ func FuzzParseSkill(f *testing.F) {
 		require.LessOrEqual(t, len([]rune(k.Description)), 1024)
 	})
 }
+
+func FuzzCommand(f *testing.F) {
+	for _, s := range []string{"/review a.go", "/x $1 \"a b\" 'c", "/a/b", "Fix $ARGUMENTS and $9 $10"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		name, args, ok := project.ParseCommandLine(line)
+		if ok {
+			require.NotEmpty(t, name)
+			require.NotContains(t, name, "/")
+		}
+		_ = project.Command{Body: line}.Expand(args)
+	})
+}

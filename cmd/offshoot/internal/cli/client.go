@@ -136,6 +136,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 	e.Copied = vfs.MountReport{}
 	e.Memory = projectfiles.LoadMemory(projectfiles.Options{Dir: dir, HomeDir: e.HomeDir})
 	e.Skills = projectfiles.LoadSkills(projectfiles.Options{Dir: dir, HomeDir: e.HomeDir})
+	e.Commands = projectfiles.LoadCommands(projectfiles.Options{Dir: dir, HomeDir: e.HomeDir})
 	mount := offshoot.DirectoryMount(dir, "")
 	mount.Report, mount.MaxBytes, mount.Context = &e.Copied, dirMaxBytes, ctx
 	prompts, err := workerPrompts()

@@ -47,6 +47,9 @@ type Env struct {
 	// Skills is filled by NewClient: the project's and the user's skills
 	// (see project.LoadSkills).
 	Skills *projectfiles.Skills
+	// Commands is filled by NewClient: the project's and the user's slash
+	// commands (see project.LoadCommands).
+	Commands *projectfiles.Commands
 	// Stored is filled by NewClient: the store the session is kept in
 	// (nil with --no-store); ResumedID the stored session it carries on
 	// ("" for a new one). Close it with CloseStore.

@@ -39,5 +39,13 @@ func (e *Env) ProjectLines() []string {
 			lines = append(lines, fmt.Sprintf("warning: skill %s: %s", Printable(e.Show(l.Path)), Printable(l.Reason)))
 		}
 	}
+	if e.Commands != nil {
+		for _, l := range e.Commands.LeftOut {
+			lines = append(lines, fmt.Sprintf("command left out: %s: %s", Printable(e.Show(l.Path)), Printable(l.Reason)))
+		}
+		for _, l := range e.Commands.Warnings {
+			lines = append(lines, fmt.Sprintf("warning: command %s: %s", Printable(e.Show(l.Path)), Printable(l.Reason)))
+		}
+	}
 	return lines
 }
