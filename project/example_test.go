@@ -42,3 +42,22 @@ func ExampleLoadSkills() {
 	// Output:
 	// changelog: Write the changelog entry of a change.
 }
+
+// A slash command and its arguments: a program runs it with
+// offshoot's Client.QueryCommand.
+func ExampleLoadCommands() {
+	dir, _ := os.MkdirTemp("", "project")
+	defer os.RemoveAll(dir)
+	_ = os.MkdirAll(filepath.Join(dir, ".claude", "commands"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, ".claude", "commands", "fix-issue.md"),
+		[]byte("---\ndescription: Fix an issue\nallowed-tools: Read, Edit\n---\nFix issue #$1 with priority $2."), 0o644)
+
+	commands := project.LoadCommands(project.Options{Dir: dir})
+	name, args, _ := project.ParseCommandLine(`/fix-issue 123 "very high"`)
+	cmd, _ := commands.Find(name)
+	fmt.Println(cmd.Description, cmd.AllowedTools)
+	fmt.Println(cmd.Expand(args))
+	// Output:
+	// Fix an issue [Read Edit]
+	// Fix issue #123 with priority very high.
+}
