@@ -76,7 +76,8 @@ type Options struct {
 	// .offshoot/skills/NAME of the agents' files, for the usual tools to
 	// read. While a skill with allowed-tools is active (until the next
 	// query), a call of any other tool is denied. Agents whose definitions
-	// list skills get those skills' instructions in their system prompt.
+	// list skills (the main agent's too, with MainAgent) get those skills'
+	// instructions in their system prompt.
 	// Nil: no skills.
 	Skills *project.Skills
 

@@ -146,3 +146,15 @@ func TestAnAgentPreloadsItsSkills(t *testing.T) {
 	assert.NotContains(t, system, "Not preloaded.")
 	assert.False(t, strings.Contains(system, "missing"))
 }
+
+// A main agent that plays an agent preloads that agent's skills too.
+func TestAMainAgentThatPlaysAnAgentPreloadsItsSkills(t *testing.T) {
+	skills := skillsOf(t, map[string]string{".claude/skills/style/SKILL.md": "---\nname: style\ndescription: House style.\n---\nTabs, never spaces."})
+	m := scripted.New(scripted.Text("ok"))
+	defs := map[string]agents.Definition{"writer": {Description: "Writes.", Prompt: "You write.", Skills: []string{"style"}}}
+	c, err := offshoot.NewClient(offshoot.Options{Model: m, Agents: defs, MainAgent: "writer", Skills: skills})
+	require.NoError(t, err)
+	defer c.Close()
+	final(t, collect(t, c, "Write."))
+	assert.Contains(t, m.Calls()[0].Request.Messages[0].Content, "You write.\n\n# Skill style\n\nTabs, never spaces.")
+}
