@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/internal/openerr"
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/serde"
@@ -61,8 +62,10 @@ type Client struct {
 	registry     *agents.Registry
 	main         *prompt.Prompt
 	params       []any
+	instructions instructions // the project's, in params
 	model        model.Model
 	modelName    string
+	router       *model.Router
 	toolFilter   tools.Filter  // the main agent's tools, when it plays an agent
 	tools        tools.Toolset // the main agent's own tools, toolFilter applied
 	maxTurns     int
@@ -86,6 +89,10 @@ type Client struct {
 // role is the main agent's role: text, never a template.
 type role struct{ Text string }
 
+// instructions are the project's instructions (Options.Memory): text,
+// never a template.
+type instructions struct{ Text string }
+
 // NewClient returns a client: a main agent on the model of opts.Model or
 // opts.Router, with a virtual filesystem (Mounts, Files), a plan, the
 // Task, TaskOutput and TaskStop tools over its agents (the built-ins and
@@ -99,7 +106,7 @@ func NewClient(opts Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		maxTurns: opts.MaxTurns, approve: opts.Approver, logger: opts.Logger,
+		maxTurns: opts.MaxTurns, approve: skillApprover(opts.Skills, opts.Approver), logger: opts.Logger,
 		notifyClient: opts.OnTaskNotification,
 	}
 	eo := opts.Subagents
@@ -108,7 +115,7 @@ func NewClient(opts Options) (*Client, error) {
 		eo.Transcripts = transcript.Dir(opts.Transcripts)
 	}
 	if eo.Approve == nil {
-		eo.Approve = opts.Approver
+		eo.Approve = c.approve
 	}
 	if eo.Logger == nil {
 		eo.Logger = opts.Logger
@@ -126,6 +133,7 @@ func NewClient(opts Options) (*Client, error) {
 		c.mcpNames = slices.Sorted(maps.Keys(opts.MCPServers))
 		taskOpts.MCP = c.mcp
 	}
+	c.router = router
 	if err := c.build(opts, router, taskOpts); err != nil {
 		c.closeMCP()
 		return nil, err
@@ -158,10 +166,20 @@ func routerOf(opts Options) (*model.Router, error) {
 
 // build loads the agents and builds the main agent's prompt.
 func (c *Client) build(opts Options, router *model.Router, taskOpts task.Options) error {
-	vfsOpts := vfs.Options{Mounts: withoutTranscripts(opts.Mounts, opts.Transcripts)}
-	for _, m := range opts.Mounts {
+	mounts := append(slices.Clone(opts.Mounts), opts.Skills.Mounts()...)
+	vfsOpts := vfs.Options{Mounts: withoutTranscripts(mounts, opts.Transcripts)}
+	for _, m := range mounts {
 		vfsOpts.AllowedRoots = append(vfsOpts.AllowedRoots, m.HostPath)
 	}
+	own := slices.DeleteFunc(slices.Clone(opts.Tools), func(t tools.Tool) bool { return t == nil })
+	skillTool, err := project.SkillTool(opts.Skills)
+	if err != nil {
+		return fmt.Errorf("offshoot: the skills: %w", err)
+	}
+	if skillTool != nil {
+		own = append(own, skillTool)
+	}
+	taskOpts.Skills = preloads(opts.Skills)
 	fileTools, err := vfs.Tools(vfsOpts)
 	if err != nil {
 		return fmt.Errorf("offshoot: the files: %w", err)
@@ -172,10 +190,8 @@ func (c *Client) build(opts Options, router *model.Router, taskOpts task.Options
 	}
 	names := append(fileTools.Names(), planTools.Names()...)
 	names = append(names, task.ToolName, task.OutputToolName, task.StopToolName)
-	for _, t := range opts.Tools {
-		if t != nil {
-			names = append(names, t.Spec().Name)
-		}
+	for _, t := range own {
+		names = append(names, t.Spec().Name)
 	}
 	if opts.DispatchSubagent != nil {
 		names = append(names, promptsubagent.ToolName)
@@ -194,9 +210,12 @@ func (c *Client) build(opts Options, router *model.Router, taskOpts task.Options
 	if text == "" {
 		text = defaultSystemPrompt
 	}
-	c.params = []any{role{Text: text}}
+	c.instructions = instructions{Text: opts.Memory.Text()}
+	taskOpts.Instructions = c.instructions.Text
+	c.params = []any{role{Text: text}, c.instructions}
 	sections := []prompt.Part{
-		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithTools(slices.DeleteFunc(slices.Clone(opts.Tools), func(t tools.Tool) bool { return t == nil })...)),
+		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithTools(own...)),
+		prompt.Markdown[instructions]("Project Instructions", "{{ .Text }}", prompt.WithEnabled(func(i instructions) bool { return i.Text != "" })),
 		vfs.Section(vfsOpts),
 		planning.Section(planning.Options{}),
 		task.Section(c.registry, c.engine, router, taskOpts),

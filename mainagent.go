@@ -19,10 +19,15 @@ func (c *Client) resolveModel(opts Options, router *model.Router) error {
 			return fmt.Errorf("offshoot: the main agent: %w", err)
 		}
 		text := def.Prompt
+		for _, name := range def.Skills { // preloaded, as for the agents it delegates to
+			if k, ok := opts.Skills.Find(name); ok {
+				text += "\n\n# Skill " + k.Name + "\n\n" + k.Body
+			}
+		}
 		if def.CriticalSystemReminder != "" {
 			text += "\n\nReminder: " + def.CriticalSystemReminder
 		}
-		c.params = []any{role{Text: text}}
+		c.params = []any{role{Text: text}, c.instructions}
 		r, err := c.main.Render(c.params...)
 		if err != nil {
 			return fmt.Errorf("offshoot: the main agent's prompt: %w", err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
@@ -61,6 +62,24 @@ type Options struct {
 	// self-contained tasks to the agents listed below when one fits.
 	// Answer with what you found or did, briefly."
 	SystemPrompt string
+	// Memory is the project's memory (project.LoadMemory reads it:
+	// CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md, AGENTS.md and the
+	// user's ~/.claude/CLAUDE.md, with their imports). Its Text is the
+	// "Project Instructions" section of the main agent's system prompt,
+	// after its role, and of every agent's it delegates to, as Claude Code
+	// gives them to its subagents. Nil: no such section.
+	Memory *project.Memory
+	// Skills are the skills the main agent may load (project.LoadSkills
+	// reads a project's and its user's, in the Agent Skills format): the
+	// Skill tool lists them, returns a skill's instructions when called,
+	// and each skill's folder is copied, read-only, under
+	// .offshoot/skills/NAME of the agents' files, for the usual tools to
+	// read. While a skill with allowed-tools is active (until the next
+	// query), a call of any other tool is denied. Agents whose definitions
+	// list skills (the main agent's too, with MainAgent) get those skills'
+	// instructions in their system prompt.
+	// Nil: no skills.
+	Skills *project.Skills
 
 	// Tools are more tools of the program's own for the main agent;
 	// agents whose definitions list no tools inherit them too. Nil

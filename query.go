@@ -43,6 +43,12 @@ import (
 // it answer at once). A program that wants them all done waits with
 // Tasks().Wait(ctx) before it exits.
 func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
+	return c.query(ctx, prompt, nil)
+}
+
+// query is Query, with the turn's options of a slash command when cmd is
+// not nil: its text expanded, its allowed-tools and model for this query.
+func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Seq[Message] {
 	return func(yield func(Message) bool) {
 		started := time.Now()
 		fail := func(err error) { yield(ResultMessage{Err: err, Duration: time.Since(started)}) }
@@ -64,6 +70,17 @@ func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
 		if err != nil {
 			fail(err)
 			return
+		}
+		if err := c.endSkill(ctx); err != nil {
+			fail(err)
+			return
+		}
+		m, modelName, filter := c.model, c.modelName, c.toolFilter
+		if cmd != nil {
+			if m, modelName, filter, err = c.commandTurn(*cmd, inherited); err != nil {
+				fail(err)
+				return
+			}
 		}
 
 		p := newPipe()
@@ -92,7 +109,7 @@ func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
 			defer close(done)
 			resp, err := runner.Evaluate(turn, runner.Request{
 				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: prompt, Continue: cont,
-				Model: c.model, ModelName: c.modelName, MaxTurns: c.maxTurns, Tools: inherited, ToolFilter: c.toolFilter,
+				Model: m, ModelName: modelName, MaxTurns: c.maxTurns, Tools: inherited, ToolFilter: filter,
 				Approve: c.approve, Logger: c.logger,
 			})
 			p.end(result(resp, err, time.Since(started)))

@@ -169,3 +169,13 @@ func canonicalTools(entries []string, ruled bool, has func(string) bool, match f
 	}
 	return out
 }
+
+// ClaudeToolNames returns the names of offshoot's tools a Claude Code
+// tool name stands for, whatever its case ("Read": read_file; "TodoWrite":
+// the planning tools), and false for a name that is not one of Claude
+// Code's or has no equivalent here. Permission rules and agent files map
+// names by this one table.
+func ClaudeToolNames(name string) ([]string, bool) {
+	names, ok := claudeTools[strings.ToLower(name)]
+	return slices.Clone(names), ok
+}

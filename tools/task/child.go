@@ -29,11 +29,31 @@ type startState struct{ Lines []string }
 // reminder is the agent's critical system reminder.
 type reminder struct{ Text string }
 
+// instructions are the project's instructions (Options.Instructions).
+type instructions struct{ Text string }
+
+// preloaded are the skills an agent's definition preloads: names and
+// instructions, in the definition's order.
+type preloaded struct{ Skills []preloadedSkill }
+
+// preloadedSkill is one preloaded skill.
+type preloadedSkill struct{ Name, Text string }
+
 // childPrompt returns the prompt every Task child runs, oriented as a
 // subagent. It is built once.
 var childPrompt = sync.OnceValues(func() (*prompt.Prompt, error) {
 	p, err := prompt.New("task", "agent",
 		prompt.Markdown[role]("Role", "{{ .Text }}", prompt.WithoutHeading()),
+		prompt.Markdown[instructions]("Project Instructions", "{{ .Text }}",
+			prompt.WithEnabled(func(i instructions) bool { return i.Text != "" })),
+		prompt.Markdown[preloaded]("Skills", `
+			These skills are loaded for you; follow the one that fits your task.
+			{{- range .Skills }}
+
+			### Skill {{ .Name }}
+
+			{{ .Text }}
+			{{- end }}`, prompt.WithEnabled(func(p preloaded) bool { return len(p.Skills) > 0 })),
 		prompt.Markdown[startState]("Starting State", `
 			You start from a copy of the delegating agent's state:
 			{{- range .Lines }}

@@ -12,6 +12,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/sessiontest"
+	"github.com/offshoot-dev/offshoot/tools/task"
 )
 
 // The child's prompt: its system prompt is the agent's prompt, "# Task"
@@ -120,4 +121,27 @@ func TestForkContextWithoutAConversation(t *testing.T) {
 	msgs := childRequests(w.main)[0].Messages
 	require.Len(t, msgs, 2)
 	assert.Equal(t, model.UserMessage("Carry on."), msgs[1])
+}
+
+// The project's instructions follow the agent's role in its system
+// prompt, as Claude Code gives its subagents the project's CLAUDE.md; an
+// agent of a program without them gets no such section.
+func TestTheProjectInstructionsAreInTheSystemPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		name, instructions string
+	}{
+		{"with", "Contents of CLAUDE.md (project instructions):\n\nRun go test {{ ./... }}."},
+		{"without", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, worldConfig{task: task.Options{Instructions: tc.instructions}, main: []scripted.Turn{scripted.Text("ok")}})
+			require.True(t, w.call(t, w.main, input("code-reviewer", "Review", "Review it.")).Success)
+			system := childRequests(w.main)[0].Messages[0].Content
+			if tc.instructions == "" {
+				assert.NotContains(t, system, "Project Instructions")
+				return
+			}
+			assert.Contains(t, system, "Review\n\n## 1. Project Instructions\n\n"+tc.instructions+"\n\n## 2. Starting State")
+		})
+	}
 }

@@ -36,4 +36,14 @@ type Options struct {
 	// filesystem's) is copied into the caller's session, atomically with
 	// the call's result.
 	NoArtifactCopy bool
+	// Instructions are the project's instructions (project.Memory's Text):
+	// every agent's system prompt gets them after its own role, as Claude
+	// Code gives its subagents the project's CLAUDE.md files. A
+	// fork-context agent has them already, in its caller's system prompt.
+	Instructions string
+	// Skills are the instructions of the skills agents may preload, by
+	// name: an agent whose definition lists skills (Definition.Skills)
+	// gets the instructions of those found here in its system prompt, as
+	// Claude Code preloads them; a name not found here is left out.
+	Skills map[string]string
 }

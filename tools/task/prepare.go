@@ -93,6 +93,8 @@ func (d *delegator) prepare(ctx context.Context, inv *tools.Invocation, in input
 	}
 	run := &childRun{def: def, spec: subagent.Spec{Name: def.Name, Description: in.Description, Parent: inv.Session, Caller: inv, Mode: subagent.Forked, Snapshot: &snap, Withhold: delegationTools, MaxDepth: d.opts.MaxDepth, Request: runner.Request{Prompt: p, Params: []any{
 		role{Text: systemText(def.Prompt, in.Description)},
+		instructions{Text: d.opts.Instructions},
+		d.preloads(def),
 		state,
 		reminder{Text: def.CriticalSystemReminder},
 	}, UserMessage: in.Prompt, Model: m, ModelName: modelName, Tools: childTools, MaxTurns: maxTurns}}}
@@ -203,4 +205,15 @@ func (d *delegator) withMCP(ctx context.Context, parent tools.Toolset, def agent
 		}
 	}
 	return out, nil
+}
+
+// preloads returns the skills def preloads that the program gave.
+func (d *delegator) preloads(def agents.Definition) preloaded {
+	var p preloaded
+	for _, name := range def.Skills {
+		if text, ok := d.opts.Skills[name]; ok {
+			p.Skills = append(p.Skills, preloadedSkill{Name: name, Text: text})
+		}
+	}
+	return p
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sync"
 	"sync/atomic"
 
@@ -176,6 +177,9 @@ func (c *chat) run(ctx context.Context) error {
 	if replaced := c.env.ReplacedBuiltins(client.Agents()); replaced != "" {
 		c.say("offshoot chat: %s", replaced)
 	}
+	for _, l := range c.env.ProjectLines() {
+		c.say("offshoot chat: %s", l)
+	}
 	c.say("type a message; @NAME TEXT hands TEXT to an agent; /help lists the commands; /exit or Ctrl-D ends")
 
 	for {
@@ -254,6 +258,12 @@ func (c *chat) end() error {
 // background tasks it starts otherwise run on after it, until the chat
 // ends.
 func (c *chat) turn(ctx context.Context, prompt, typed string) {
+	c.turnOf(ctx, prompt == "", typed, func(tctx context.Context) iter.Seq[offshoot.Message] { return c.client.Query(tctx, prompt) })
+}
+
+// turnOf runs one query, which query starts (a prompt's or a slash
+// command's), as turn says; empty is set for an empty line.
+func (c *chat) turnOf(ctx context.Context, empty bool, typed string, query func(context.Context) iter.Seq[offshoot.Message]) {
 	tctx, cancel := context.WithCancel(ctx)
 	c.cancels = append(c.cancels, cancel)
 	var interrupted atomic.Bool
@@ -262,7 +272,7 @@ func (c *chat) turn(ctx context.Context, prompt, typed string) {
 	c.turning = true
 	c.turnMu.Unlock()
 	var res offshoot.ResultMessage
-	for msg := range c.client.Query(tctx, prompt) {
+	for msg := range query(tctx) {
 		if m, ok := msg.(offshoot.ResultMessage); ok {
 			res = m
 		}
@@ -284,7 +294,7 @@ func (c *chat) turn(ctx context.Context, prompt, typed string) {
 	switch {
 	case res.Err == nil:
 	case errors.Is(res.Err, offshoot.ErrNothingToContinue):
-		if prompt == "" {
+		if empty {
 			return // an empty line with nothing new to read
 		}
 		c.fail("%v", res.Err)

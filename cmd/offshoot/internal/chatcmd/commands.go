@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
 
+	"github.com/offshoot-dev/offshoot"
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
@@ -46,6 +48,9 @@ func (c *chat) command(ctx context.Context, r request) (done bool) {
 		return true
 	case "help":
 		c.say("%s", help)
+		if lines := c.projectCommands(); lines != "" {
+			c.say("the project's and your commands (.claude/commands):\n%s", lines)
+		}
 	case "agents":
 		c.listAgents()
 	case "wait":
@@ -65,10 +70,43 @@ func (c *chat) command(ctx context.Context, r request) (done bool) {
 			c.fail("%v", err)
 		}
 	default:
-		c.fail("there is no command /%s; /help lists the commands", cli.Printable(r.name))
+		cmd, ok := c.env.Commands.Find(r.name)
+		if !ok {
+			c.fail("there is no command /%s; /help lists the commands", cli.Printable(r.name))
+			return false
+		}
+		c.turnOf(ctx, false, "/"+r.name+" "+r.text, func(tctx context.Context) iter.Seq[offshoot.Message] {
+			return c.client.QueryCommand(tctx, cmd, r.text)
+		})
 	}
 	return false
 }
+
+// projectCommands lists the slash commands of the project and the user,
+// one a line, as /help shows them; "" when there are none. A built-in
+// command of the same name wins, and is not listed again.
+func (c *chat) projectCommands() string {
+	if c.env.Commands == nil {
+		return ""
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, k := range c.env.Commands.All {
+		if builtin[k.Name] {
+			continue
+		}
+		use := "/" + k.Name
+		if k.ArgumentHint != "" {
+			use += " " + k.ArgumentHint
+		}
+		fmt.Fprintf(tw, "  %s\t%s (%s)\n", cli.Printable(use), cli.Printable(k.Description), k.Source)
+	}
+	_ = tw.Flush()
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// builtin are the chat's own commands, which win over a project's.
+var builtin = map[string]bool{"exit": true, "quit": true, "help": true, "agents": true, "wait": true, "apply": true, "save": true}
 
 // mention asks the main agent to hand the text to the agent named: a turn
 // like any other, whose message says which agent the user addressed, so

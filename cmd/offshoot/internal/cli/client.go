@@ -15,6 +15,7 @@ import (
 	"github.com/offshoot-dev/offshoot/internal/modelconfig"
 	"github.com/offshoot-dev/offshoot/internal/openerr"
 	"github.com/offshoot-dev/offshoot/model"
+	projectfiles "github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
@@ -133,6 +134,9 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		return nil, err
 	}
 	e.Copied = vfs.MountReport{}
+	e.Memory = projectfiles.LoadMemory(projectfiles.Options{Dir: dir, HomeDir: e.HomeDir})
+	e.Skills = projectfiles.LoadSkills(projectfiles.Options{Dir: dir, HomeDir: e.HomeDir})
+	e.Commands = projectfiles.LoadCommands(projectfiles.Options{Dir: dir, HomeDir: e.HomeDir})
 	mount := offshoot.DirectoryMount(dir, "")
 	mount.Report, mount.MaxBytes, mount.Context = &e.Copied, dirMaxBytes, ctx
 	prompts, err := workerPrompts()
@@ -154,6 +158,8 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		Router:              router,
 		ModelName:           f.Model,
 		AgentOptions:        agents.Options{ProjectDir: e.ProjectDir, HomeDir: e.HomeDir},
+		Memory:              e.Memory,
+		Skills:              e.Skills,
 		MainAgent:           f.Agent,
 		Mounts:              []vfs.Mount{mount},
 		MCPServers:          servers,

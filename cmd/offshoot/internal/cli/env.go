@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	projectfiles "github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/tools/shell"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
@@ -40,6 +41,15 @@ type Env struct {
 	// Copied is filled by NewClient: what it copied of the directory and
 	// what it left out, and why.
 	Copied vfs.MountReport
+	// Memory is filled by NewClient: the project's memory files, read
+	// from the directory the agents work in (see project.LoadMemory).
+	Memory *projectfiles.Memory
+	// Skills is filled by NewClient: the project's and the user's skills
+	// (see project.LoadSkills).
+	Skills *projectfiles.Skills
+	// Commands is filled by NewClient: the project's and the user's slash
+	// commands (see project.LoadCommands).
+	Commands *projectfiles.Commands
 	// Stored is filled by NewClient: the store the session is kept in
 	// (nil with --no-store); ResumedID the stored session it carries on
 	// ("" for a new one). Close it with CloseStore.

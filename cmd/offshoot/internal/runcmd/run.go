@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
+	"github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -137,6 +139,9 @@ func (r *run) run(ctx context.Context) error {
 		if replaced := r.env.ReplacedBuiltins(client.Agents()); replaced != "" {
 			r.say("%s", replaced)
 		}
+		for _, l := range r.env.ProjectLines() {
+			r.say("%s", l)
+		}
 	} else {
 		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor), Width: r.env.TerminalWidth()})
 		r.say("%s, with %s of %s copied in", r.who(), filesOf(client), r.dir())
@@ -145,6 +150,9 @@ func (r *run) run(ctx context.Context) error {
 		}
 		if replaced := r.env.ReplacedBuiltins(client.Agents()); replaced != "" {
 			r.say("%s", replaced)
+		}
+		for _, l := range r.env.ProjectLines() {
+			r.say("%s", l)
 		}
 		fmt.Fprintln(out)
 	}
@@ -173,7 +181,15 @@ func (r *run) run(ctx context.Context) error {
 // has the main agent read what they report, as often as they start more,
 // up to maxRounds times. It returns the tokens its queries spent.
 func (r *run) work(ctx context.Context, client *offshoot.Client) (tokens int64, err error) {
-	res := query(ctx, client, r.task)
+	first := client.Query(ctx, r.task)
+	if name, args, ok := project.ParseCommandLine(r.task); ok {
+		cmd, found := r.env.Commands.Find(name)
+		if !found {
+			return 0, cli.Usagef("there is no command /%s (.claude/commands/%s.md); to send a task that begins with /, begin it with a space", cli.Printable(name), cli.Printable(name))
+		}
+		first = client.QueryCommand(ctx, cmd, args)
+	}
+	res := result(first)
 	tokens += int64(res.Usage.TotalTokens)
 	if err := r.failed(res); err != nil {
 		return tokens, err
@@ -207,8 +223,13 @@ func (r *run) work(ctx context.Context, client *offshoot.Client) (tokens int64, 
 // query runs one query to its end and returns its result. The messages
 // themselves are printed from the session's bus.
 func query(ctx context.Context, client *offshoot.Client, prompt string) offshoot.ResultMessage {
+	return result(client.Query(ctx, prompt))
+}
+
+// result runs a query's messages to their end and returns its result.
+func result(msgs iter.Seq[offshoot.Message]) offshoot.ResultMessage {
 	var res offshoot.ResultMessage
-	for msg := range client.Query(ctx, prompt) {
+	for msg := range msgs {
 		if m, ok := msg.(offshoot.ResultMessage); ok {
 			res = m
 		}

@@ -1,4 +1,4 @@
-package agents
+package frontmatter
 
 import (
 	"fmt"
@@ -50,10 +50,10 @@ func shiftLines(n *yaml.Node, offset int) {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// yamlProblem returns the message of a YAML error without the "yaml: "
+// YAMLProblem returns the message of a YAML error without the "yaml: "
 // prefix, and the file line it names (0 when it names none), given the
 // file line of the parsed text's first line.
-func yamlProblem(err error, firstLine int) (line int, msg string) {
+func YAMLProblem(err error, firstLine int) (line int, msg string) {
 	text := err.Error()
 	if m := yamlLineRE.FindStringSubmatch(text); m != nil {
 		n, _ := strconv.Atoi(m[1])
@@ -62,11 +62,15 @@ func yamlProblem(err error, firstLine int) (line int, msg string) {
 	return 0, strings.TrimPrefix(text, "yaml: ")
 }
 
-// parseFront reads frontmatter lines whose first is file line firstLine
-// into a mapping node carrying file line numbers. Valid YAML is read as
-// YAML. Otherwise (strictErr is then the reason) the lines are read
-// leniently, as real agent files need: see readLenient.
-func parseFront(lines []string, firstLine int) (m *yaml.Node, strictErr error, ignored []int) {
+// Parse reads frontmatter lines whose first is file line firstLine into a
+// mapping node carrying file line numbers. Valid YAML is read as YAML.
+// Otherwise (strictErr is then the reason, for YAMLProblem) the lines are
+// read leniently, as real files need: a line "key:" at column 0 starts a
+// key when known(key) or the key starts with a lower-case letter, every
+// other line continues the current value, and only the keys known says
+// are kept. ignored are the file lines before the first key that are
+// neither blank nor comments.
+func Parse(lines []string, firstLine int, known func(key string) bool) (m *yaml.Node, strictErr error, ignored []int) {
 	doc, err := parseYAML(strings.Join(lines, "\n"))
 	if err == nil {
 		if m := rootMapping(doc); m != nil {
@@ -75,6 +79,6 @@ func parseFront(lines []string, firstLine int) (m *yaml.Node, strictErr error, i
 		}
 		err = fmt.Errorf("yaml: the frontmatter is not a list of key: value lines")
 	}
-	m, ignored = readLenient(lines, firstLine)
+	m, ignored = readLenient(lines, firstLine, known)
 	return m, err, ignored
 }

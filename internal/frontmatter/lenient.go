@@ -1,4 +1,4 @@
-package agents
+package frontmatter
 
 import (
 	"regexp"
@@ -26,18 +26,18 @@ type segment struct {
 // several unindented lines.
 //
 // A line starts a key when it has the shape "key:" at column 0, the key is
-// one this package reads or starts with a lower-case letter (so "Examples:"
+// one the caller reads (known) or starts with a lower-case letter (so "Examples:"
 // or "Context:" inside a description do not), and no <example> block of the
 // current value is open. Every other line continues the current value. A
 // value is read as YAML when its lines alone are valid YAML (quoted values,
 // > and | blocks, [a, b] and "- item" lists); otherwise it is the text of
 // its lines, not split at later colons. Lines before the first key that are
 // neither blank nor comments are returned in ignored.
-func readLenient(lines []string, firstLine int) (m *yaml.Node, ignored []int) {
+func readLenient(lines []string, firstLine int, known func(key string) bool) (m *yaml.Node, ignored []int) {
 	var segs []*segment
 	var cur *segment
 	for i, l := range lines {
-		if k := keyLineRE.FindStringSubmatch(l); k != nil && (cur == nil || cur.open == 0) && startsKey(k[1]) {
+		if k := keyLineRE.FindStringSubmatch(l); k != nil && (cur == nil || cur.open == 0) && startsKey(k[1], known) {
 			cur = &segment{key: k[1], line: firstLine + i}
 			segs = append(segs, cur)
 		} else if cur == nil {
@@ -55,7 +55,7 @@ func readLenient(lines []string, firstLine int) (m *yaml.Node, ignored []int) {
 	}
 	m = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: firstLine}
 	for _, s := range segs {
-		if _, known := fieldOf(s.key); !known {
+		if !known(s.key) {
 			continue // ignored anyway
 		}
 		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s.key, Line: s.line}
@@ -66,8 +66,8 @@ func readLenient(lines []string, firstLine int) (m *yaml.Node, ignored []int) {
 
 // startsKey reports whether a "name:" line at column 0 starts a key in the
 // lenient reader.
-func startsKey(name string) bool {
-	if _, ok := fieldOf(name); ok {
+func startsKey(name string, known func(string) bool) bool {
+	if known(name) {
 		return true
 	}
 	c := name[0]
