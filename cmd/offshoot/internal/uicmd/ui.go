@@ -45,20 +45,24 @@ preview writing a session's files back to the project.`,
 			if flags.Off {
 				return cli.Usagef("--no-store: ui reads a store; leave it out for %s, or give another with --store", cli.SessionsPath)
 			}
+			if host, _, err := net.SplitHostPort(listen); err != nil {
+				return cli.Usagef("--listen %s: give a host and port, such as 127.0.0.1:8080 (port 0: a free one)", cli.Printable(listen))
+			} else if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+				return cli.Usagef("--listen %s: give the address the browser will open (such as 192.168.1.5:8080), which every request must name, not every address", cli.Printable(listen))
+			}
 			ctx := cmd.Context()
 			st, err := env.OpenStore(ctx, flags, true)
 			if err != nil {
 				return err
 			}
 			if st == nil {
-				return cli.Usagef("no sessions stored yet: %s does not exist; run or chat stores them, or give a store with --store", cli.SessionsPath)
+				where := cli.SessionsPath
+				if flags.DSN != "" {
+					where = cli.Printable(flags.DSN)
+				}
+				return cli.Usagef("no sessions stored yet: %s does not exist; run or chat stores them, or give a store with --store", where)
 			}
 			defer st.Close()
-			if host, _, err := net.SplitHostPort(listen); err != nil {
-				return cli.Usagef("--listen %s: give a host and port, such as 127.0.0.1:8080 (port 0: a free one)", cli.Printable(listen))
-			} else if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-				return cli.Usagef("--listen %s: give the address the browser will open (such as 192.168.1.5:8080), which every request must name, not every address", cli.Printable(listen))
-			}
 			sets, err := cli.SessionReducers()
 			if err != nil {
 				return cli.Failf("offshoot's tools: %v; this is a bug, please report it", err)
