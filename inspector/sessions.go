@@ -106,33 +106,58 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Page, _ = strconv.Atoi(q.Get("page"))
 	v.Page = max(v.Page, 1)
-	hs, err := s.st.List(r.Context(), store.Query{Roots: !v.All, Limit: maxListed})
+	// The store lists the most recently updated first: that order needs
+	// only the sessions up to the page's; another, or a search, needs
+	// them all.
+	limit := maxListed
+	latest := v.Query == "" && v.Sort == "updated" && v.Order == "desc"
+	if latest {
+		limit = min(v.Page*pageSize+1, maxListed)
+	}
+	hs, err := s.st.List(r.Context(), store.Query{Roots: !v.All, Limit: limit})
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, "cannot list the sessions: "+err.Error())
 		return
 	}
 	now := time.Now()
 	needle := strings.ToLower(v.Query)
-	rows := make([]row, 0, len(hs))
-	for _, h := range hs {
-		rw := summarize(h, now)
-		if needle != "" && !matches(rw, needle) {
-			continue
+	var rows []row
+	if latest {
+		// Only the page's sessions are summarized.
+		start := min((v.Page-1)*pageSize, len(hs))
+		for _, h := range hs[start:min(start+pageSize, len(hs))] {
+			rows = append(rows, summarize(h, now))
 		}
-		rows = append(rows, rw)
+		v.Rows, v.Total = rows, -1
+		if len(hs) == 0 {
+			v.Page = 1
+		}
+		v.Pages = v.Page
+		if len(hs) > v.Page*pageSize {
+			v.Pages = v.Page + 1 // at least
+		}
+	} else {
+		rows = make([]row, 0, len(hs))
+		for _, h := range hs {
+			rw := summarize(h, now)
+			if needle != "" && !matches(rw, needle) {
+				continue
+			}
+			rows = append(rows, rw)
+		}
+		by := sortKeys[v.Sort]
+		slices.SortStableFunc(rows, func(a, b row) int {
+			if v.Order == "asc" {
+				return cmp.Or(by(a, b), strings.Compare(a.ID, b.ID))
+			}
+			return cmp.Or(by(b, a), strings.Compare(a.ID, b.ID))
+		})
+		v.Total = len(rows)
+		v.Pages = max((len(rows)+pageSize-1)/pageSize, 1)
+		v.Page = min(v.Page, v.Pages)
+		start := (v.Page - 1) * pageSize
+		v.Rows = rows[start:min(start+pageSize, len(rows))]
 	}
-	by := sortKeys[v.Sort]
-	slices.SortStableFunc(rows, func(a, b row) int {
-		if v.Order == "asc" {
-			return cmp.Or(by(a, b), strings.Compare(a.ID, b.ID))
-		}
-		return cmp.Or(by(b, a), strings.Compare(a.ID, b.ID))
-	})
-	v.Total = len(rows)
-	v.Pages = max((len(rows)+pageSize-1)/pageSize, 1)
-	v.Page = min(v.Page, v.Pages)
-	start := (v.Page - 1) * pageSize
-	v.Rows = rows[start:min(start+pageSize, len(rows))]
 	link := func(page int) string {
 		u := url.Values{"q": {v.Query}, "sort": {v.Sort}, "order": {v.Order}, "page": {strconv.Itoa(page)}}
 		if v.All {
