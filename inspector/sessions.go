@@ -30,8 +30,8 @@ const (
 const pageSize = 50
 
 // maxListed bounds the sessions the sessions page reads from the store
-// to search and sort.
-const maxListed = 200_000
+// to search and sort: the most recently active.
+const maxListed = 50_000
 
 // activeFor is how long after its last batch a session shows as active.
 const activeFor = 2 * time.Minute
@@ -92,6 +92,7 @@ type sessionsView struct {
 	Page, Pages, Total int
 	Prev, Next         string
 	Sorts              []string
+	Capped             int // the sessions searched and sorted were only the most recent this many
 }
 
 func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
@@ -152,6 +153,9 @@ func (s *Server) sessionsPage(w http.ResponseWriter, r *http.Request) {
 			}
 			return cmp.Or(by(b, a), strings.Compare(a.ID, b.ID))
 		})
+		if len(hs) == maxListed {
+			v.Capped = maxListed
+		}
 		v.Total = len(rows)
 		v.Pages = max((len(rows)+pageSize-1)/pageSize, 1)
 		v.Page = min(v.Page, v.Pages)
