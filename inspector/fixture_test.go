@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -127,8 +125,4 @@ func batchEnds(t testing.TB, st store.Store, id string) []uint64 {
 		out = append(out, b.Last())
 	}
 	return out
-}
-
-func contains(s []string, x string) bool {
-	return slices.Contains(s, x) || strings.Contains(strings.Join(s, "\n"), x)
 }
