@@ -35,7 +35,8 @@ func TestPages(t *testing.T) {
 		not          []string
 	}{
 		{"sessions", "/", 200, []string{`href="/session?id=main-1"`, "Write the plan and have it reviewed.", "chat", "1.2k", "25%"}, []string{r.child, "fork-1"}},
-		{"all sessions", "/?all=1", 200, []string{"fork-1", "agent", "Review the plan"}, nil},
+		{"all sessions", "/?all=1", 200, []string{"fork-1", "Review the plan",
+			`agent (reviewer)</td><td class="n">0</td><td class="n">-</td>`}, nil}, // a subagent's tags hold its parent's counts
 		{"search", "/?q=REVIEW+THE&all=1", 200, []string{"Review the plan", "1 sessions"}, []string{`href="/session?id=main-1" title=`}},
 		{"no match", "/?q=nothing-like-it", 200, []string{"no sessions match"}, nil},
 		{"sorted, past the last page", "/?sort=tokens&order=asc&page=99&all=1", 200, []string{"3 sessions"}, nil},
@@ -52,7 +53,8 @@ func TestPages(t *testing.T) {
 		{"a fork's state", "/state?id=fork-1", 200, []string{"fork-1"}, nil},
 		{"a diff", fmt.Sprintf("/diff?id=main-1&from=0&to=%d", h.Seq), 200, []string{"added", "notes/plan.md", `<span class="add">&#43;ship on Friday</span>`, "offshoot.runner.ToolInvoked"}, nil},
 		{"no change", fmt.Sprintf("/diff?id=main-1&from=%d&to=%d", h.Seq, h.Seq), 200, []string{"no file changed", "no slice changed"}, nil},
-		{"the tree", "/tree?id=" + url.QueryEscape(r.child), 200, []string{"main-1", "fork-1", "reviewer", "Review the plan", "in process", `class="node current"`}, nil},
+		{"the tree", "/tree?id=" + url.QueryEscape(r.child), 200, []string{"main-1", "fork-1", "reviewer", "Review the plan", "in process", `class="node current"`,
+			"agent reviewer</span> <span class=\"at\">@"}, nil},
 		{"no id", "/session", 400, []string{"no session given"}, nil},
 		{"an unknown session", "/session?id=nope", 404, []string{"no session nope is stored"}, nil},
 		{"a seq that is none", "/state?id=main-1&seq=-1", 400, []string{"is not a seq"}, nil},

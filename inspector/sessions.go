@@ -50,12 +50,15 @@ type row struct {
 func summarize(h store.Header, now time.Time) row {
 	r := row{Header: h, Kind: h.Tags[kindTag], Question: oneLine(h.Tags[questionTag], 200), Worker: h.Tags[workerTag]}
 	if _, ok := h.Tags[agentTag]; ok {
+		// A subagent's session carries its parent's tags: its counts are
+		// its parent's, not its own.
 		r.Kind, r.Question, r.Agent = "agent", oneLine(h.Tags[descriptionTag], 200), h.Tags[agentTypeTag]
+	} else {
+		r.Turns, _ = strconv.Atoi(h.Tags[turnsTag])
+		r.Tokens, _ = strconv.ParseInt(h.Tags[tokensTag], 10, 64)
+		r.Cached, _ = strconv.ParseInt(h.Tags[cachedTag], 10, 64)
+		r.Turns, r.Tokens, r.Cached = max(r.Turns, 0), max(r.Tokens, 0), max(r.Cached, 0)
 	}
-	r.Turns, _ = strconv.Atoi(h.Tags[turnsTag])
-	r.Tokens, _ = strconv.ParseInt(h.Tags[tokensTag], 10, 64)
-	r.Cached, _ = strconv.ParseInt(h.Tags[cachedTag], 10, 64)
-	r.Turns, r.Tokens, r.Cached = max(r.Turns, 0), max(r.Tokens, 0), max(r.Cached, 0)
 	r.Status = "idle"
 	if now.Sub(h.Updated) < activeFor {
 		r.Status = "active"
