@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"strings"
@@ -47,6 +48,26 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 // ui serves the stored sessions until its context ends, at the URL it
 // prints.
 func TestUIServesTheStore(t *testing.T) {
+	serveUI(t, "127.0.0.1:0", "")
+}
+
+// On an address other machines may reach, ui says so.
+func TestUIWarnsOffLoopback(t *testing.T) {
+	addrs, err := net.InterfaceAddrs()
+	require.NoError(t, err)
+	for _, a := range addrs {
+		if ip, ok := a.(*net.IPNet); ok && ip.IP.To4() != nil && !ip.IP.IsLoopback() && !ip.IP.IsLinkLocalUnicast() {
+			serveUI(t, net.JoinHostPort(ip.IP.String(), "0"), "an address other machines may reach")
+			return
+		}
+	}
+	t.Skip("this machine has no IPv4 address but loopback to listen on")
+}
+
+// serveUI runs ui on listen over a store of one session, opens its URL,
+// stops it, and checks its standard error says warning (nothing when
+// empty).
+func serveUI(t *testing.T, listen, warning string) {
 	ctx, cancel := context.WithTimeout(context.Background(), uiWatchdog)
 	defer cancel()
 	project := t.TempDir()
@@ -62,7 +83,7 @@ func TestUIServesTheStore(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(serveCtx, &cli.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: &errOut, Getenv: func(string) string { return "" }},
-			[]string{"--project", project, "--home", t.TempDir(), "ui"})
+			[]string{"--project", project, "--home", t.TempDir(), "ui", "--listen", listen})
 	}()
 	var url string
 	select {
@@ -87,7 +108,11 @@ func TestUIServesTheStore(t *testing.T) {
 
 	stop()
 	assert.Equal(t, cli.ExitOK, <-done)
-	assert.Empty(t, errOut.String(), "no warning on loopback")
+	if warning == "" {
+		assert.Empty(t, errOut.String(), "no warning on loopback")
+	} else {
+		assert.Contains(t, errOut.String(), warning)
+	}
 }
 
 func TestUIRefuses(t *testing.T) {
