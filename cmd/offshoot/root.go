@@ -15,6 +15,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/sessionscmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/snapshotcmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/transcriptscmd"
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/uicmd"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/workercmd"
 )
 
@@ -78,6 +79,6 @@ error.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return cli.Usagef("%v; see '%s --help'", err, cmd.CommandPath())
 	})
-	root.AddCommand(democmd.Command(env), runcmd.Command(env), chatcmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env), sessionscmd.Command(env), workercmd.Command(env))
+	root.AddCommand(democmd.Command(env), runcmd.Command(env), chatcmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env), sessionscmd.Command(env), uicmd.Command(env), workercmd.Command(env))
 	return root
 }
