@@ -16,7 +16,7 @@ import (
 )
 
 // A turn of the loop — a model call, a tool call, both recorded in the
-// session — allocates at most 22 times (BenchmarkEvaluate's per-turn
+// session, with its ContextUsage record — allocates at most 23 times (BenchmarkEvaluate's per-turn
 // figure, measured here as the difference between 30 turns and 10), so
 // that an allocation added to the hot path shows up as a failure, not only
 // in a benchmark someone has to rerun.
@@ -50,6 +50,6 @@ func TestAllocationsPerTurn(t *testing.T) {
 		})
 	}
 	perTurn := (allocs(30) - allocs(10)) / 20
-	require.LessOrEqual(t, perTurn, 22.0, "allocations per turn")
+	require.LessOrEqual(t, perTurn, 23.0, "allocations per turn")
 	t.Logf("%.1f allocations per turn", perTurn)
 }

@@ -17,7 +17,9 @@ import (
 // arrived (cancelled mid-stream, say) returns and records that part's text
 // with the error; its unfinished tool calls are dropped.
 func (r *run) callModel() (model.Message, error) {
-	req := &model.Request{Messages: r.resp.Messages, Tools: r.specs, CacheKey: r.cacheKey}
+	estimate := r.nextSize()
+	req := &model.Request{Messages: r.request(), Tools: r.specs, CacheKey: r.cacheKey}
+	reqBytes := r.cx.sentBytes
 	if out := r.rendered.Output; out != nil {
 		req.Output = &model.OutputSpec{Name: outputName(r.rendered), Schema: out.Schema(), Strict: true}
 	}
@@ -70,12 +72,23 @@ func (r *run) callModel() (model.Message, error) {
 		}
 	}
 	answer := ConversationMessage{Evaluation: r.eval, Message: msg}
+	var u model.Usage
+	if reply != nil {
+		u = reply.Usage
+	}
+	if u.OutputTokens == 0 {
+		u.OutputTokens = r.cx.est.message(msg)
+	}
+	fill := r.noteUsage(u, len(r.resp.Messages)+1, reqBytes, estimate)
+	if err == nil {
+		r.cx.retried = false
+	}
 	if err == nil && len(msg.ToolCalls) == 0 {
 		// The final answer: recorded with PromptExecuted, in one dispatch.
-		r.final = []any{answer, rec, nil}
+		r.final = []any{answer, rec, fill, nil}
 		return msg, nil
 	}
-	if rerr := r.commit(answer, rec); rerr != nil {
+	if rerr := r.commit(answer, rec, fill); rerr != nil {
 		if err == nil {
 			return msg, &recordError{rerr}
 		}

@@ -109,6 +109,9 @@ type Request struct {
 	CancelGrace time.Duration
 	// Clock times model and tool calls (the session bus's clock when nil).
 	Clock func() time.Time
+	// Context says how the conversation is kept within the model's context
+	// window: automatic compaction by default (see ContextOptions).
+	Context ContextOptions
 	// CacheKey is sent with each model call (model.Request.CacheKey), for
 	// providers that route requests with the same key to the same prompt
 	// cache; the evaluation's id when empty. Tool calls see it
@@ -208,6 +211,8 @@ type run struct {
 	final           []any           // the final answer's records, and room for PromptExecuted
 	used            map[string]bool
 
+	cx contextState // the conversation's size against the window
+
 	inboundSeen, spentSeen int
 	maxTurns               int
 	outputRetries          int // left
@@ -263,6 +268,7 @@ func (r *run) evaluate() (*Response, error) {
 	r.inboundSeen = inboundCursor(s)
 	r.spentSeen = session.Len[Spent](s)
 	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Evaluation: r.eval, Rendered: r.rendered, Messages: r.messages}
+	r.setupContext()
 
 	r.maxTurns = r.req.MaxTurns
 	if r.maxTurns <= 0 {
@@ -306,10 +312,21 @@ func (r *run) loop() (*Response, error) {
 		if err := r.drainInbound(); err != nil {
 			return r.partial(PhaseRecord, err)
 		}
+		if err := r.manageContext(); err != nil {
+			return r.partial(PhaseRecord, err)
+		}
 		r.phase = PhaseRequest
 		msg, err := r.callModel()
 		if re, ok := errors.AsType[*recordError](err); ok {
 			return r.partial(PhaseRecord, re.err)
+		}
+		if errors.Is(err, model.ErrContextLength) && msg.Role == "" {
+			if err = r.overflowed(err); err == nil {
+				continue // compacted: retry the call
+			}
+			if re, ok := errors.AsType[*recordError](err); ok {
+				return r.partial(PhaseRecord, re.err)
+			}
 		}
 		if msg.Role != "" {
 			r.resp.Messages = append(r.resp.Messages, msg)
@@ -385,7 +402,7 @@ func (r *run) childUsage() model.Usage {
 
 func (r *run) partial(phase Phase, err error) (*Response, error) {
 	if r.final != nil {
-		if rerr := r.commit(r.final[:2]...); rerr != nil {
+		if rerr := r.commit(r.final[:3]...); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 		r.final = nil
@@ -415,7 +432,7 @@ func (r *run) finish() (*Response, error) {
 	r.resp.ChildUsage = r.childUsage()
 	r.resp.Duration = r.clock().Sub(r.start)
 	rec.Usage, rec.ChildUsage, rec.Turns, rec.ToolCalls, rec.Duration = r.resp.Usage, r.resp.ChildUsage, r.resp.Turns, r.resp.ToolCalls, r.resp.Duration
-	events := append(r.final[:2], rec)
+	events := append(r.final[:3], rec)
 	r.final = nil
 	if err := r.commit(events...); err != nil {
 		return r.resp, r.fail(PhaseRecord, err)
