@@ -93,7 +93,7 @@ func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
 			resp, err := runner.Evaluate(turn, runner.Request{
 				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: prompt, Continue: cont,
 				Model: c.model, ModelName: c.modelName, MaxTurns: c.maxTurns, Tools: inherited, ToolFilter: c.toolFilter,
-				Approve: c.approve, Logger: c.logger,
+				Approve: c.approve, Logger: c.logger, Context: c.context,
 			})
 			p.end(result(resp, err, time.Since(started)))
 		}()
