@@ -85,10 +85,10 @@ func (r *run) callModel() (model.Message, error) {
 	}
 	if err == nil && len(msg.ToolCalls) == 0 {
 		// The final answer: recorded with PromptExecuted, in one dispatch.
-		r.final = []any{answer, rec, fill, nil}
+		r.final = []any{answer, fill, rec, nil}
 		return msg, nil
 	}
-	if rerr := r.commit(answer, rec, fill); rerr != nil {
+	if rerr := r.commit(answer, fill, rec); rerr != nil {
 		if err == nil {
 			return msg, &recordError{rerr}
 		}

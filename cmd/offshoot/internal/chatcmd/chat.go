@@ -128,6 +128,7 @@ func (c *chat) run(ctx context.Context) error {
 	}
 	client, err := c.env.NewClient(ctx, c.flags, func(o *offshoot.Options) {
 		o.OnTaskNotification = c.notified
+		o.Context.ClearToolResults = clearAfterTurns
 		if c.adjust != nil {
 			c.adjust(o)
 		}
@@ -262,6 +263,8 @@ func (c *chat) turn(ctx context.Context, prompt, typed string) {
 	c.turning = true
 	c.turnMu.Unlock()
 	var res offshoot.ResultMessage
+	compacted := session.Len[runner.Compacted](c.client.Session())
+	defer c.sayCompactions(compacted)
 	for msg := range c.client.Query(tctx, prompt) {
 		if m, ok := msg.(offshoot.ResultMessage); ok {
 			res = m

@@ -96,6 +96,9 @@ type tree struct {
 	// shown counts the bytes of streamed text shown of each model turn
 	// (session id and turn), up to maxTurnText.
 	shown map[turnKey]int
+	// context is how full the window of each session's last model call
+	// was, in percent (runner.ContextUsage), until its turn line shows it.
+	context map[string]int
 }
 
 func (t *tree) observe(_ context.Context, env bus.Envelope) error {
@@ -120,6 +123,12 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 			}
 			t.calls[env.SessionID] = names
 		}
+	case runner.ContextUsage:
+		// Recorded just before its ModelCalled.
+		if t.context == nil {
+			t.context = map[string]int{}
+		}
+		t.context[env.SessionID] = e.Percent()
 	case runner.ModelCalled:
 		delete(t.arriving, env.SessionID)
 		t.modelCalled(env.SessionID, e)
@@ -182,6 +191,11 @@ func (t *tree) modelCalled(session string, e runner.ModelCalled) {
 		next = t.paint(red, "failed") + ": " + clip(firstLine(cli.Printable(e.Error)), 120)
 	}
 	name := cli.Printable(e.Shown())
+	spent := tokens(e.Usage)
+	if pct, ok := t.context[session]; ok {
+		spent += fmt.Sprintf(" · %d%% of context", pct)
+		delete(t.context, session)
+	}
 	if opened {
 		// The turn's line and text are above: say how it ended.
 		parts := []string{next}
@@ -189,7 +203,7 @@ func (t *tree) modelCalled(session string, e runner.ModelCalled) {
 			parts = append(parts, name)
 		}
 		if e.Error == "" {
-			parts = append(parts, t.paint(dim, tokens(e.Usage)), t.paint(dim, duration(e.Duration)))
+			parts = append(parts, t.paint(dim, spent), t.paint(dim, duration(e.Duration)))
 		}
 		t.sub(session, "%s %s", t.paint(dim, "↳"), strings.Join(parts, " · "))
 		return
@@ -201,7 +215,7 @@ func (t *tree) modelCalled(session string, e runner.ModelCalled) {
 		t.head(session, "model turn %d%s %s", e.Turn, name, next)
 		return
 	}
-	t.head(session, "model turn %d%s · %s · %s · %s", e.Turn, name, next, t.paint(dim, tokens(e.Usage)), t.paint(dim, duration(e.Duration)))
+	t.head(session, "model turn %d%s · %s · %s · %s", e.Turn, name, next, t.paint(dim, spent), t.paint(dim, duration(e.Duration)))
 }
 
 func (t *tree) toolInvoked(session string, e runner.ToolInvoked) {
