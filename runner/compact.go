@@ -193,9 +193,6 @@ func (r *run) summarize(req *model.Request) (resp *model.Response, err error) {
 func (r *run) transcript(cut int) string {
 	cs := &r.cx
 	budget := int(float64(cs.window-cs.reserve) / 2 * cs.est.bytesPerToken)
-	if cs.est.codec != nil {
-		budget = (cs.window - cs.reserve) / 2 * 3
-	}
 	msgs := r.resp.Messages
 	parts := make([]string, 0, cut)
 	size := 0

@@ -135,6 +135,7 @@ func (r *run) setupContext() {
 		cs.summaryID = model.Describe(cs.opts.SummaryModel).ID
 	}
 	cs.est = newEstimator(d.ID)
+	cs.est.measure(r.resp.Messages)
 	snap := r.req.Session.Snapshot()
 	cs.fold = foldOf(snap, r.eval)
 	cs.known, cs.knownAt = lastSize(snap, r.eval)

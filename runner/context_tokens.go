@@ -14,10 +14,8 @@ import (
 // role and the separators around it), as OpenAI counts them.
 const messageOverhead = 4
 
-// sampleBytes is the most of one text the tokenizer reads: the rest is
-// counted at the rate of that sample, so that a long tool result costs a
-// bounded time to count and a text no one wrote for it cannot make the
-// count slow.
+// sampleBytes is the most of a conversation's text the tokenizer reads to
+// measure the ratio: a bounded time, whatever the texts.
 const sampleBytes = 2 << 10
 
 // defaultBytesPerToken is the ratio a model's texts are counted at before
@@ -25,12 +23,14 @@ const sampleBytes = 2 << 10
 const defaultBytesPerToken = 3.5
 
 // estimator counts the tokens of texts added to a conversation since the
-// provider last reported the request's size: with the tokenizer of the
-// model's family when it is an OpenAI one (its vocabulary is in the Go
-// module: nothing is downloaded), otherwise at a bytes-per-token ratio
-// corrected by each reported usage.
+// provider last reported the request's size, at a bytes-per-token ratio:
+// measured by the tokenizer of the model's family on a sample of the
+// conversation when it is an OpenAI one (its vocabulary is in the Go
+// module: nothing is downloaded), and corrected by each reported usage.
+// Counting a message costs a division, so that deciding whether to
+// compact costs no tokenization at each turn.
 type estimator struct {
-	codec         tokenizer.Codec // nil: the ratio
+	codec         tokenizer.Codec // nil: no tokenizer for the family
 	bytesPerToken float64
 }
 
@@ -75,25 +75,33 @@ func (e *estimator) text(s string) int {
 	if s == "" {
 		return 0
 	}
+	return int(float64(len(s))/e.bytesPerToken) + 1
+}
+
+// measure sets the ratio from the tokenizer's count of a sample of msgs'
+// texts, the latest first, when the family has a tokenizer.
+func (e *estimator) measure(msgs []model.Message) {
 	if e.codec == nil {
-		return int(float64(len(s))/e.bytesPerToken) + 1
+		return
 	}
-	sample := s
-	if len(s) > sampleBytes {
+	var b strings.Builder
+	for i := len(msgs) - 1; i >= 0 && b.Len() < sampleBytes; i-- {
+		b.WriteString(msgs[i].Content)
+		for _, c := range msgs[i].ToolCalls {
+			b.WriteString(c.Arguments)
+		}
+	}
+	sample := b.String()
+	if len(sample) > sampleBytes {
 		cut := sampleBytes
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
+		for cut > 0 && !utf8.RuneStart(sample[cut]) {
 			cut--
 		}
-		sample = s[:cut]
+		sample = sample[:cut]
 	}
-	n, err := e.codec.Count(sample)
-	if err != nil || len(sample) == 0 {
-		return int(float64(len(s))/defaultBytesPerToken) + 1
+	if n, err := e.codec.Count(sample); err == nil && n > 0 && len(sample) >= 64 {
+		e.bytesPerToken = max(1, float64(len(sample))/float64(n))
 	}
-	if len(sample) < len(s) {
-		return int(float64(n)*float64(len(s))/float64(len(sample))) + 1
-	}
-	return n
 }
 
 // message counts the tokens of m.
@@ -117,7 +125,7 @@ func (e *estimator) messages(msgs []model.Message) int {
 // calibrate corrects the ratio by a reported usage: a request of bytes
 // bytes (its messages' texts) was tokens tokens.
 func (e *estimator) calibrate(bytes, tokens int) {
-	if e.codec != nil || tokens <= 0 || bytes <= 0 {
+	if tokens <= 0 || bytes <= 0 {
 		return
 	}
 	r := float64(bytes) / float64(tokens)
