@@ -69,6 +69,7 @@ type Client struct {
 	toolFilter   tools.Filter  // the main agent's tools, when it plays an agent
 	tools        tools.Toolset // the main agent's own tools, toolFilter applied
 	maxTurns     int
+	context      runner.ContextOptions // the light model writes the summaries
 	approve      func(context.Context, *tools.Invocation, model.ToolCall) error
 	logger       *slog.Logger
 	mcp          *mcp.Manager
@@ -106,7 +107,7 @@ func NewClient(opts Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		maxTurns: opts.MaxTurns, approve: skillApprover(opts.Skills, opts.Approver), logger: opts.Logger,
+		maxTurns: opts.MaxTurns, context: opts.Context, approve: skillApprover(opts.Skills, opts.Approver), logger: opts.Logger,
 		notifyClient: opts.OnTaskNotification,
 	}
 	eo := opts.Subagents

@@ -12,6 +12,11 @@ import (
 // played agent's, else main — and, for a main agent that plays an agent,
 // its role and tools.
 func (c *Client) resolveModel(opts Options, router *model.Router) error {
+	if c.context.SummaryModel == nil {
+		if light, err := router.Resolve(model.Light, nil); err == nil {
+			c.context.SummaryModel = light
+		}
+	}
 	c.modelName = opts.ModelName
 	if opts.MainAgent != "" {
 		def, err := c.registry.Find(opts.MainAgent)

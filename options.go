@@ -8,6 +8,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/prompt"
+	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
 	"github.com/offshoot-dev/offshoot/subagent"
@@ -166,6 +167,15 @@ type Options struct {
 	// Logger is the logger the tools and the subagent engine report to;
 	// slog.Default() when nil.
 	Logger *slog.Logger
+
+	// Context says how the main agent keeps its conversation within its
+	// model's context window (see runner.ContextOptions): compacted
+	// automatically by default, the summaries written by the router's
+	// light model unless Context.SummaryModel gives another. Set
+	// Context.ClearToolResults to clear old tool results first (the
+	// offshoot chat command clears those older than 5 turns). Compact
+	// compacts on demand.
+	Context runner.ContextOptions
 
 	// MaxTurns bounds the main agent's model calls per query;
 	// runner.DefaultMaxTurns when 0.

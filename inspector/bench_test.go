@@ -41,7 +41,7 @@ func benchStore(b *testing.B, name string, fill func(st store.Store)) store.Stor
 	path := filepath.Join(benchDir(), name)
 	_, err := os.Stat(path)
 	fresh := os.IsNotExist(err)
-	st, err := sqlite.Open(path)
+	st, err := sqlite.Open(context.Background(), path)
 	require.NoError(b, err)
 	b.Cleanup(func() { st.Close() })
 	if fresh {
@@ -129,7 +129,7 @@ func turn(b *testing.B, seq uint64) store.Batch {
 func BenchmarkLiveBatch(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), watchdog)
 	defer cancel()
-	st, err := sqlite.Open(filepath.Join(b.TempDir(), "live.db"))
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "live.db"))
 	require.NoError(b, err)
 	defer st.Close()
 	require.NoError(b, st.Create(ctx, store.Header{ID: "live"}))

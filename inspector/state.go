@@ -14,6 +14,7 @@ import (
 	"github.com/offshoot-dev/offshoot/serde"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
+	"github.com/offshoot-dev/offshoot/store/journal"
 	"github.com/offshoot-dev/offshoot/tools/planning"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
@@ -85,7 +86,7 @@ func (s *Server) stateAt(ctx context.Context, h store.Header, at uint64) (sessio
 			break
 		}
 	}
-	j := store.NewJournal(atSeq{s.st, h.ID, at}, store.JournalOptions{CheckpointEvery: -1})
+	j := journal.New(atSeq{s.st, h.ID, at}, journal.Options{CheckpointEvery: -1})
 	defer j.Close()
 	reg := serde.NewRegistry()
 	sess, err := j.Open(ctx, h.ID, reg, s.opts.Reducers)

@@ -68,6 +68,13 @@ type ModelConfig struct {
 	// no APIKey. Like APIKey, it is withheld from a base URL that only a
 	// project's file named, and never printed.
 	AnthropicKey string `json:"-"`
+	// ContextWindow is how many tokens the model reads at most, its
+	// request and its answer together; 0 means the default for its family
+	// (see DefaultContextWindow).
+	ContextWindow int `json:"context_window,omitempty"`
+	// MaxOutputTokens is how many tokens an answer may take, which the
+	// runner keeps free in the window; 0 means the default for its family.
+	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
 
 	// KeyWithheld is set by Config.Model when a key was configured but is
 	// not sent: it came from the user (the environment or the user's own
@@ -108,13 +115,20 @@ func (c ModelConfig) Merge(over ModelConfig) ModelConfig {
 	if over.AnthropicKey != "" {
 		c.AnthropicKey = over.AnthropicKey
 	}
+	if over.ContextWindow != 0 {
+		c.ContextWindow = over.ContextWindow
+	}
+	if over.MaxOutputTokens != 0 {
+		c.MaxOutputTokens = over.MaxOutputTokens
+	}
 	return c
 }
 
 // IsZero reports whether no field is set.
 func (c ModelConfig) IsZero() bool {
 	return c.ModelID == "" && c.APIKey == "" && c.BaseURL == "" && c.Timeout == 0 && c.StallTimeout == 0 && c.Stream == nil &&
-		c.Provider == "" && c.ThinkingBudget == 0 && c.AnthropicKey == ""
+		c.Provider == "" && c.ThinkingBudget == 0 && c.AnthropicKey == "" &&
+		c.ContextWindow == 0 && c.MaxOutputTokens == 0
 }
 
 // The providers ProviderOf names.

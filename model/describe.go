@@ -22,6 +22,11 @@ type Description struct {
 	// model calls (from its base URL; the scheme's port when it names none).
 	ServerAddress string `json:"server_address,omitempty"`
 	ServerPort    int    `json:"server_port,omitempty"`
+	// ContextWindow and MaxOutputTokens are the window and the answer's
+	// bound the model was configured with (model.ModelConfig), 0 when not
+	// configured: the runner then takes DefaultContextWindow's.
+	ContextWindow   int `json:"context_window,omitempty"`
+	MaxOutputTokens int `json:"max_output_tokens,omitempty"`
 }
 
 // Describe returns m's description when m is a Describer, and the zero

@@ -54,7 +54,7 @@ func (r *run) end(resp *Response, err error) error {
 	var cerr error
 	answered := r.final != nil
 	if answered {
-		cerr = r.commitWith(ctx, append(r.final[:2], rec)...)
+		cerr = r.commitWith(ctx, append(r.final[:3], rec)...)
 		r.final = nil
 	} else {
 		cerr = r.commitWith(ctx, rec)

@@ -18,6 +18,9 @@ var names = map[reflect.Type]string{
 	reflect.TypeFor[Inbound]():             "offshoot.runner.Inbound",
 	reflect.TypeFor[InboundRead]():         "offshoot.runner.InboundRead",
 	reflect.TypeFor[Spent]():               "offshoot.runner.Spent",
+	reflect.TypeFor[ContextUsage]():        "offshoot.runner.ContextUsage",
+	reflect.TypeFor[Compacted]():           "offshoot.runner.Compacted",
+	reflect.TypeFor[ToolResultsCleared]():  "offshoot.runner.ToolResultsCleared",
 }
 
 // reducers are the runner's own: the cursor of the inbound messages read,

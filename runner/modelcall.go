@@ -19,8 +19,10 @@ import (
 func (r *run) callModel() (model.Message, error) {
 	// One Request serves every turn: a model must not keep it past the
 	// call (model.Request), and the run is on the heap already.
-	req := &r.request
-	*req = model.Request{Messages: r.resp.Messages, Tools: r.specs, CacheKey: r.cacheKey, Output: r.outputSpec}
+	estimate := r.nextSize()
+	req := &r.modelReq
+	*req = model.Request{Messages: r.request(), Tools: r.specs, CacheKey: r.cacheKey, Output: r.outputSpec}
+	reqBytes := r.cx.sentBytes
 	if out := r.rendered.Output; out != nil && req.Output == nil {
 		r.outputSpec = &model.OutputSpec{Name: outputName(r.rendered), Schema: out.Schema(), Strict: true}
 		req.Output = r.outputSpec
@@ -74,12 +76,23 @@ func (r *run) callModel() (model.Message, error) {
 		}
 	}
 	answer := ConversationMessage{Evaluation: r.eval, Message: msg}
+	var u model.Usage
+	if reply != nil {
+		u = reply.Usage
+	}
+	if u.OutputTokens == 0 {
+		u.OutputTokens = r.cx.est.message(msg)
+	}
+	fill := r.noteUsage(u, len(r.resp.Messages)+1, reqBytes, estimate)
+	if err == nil {
+		r.cx.retried = false
+	}
 	if err == nil && len(msg.ToolCalls) == 0 {
 		// The final answer: recorded with PromptExecuted, in one dispatch.
-		r.final = []any{answer, rec, nil}
+		r.final = []any{answer, fill, rec, nil}
 		return msg, nil
 	}
-	if rerr := r.commit(answer, rec); rerr != nil {
+	if rerr := r.commit(answer, fill, rec); rerr != nil {
 		if err == nil {
 			return msg, &recordError{rerr}
 		}

@@ -19,14 +19,14 @@ func Render(req Request) (*prompt.Rendered, error) {
 	if req.Prompt == nil {
 		return nil, &EvaluationError{Phase: PhaseRender, Err: fmt.Errorf("runner: Render needs a Prompt")}
 	}
-	rendered, err := render(req)
+	rendered, err := renderPrompt(req)
 	if err != nil {
 		return nil, &EvaluationError{Phase: PhaseRender, Prompt: req.Prompt.NS() + "/" + req.Prompt.Key(), Err: err}
 	}
 	return rendered, nil
 }
 
-func render(req Request) (*prompt.Rendered, error) {
+func renderPrompt(req Request) (*prompt.Rendered, error) {
 	rendered, err := req.Prompt.Render(req.Params...)
 	if err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ func (r *run) reask() (bool, error) {
 	r.outputRetries--
 	what := strings.TrimPrefix(err.Error(), "prompt: structured output: ")
 	ask := model.UserMessage("Your answer could not be used: " + what + ". Answer again with the whole result as JSON that matches the required output, and nothing else.")
-	events := append(r.final[:2], ConversationMessage{Evaluation: r.eval, Message: ask})
+	events := append(r.final[:3], ConversationMessage{Evaluation: r.eval, Message: ask})
 	r.final = nil
 	if err := r.commit(events...); err != nil {
 		return false, err

@@ -16,7 +16,7 @@ func (r *run) render(earlier []model.Message) error {
 	rendered := r.req.Rendered
 	if rendered == nil {
 		var err error
-		if rendered, err = render(r.req); err != nil {
+		if rendered, err = renderPrompt(r.req); err != nil {
 			return err
 		}
 	}

@@ -114,6 +114,9 @@ type Request struct {
 	CancelGrace time.Duration
 	// Clock times model and tool calls (the session bus's clock when nil).
 	Clock func() time.Time
+	// Context says how the conversation is kept within the model's context
+	// window: automatic compaction by default (see ContextOptions).
+	Context ContextOptions
 	// CacheKey is sent with each model call (model.Request.CacheKey), for
 	// providers that route requests with the same key to the same prompt
 	// cache; the evaluation's id when empty. Tool calls see it
@@ -223,13 +226,15 @@ type run struct {
 	rendered        *prompt.Rendered
 	toolset         tools.Toolset
 	specs           []model.ToolSpec
-	request         model.Request     // the model call's, reused each turn
+	modelReq        model.Request     // the model call's, reused each turn
 	outputSpec      *model.OutputSpec // the declared output's, made once
 	resp            *Response
 	messages        []model.Message // the conversation as render starts it
 	final           []any           // the final answer's records, and room for PromptExecuted
 	output          json.RawMessage // the structured output's JSON, for PromptExecuted
 	used            map[string]bool
+
+	cx contextState // the conversation's size against the window
 
 	inboundSeen, spentSeen int
 	maxTurns               int
@@ -287,6 +292,7 @@ func (r *run) evaluate() (*Response, error) {
 	r.inboundSeen = inboundCursor(s)
 	r.spentSeen = session.Len[Spent](s)
 	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Evaluation: r.eval, Rendered: r.rendered, Messages: r.messages}
+	r.setupContext()
 
 	r.maxTurns = r.req.MaxTurns
 	if r.maxTurns <= 0 {
@@ -330,10 +336,21 @@ func (r *run) loop() (*Response, error) {
 		if err := r.drainInbound(); err != nil {
 			return r.partial(PhaseRecord, err)
 		}
+		if err := r.manageContext(); err != nil {
+			return r.partial(PhaseRecord, err)
+		}
 		r.phase = PhaseRequest
 		msg, err := r.callModel()
 		if re, ok := errors.AsType[*recordError](err); ok {
 			return r.partial(PhaseRecord, re.err)
+		}
+		if errors.Is(err, model.ErrContextLength) && msg.Role == "" {
+			if err = r.overflowed(err); err == nil {
+				continue // compacted: retry the call
+			}
+			if re, ok := errors.AsType[*recordError](err); ok {
+				return r.partial(PhaseRecord, re.err)
+			}
 		}
 		if msg.Role != "" {
 			r.resp.Messages = append(r.resp.Messages, msg)

@@ -46,6 +46,7 @@ import (
 	"github.com/offshoot-dev/offshoot/bus"
 	"github.com/offshoot-dev/offshoot/internal/version"
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/runner"
 )
 
 // instrumentation names the spans' tracer and the metrics' meter.
@@ -104,6 +105,9 @@ type Observer struct {
 	// attributes of the chat span being started.
 	reasons map[model.FinishReason]attribute.KeyValue
 	scratch []attribute.KeyValue
+	// fill is, by session, how full the window of the model call about to
+	// be recorded was (runner.ContextUsage, recorded just before it).
+	fill map[string]runner.ContextUsage
 }
 
 // Observe attaches an observer to b that reports its agents' work to the
@@ -145,6 +149,7 @@ func (o *Observer) subscribe() error {
 	for _, sub := range []func() (func(), error){
 		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.promptRendered)) },
 		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.message)) },
+		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.contextUsage)) },
 		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.modelCalled)) },
 		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.toolInvoked)) },
 		func() (func(), error) { return bus.Subscribe(o.bus, name, locked(o, o.promptExecuted)) },

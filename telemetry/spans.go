@@ -170,6 +170,7 @@ func (o *Observer) modelCalled(ctx context.Context, env bus.Envelope, e runner.M
 	if e.FinishReason != "" {
 		attrs = append(attrs, o.finishReasons(e.FinishReason))
 	}
+	attrs = o.appendContext(attrs, env.SessionID, e)
 	if e.Error != "" {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(e)))
 	}

@@ -202,7 +202,10 @@ func parse(data []byte) (model.Config, error) {
 		dec.DisallowUnknownFields()
 		var m model.ModelConfig
 		if err := dec.Decode(&m); err != nil {
-			return model.Config{}, fmt.Errorf("models.%s: %w (known keys: model_id, api_key, base_url, timeout, stall_timeout, stream, provider, thinking_budget)", name, err)
+			return model.Config{}, fmt.Errorf("models.%s: %w (known keys: model_id, api_key, base_url, timeout, stall_timeout, stream, provider, thinking_budget, context_window, max_output_tokens)", name, err)
+		}
+		if err := checkWindow(m); err != nil {
+			return model.Config{}, fmt.Errorf("models.%s: %w", name, err)
 		}
 		if err := checkProvider(m.Provider); err != nil {
 			return model.Config{}, fmt.Errorf("models.%s: %w", name, err)
@@ -243,3 +246,17 @@ func parseDuration(s string) (time.Duration, error) {
 }
 
 func normName(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// checkWindow checks a model's context_window and max_output_tokens: not
+// negative, and the answer's bound leaves room for a request.
+func checkWindow(m model.ModelConfig) error {
+	switch {
+	case m.ContextWindow < 0:
+		return fmt.Errorf("context_window is %d; give the model's window in tokens, such as 128000, or leave it out for its family's default", m.ContextWindow)
+	case m.MaxOutputTokens < 0:
+		return fmt.Errorf("max_output_tokens is %d; give the most tokens of an answer, such as 16384, or leave it out for its family's default", m.MaxOutputTokens)
+	case m.ContextWindow > 0 && m.MaxOutputTokens >= m.ContextWindow:
+		return fmt.Errorf("max_output_tokens (%d) leaves no room in context_window (%d) for the request; give a smaller max_output_tokens", m.MaxOutputTokens, m.ContextWindow)
+	}
+	return nil
+}

@@ -48,3 +48,11 @@ func TestResponseSaysWhichModelAnswered(t *testing.T) {
 		assert.Equal(t, "chatcmpl-1", resp.ID)
 	})
 }
+
+func TestFactoryDescribesTheWindow(t *testing.T) {
+	m, err := openai.Factory(openai.Config{})("main", model.ModelConfig{ModelID: "local", BaseURL: "http://localhost:8000/v1", ContextWindow: 32000, MaxOutputTokens: 2048})
+	require.NoError(t, err)
+	d := model.Describe(m)
+	assert.Equal(t, 32000, d.ContextWindow)
+	assert.Equal(t, 2048, d.MaxOutputTokens)
+}

@@ -110,6 +110,11 @@ type Config struct {
 	// that do not know max_completion_tokens (the current OpenAI field,
 	// used by default).
 	LegacyMaxTokens bool
+	// ContextWindow and MaxOutputTokens are the model's window and the
+	// most tokens of an answer, in tokens, as Describe says them (for the
+	// runner's context management); 0 leaves the defaults for the model's
+	// family (model.DefaultContextWindow).
+	ContextWindow, MaxOutputTokens int
 	// Logger receives a warning for each retry; nothing is logged when nil.
 	Logger *slog.Logger
 
@@ -204,7 +209,8 @@ func New(cfg Config) (*Model, error) {
 	u.RawPath = ""
 	m := &Model{cfg: cfg, endpoint: u.String(), sendCacheKey: cfg.SendCacheKey || u.Host == "api.openai.com"}
 	m.secrets = secretsOf(cfg.APIKey, u)
-	m.desc = model.Description{ID: cfg.Model, Provider: "openai", ServerAddress: u.Hostname(), ServerPort: port(u)}
+	m.desc = model.Description{ID: cfg.Model, Provider: "openai", ServerAddress: u.Hostname(), ServerPort: port(u),
+		ContextWindow: cfg.ContextWindow, MaxOutputTokens: cfg.MaxOutputTokens}
 	shown := *u
 	shown.RawQuery = m.redact(u.RawQuery)
 	m.shownEndpoint = shown.String()
@@ -248,6 +254,12 @@ func Factory(base Config) model.Factory {
 		}
 		if mc.Stream != nil {
 			c.NoStream = !*mc.Stream
+		}
+		if mc.ContextWindow > 0 {
+			c.ContextWindow = mc.ContextWindow
+		}
+		if mc.MaxOutputTokens > 0 {
+			c.MaxOutputTokens = mc.MaxOutputTokens
 		}
 		m, err := New(c)
 		if err != nil {

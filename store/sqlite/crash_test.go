@@ -110,6 +110,10 @@ func TestCrashAgent(t *testing.T) {
 	s, _, last := openAgent(t, marking{st}, p)
 	n := 0
 	m := scripted.New(scripted.Repeat(scripted.Func(func(_ context.Context, req *model.Request) (*model.Response, error) {
+		if strings.Contains(req.Messages[0].Content, "You write the summary") {
+			fmt.Println("summary") // a compaction's summary turn, before its record
+			return &model.Response{Message: model.AssistantMessage("The agent took notes.")}, nil
+		}
 		fmt.Println("model")
 		if msgs := req.Messages; msgs[len(msgs)-1].Role == model.RoleUser {
 			n++
@@ -117,15 +121,20 @@ func TestCrashAgent(t *testing.T) {
 		}
 		return &model.Response{Message: model.AssistantMessage("Noted.")}, nil
 	})))
-	for range 1000 {
+	for i := range 1000 {
 		resp, err := runner.Evaluate(context.Background(), runner.Request{Prompt: p, Session: s, Model: m, UserMessage: "Take a note.", Continue: last})
 		require.NoError(t, err)
 		last = resp.Evaluation
+		if i%2 == 1 {
+			_, err := runner.Compact(context.Background(), runner.Request{Session: s, Continue: last, Model: m}, "")
+			require.NoError(t, err)
+		}
 	}
 }
 
 // TestCrash kills an agent process at random points — in a model call,
-// between a tool's result and its record, in a checkpoint — fifty times,
+// between a tool's result and its record, in a checkpoint, in a
+// compaction's summary turn — fifty times,
 // and after each kill opens the store: the file passes SQLite's integrity
 // check, the session holds every batch that was appended before the
 // kill, it opens, and its conversation goes on.
@@ -135,7 +144,7 @@ func TestCrash(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	rng := rand.New(rand.NewPCG(24, 11))
-	kinds := []string{"model", "tool", "checkpoint"}
+	kinds := []string{"model", "tool", "checkpoint", "summary"}
 	p := agentPrompt(t)
 	for i := range 50 {
 		kind, after := kinds[i%len(kinds)], 1+rng.IntN(6)
@@ -171,6 +180,11 @@ func TestCrash(t *testing.T) {
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, h.Seq, appended, "round %d: a batch appended before the kill is lost", i)
 		s, j, last := openAgent(t, st, p)
+		all := runner.Conversation(s.Snapshot(), last)
+		for c := range session.All[runner.Compacted](s) {
+			require.NotEmpty(t, c.Summary, "round %d: a compaction is stored whole", i)
+			require.LessOrEqual(t, c.Upto, len(all), "round %d", i)
+		}
 		resp, err := runner.Evaluate(ctx, runner.Request{Prompt: p, Session: s, Model: scripted.New(scripted.Text("Carried on.")), UserMessage: "Go on.", Continue: last})
 		require.NoError(t, err, "round %d: the conversation does not go on", i)
 		require.Equal(t, "Carried on.", resp.Text)

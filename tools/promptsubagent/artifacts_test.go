@@ -86,7 +86,7 @@ func TestArtifactsOfTheChildPromptsOwnTools(t *testing.T) {
 				// session whose tools keep no files.
 				sessiontest.AssertUnchanged(t, before, s,
 					sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.ConversationMessage](),
-					sessiontest.Ignore[runner.ModelCalled](), sessiontest.Ignore[runner.ToolInvoked](),
+					sessiontest.Ignore[runner.ModelCalled](), sessiontest.Ignore[runner.ContextUsage](), sessiontest.Ignore[runner.ToolInvoked](),
 					sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.Spent]())
 			}
 		})

@@ -260,7 +260,7 @@ func TestFailureReporting(t *testing.T) {
 		assert.Contains(t, ti.Result, "The subagent prompt agents/picky could not be rendered: ")
 		assert.Contains(t, ti.Result, "Topic")
 		assert.Empty(t, ti.Value, "no payload")
-		sessiontest.AssertUnchanged(t, before, w.s, sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.ModelCalled](),
+		sessiontest.AssertUnchanged(t, before, w.s, sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.ModelCalled](), sessiontest.Ignore[runner.ContextUsage](),
 			sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ConversationMessage](),
 			sessiontest.Ignore[runner.Spent]())
 		cu, ok := session.Latest[runner.Spent](w.s)

@@ -76,10 +76,11 @@ func systemText(agentPrompt, description string) string {
 // callerRequest returns the messages of the model call whose answer made
 // the tool call callID — its evaluation's conversation, system message
 // first, up to that answer — as snap recorded them, which is as they were
-// sent: a fork-context child carries them on unchanged, so that its first
-// request begins exactly as its caller's did and the provider's prompt
-// cache serves that opening. It returns nil when snap holds no such call.
-// It reads the records in place and allocates the result once.
+// sent — compacted and with cleared tool results, when the caller's
+// conversation was (runner.AsSent): a fork-context child carries them on
+// unchanged, so that its first request begins exactly as its caller's did
+// and the provider's prompt cache serves that opening. It returns nil when
+// snap holds no such call.
 func callerRequest(snap session.Snapshot, callID string) []model.Message {
 	if callID == "" {
 		return nil
@@ -107,7 +108,7 @@ func callerRequest(snap session.Snapshot, callID string) []model.Message {
 			out = append(out, m.Message)
 		}
 	}
-	return out
+	return runner.AsSent(snap, eval, out)
 }
 
 // delegation is the message that hands a fork-context child its task,

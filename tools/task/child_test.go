@@ -109,7 +109,7 @@ func TestForkContextGivesTheChildTheConversation(t *testing.T) {
 
 	// The caller's state changed only by its own records.
 	sessiontest.AssertUnchanged(t, before, w.s, sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.ConversationMessage](),
-		sessiontest.Ignore[runner.ModelCalled](), sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.PromptExecuted](),
+		sessiontest.Ignore[runner.ModelCalled](), sessiontest.Ignore[runner.ContextUsage](), sessiontest.Ignore[runner.ToolInvoked](), sessiontest.Ignore[runner.PromptExecuted](),
 		sessiontest.Ignore[runner.Spent]())
 }
 

@@ -183,3 +183,25 @@ func BenchmarkForkContextBytes(b *testing.B) {
 		})
 	}
 }
+
+// A fork-context child of a caller whose conversation was compacted
+// starts with the caller's request as it was sent — compacted — byte for
+// byte.
+func TestForkContextChildOfACompactedCaller(t *testing.T) {
+	w := newWorld(t, worldConfig{agents: forkAgents, main: []scripted.Turn{childTurns("ls", `{"path":""}`)}})
+	resp, err := runner.Evaluate(ctx, runner.Request{Prompt: w.parent, Session: w.s, Model: scripted.New(scripted.Text("Noted.")), Messages: history(), UserMessage: "Read the ledger."})
+	require.NoError(t, err)
+	summarizer := scripted.New(scripted.Text("Summary: twenty steps on the ledger's rounding rule."))
+	_, err = runner.Compact(ctx, runner.Request{Session: w.s, Continue: resp.Evaluation, Model: summarizer}, "")
+	require.NoError(t, err)
+
+	parent := delegateAll("forker", 1)
+	_, err = runner.Evaluate(ctx, runner.Request{Prompt: w.parent, Session: w.s, Model: parent, ModelName: "caller", Continue: resp.Evaluation, UserMessage: "Check the ledger."})
+	require.NoError(t, err)
+	delegating := wire(t, parent.Calls()[0].Request)
+	assert.Contains(t, string(delegating), "Summary: twenty steps")
+	assert.Less(t, len(delegating), forkBytes/2, "the caller sent the compacted conversation")
+	firsts := childFirstRequests(t, w.main)
+	require.Len(t, firsts, 1)
+	assert.GreaterOrEqual(t, sharedPrefix(firsts[0], delegating), len(delegating)-len(`]}`), "the child carries the caller's compacted request on")
+}

@@ -129,6 +129,7 @@ func (c *chat) run(ctx context.Context) error {
 	}
 	client, err := c.env.NewClient(ctx, c.flags, func(o *offshoot.Options) {
 		o.OnTaskNotification = c.notified
+		o.Context.ClearToolResults = clearAfterTurns
 		if c.adjust != nil {
 			c.adjust(o)
 		}
@@ -272,6 +273,8 @@ func (c *chat) turnOf(ctx context.Context, empty bool, typed string, query func(
 	c.turning = true
 	c.turnMu.Unlock()
 	var res offshoot.ResultMessage
+	compacted := session.Len[runner.Compacted](c.client.Session())
+	defer c.sayCompactions(compacted)
 	for msg := range query(tctx) {
 		if m, ok := msg.(offshoot.ResultMessage); ok {
 			res = m

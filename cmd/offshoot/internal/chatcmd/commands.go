@@ -21,6 +21,8 @@ const help = `  TEXT           a message to the main agent
   (empty line)   have the main agent answer what background tasks reported since your last message
   /agents        list the agents
   /wait          wait until the background tasks have ended (Ctrl-C stops waiting)
+  /compact [WHAT]  summarize the conversation so far, keeping WHAT in particular, to free the
+                 model's context window (every message stays in the session)
   /save [FILE]   write the session's snapshot to FILE (default: --save's file)
   /apply         show the agents' file changes as a diff; write them to the directory after a yes
                  (--dry-run only shows them; --write-config PATH names a file that configures
@@ -57,6 +59,8 @@ func (c *chat) command(ctx context.Context, r request) (done bool) {
 		c.wait(ctx)
 	case "apply":
 		c.apply(ctx, r.text)
+	case "compact":
+		c.compact(ctx, r.text)
 	case "save":
 		path := r.text
 		if path == "" {

@@ -159,7 +159,7 @@ func TestDemo(t *testing.T) {
 		"  ⇠ artifact notes/tax.md copied back · 112 bytes\n",
 		"  ⚑ plan step S002 marked done\n",
 		"  S001 Review billing/invoice.py [done]\n",
-		"\nparity: ok — each of the 2 subagents (agent-1, agent-2) started with exactly the parent's state: all 8 slices shared with the parent's snapshot, none copied\n",
+		"\nparity: ok — each of the 2 subagents (agent-1, agent-2) started with exactly the parent's state: all 9 slices shared with the parent's snapshot, none copied\n",
 		"\nisolation: ok — the parent's state did not change while its 2 subagents ran (compared deeply); afterwards it gained only the 2 files they wrote, copied back: notes/invoice.md, notes/tax.md\n",
 	} {
 		assert.Contains(t, out, want)
@@ -198,7 +198,7 @@ func TestDemoFitsTheTerminal(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		assert.LessOrEqual(t, columns.Width(l), 50, "%q", l)
 	}
-	assert.Contains(t, out, "\nparity: ok — each of the 2 subagents (agent-1,\n  agent-2) started with exactly the parent's\n  state: all 8 slices")
+	assert.Contains(t, out, "\nparity: ok — each of the 2 subagents (agent-1,\n  agent-2) started with exactly the parent's\n  state: all 9 slices")
 }
 
 func TestDemoColor(t *testing.T) {
@@ -247,7 +247,7 @@ func TestDemoChecksFail(t *testing.T) {
 		}},
 		want: []string{
 			"\nparity: FAILED — 2 of 2 subagents did not start from the parent's snapshot\n",
-			"did not start with the parent's state; 7 of 8 slices shared (- parent's snapshot, + child):",
+			"did not start with the parent's state; 8 of 9 slices shared (- parent's snapshot, + child):",
 			`"path":"planted.md"`,
 		},
 	}, {

@@ -98,6 +98,9 @@ type tree struct {
 	// thinking holds, per session, the reasoning its model streamed in
 	// the current turn and not shown yet (see thinking.go).
 	thinking map[string]*strings.Builder
+	// context is how full the window of each session's last model call
+	// was, in percent (runner.ContextUsage), until its turn line shows it.
+	context map[string]int
 }
 
 func (t *tree) observe(_ context.Context, env bus.Envelope) error {
@@ -122,6 +125,12 @@ func (t *tree) observe(_ context.Context, env bus.Envelope) error {
 			}
 			t.calls[env.SessionID] = names
 		}
+	case runner.ContextUsage:
+		// Recorded just before its ModelCalled.
+		if t.context == nil {
+			t.context = map[string]int{}
+		}
+		t.context[env.SessionID] = e.Percent()
 	case runner.ModelCalled:
 		delete(t.arriving, env.SessionID)
 		t.showThinking(env.SessionID, e.Turn)
@@ -175,6 +184,11 @@ func (t *tree) modelCalled(session string, e runner.ModelCalled) {
 		next = t.paint(red, "failed") + ": " + clip(firstLine(cli.Printable(e.Error)), 120)
 	}
 	name := cli.Printable(e.Shown())
+	spent := tokens(e.Usage)
+	if pct, ok := t.context[session]; ok {
+		spent += fmt.Sprintf(" · %d%% of context", pct)
+		delete(t.context, session)
+	}
 	if opened {
 		// The turn's line and text are above: say how it ended.
 		parts := []string{next}
@@ -182,7 +196,7 @@ func (t *tree) modelCalled(session string, e runner.ModelCalled) {
 			parts = append(parts, name)
 		}
 		if e.Error == "" {
-			parts = append(parts, t.paint(dim, tokens(e.Usage)), t.paint(dim, duration(e.Duration)))
+			parts = append(parts, t.paint(dim, spent), t.paint(dim, duration(e.Duration)))
 		}
 		t.sub(session, "%s %s", t.paint(dim, "↳"), strings.Join(parts, " · "))
 		return
@@ -194,7 +208,7 @@ func (t *tree) modelCalled(session string, e runner.ModelCalled) {
 		t.head(session, "model turn %d%s %s", e.Turn, name, next)
 		return
 	}
-	t.head(session, "model turn %d%s · %s · %s · %s", e.Turn, name, next, t.paint(dim, tokens(e.Usage)), t.paint(dim, duration(e.Duration)))
+	t.head(session, "model turn %d%s · %s · %s · %s", e.Turn, name, next, t.paint(dim, spent), t.paint(dim, duration(e.Duration)))
 }
 
 func (t *tree) toolInvoked(session string, e runner.ToolInvoked) {

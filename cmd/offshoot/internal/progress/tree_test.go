@@ -56,6 +56,7 @@ func TestTree(t *testing.T) {
 			{"s1", runner.ModelCalled{Turn: 1, Model: "gpt-4.1", Route: "main", ResponseModel: "gpt-4.1-2025-04-14", Usage: model.Usage{TotalTokens: 42}, Duration: 1500 * time.Millisecond}},
 			{"s1", runner.ToolInvoked{Name: "ls", Arguments: json.RawMessage(`{}`), Result: "2 entries\na\nb", Success: true}},
 			{"s1", runner.ToolInvoked{Name: "read_file", Arguments: json.RawMessage(`{"file_path":"x"}`), Result: "no such file", Success: false}},
+			{"s1", runner.ContextUsage{Turn: 2, Tokens: 48_640, Window: 128_000}},
 			{"s1", runner.ModelCalled{Turn: 2, Route: "main", ResponseModel: "qwen3", Usage: model.Usage{TotalTokens: 1}, Duration: 250 * time.Microsecond}},
 			{"s1", runner.PromptExecuted{Turns: 2, ToolCalls: 2, Usage: model.Usage{TotalTokens: 43}, Duration: 2 * time.Second}},
 		},
@@ -66,7 +67,7 @@ func TestTree(t *testing.T) {
   ↳ calls ls, read_file · gpt-4.1 · 42 tokens · 1.5s
   ✓ ls {} → 2 entries …
   ✗ read_file {"file_path":"x"} → no such file
-▸ model turn 2 (qwen3) · answers · 1 token · 0.2ms
+▸ model turn 2 (qwen3) · answers · 1 token · 38% of context · 0.2ms
 ▸ done · 2 model turns, 2 tool calls · 43 tokens · 2s
 `,
 	}, {

@@ -28,7 +28,7 @@ import (
 func Command(env *cli.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "Read and manage the stored sessions of run and chat: list, show, history, fork, rm, prune, apply",
+		Short: "Read and manage the stored sessions of run and chat: list, show, history, fork, compact, rm, prune, apply",
 		Long: `run and chat keep their sessions in a store: .offshoot/sessions.db in the
 project by default, another SQLite file or a postgres:// URL with --store.
 A session is the log of what it committed, batch by batch (a model turn, a
@@ -39,7 +39,7 @@ session on with 'offshoot chat --resume ID'.`,
 	}
 	cli.Group(cmd)
 	s := &sessions{env: env}
-	cmd.AddCommand(s.listCommand(), s.showCommand(), s.historyCommand(), s.forkCommand(), s.rmCommand(), s.pruneCommand(), s.applyCommand())
+	cmd.AddCommand(s.listCommand(), s.showCommand(), s.historyCommand(), s.forkCommand(), s.compactCommand(), s.rmCommand(), s.pruneCommand(), s.applyCommand())
 	return cmd
 }
 
