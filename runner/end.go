@@ -32,9 +32,14 @@ func (e *panicError) Error() string { return e.text }
 // are told it all the same, unrecorded, so that every evaluation ends
 // with the event for them.
 func (r *run) end(resp *Response, err error) error {
-	rec := PromptExecuted{Evaluation: r.eval, NS: r.req.Prompt.NS(), Key: r.req.Prompt.Key()}
-	if r.rendered != nil {
+	rec := PromptExecuted{Evaluation: r.eval}
+	switch {
+	case r.rendered != nil:
 		rec.NS, rec.Key = r.rendered.NS, r.rendered.Key
+	case r.req.Rendered != nil:
+		rec.NS, rec.Key = r.req.Rendered.NS, r.req.Rendered.Key
+	case r.req.Prompt != nil:
+		rec.NS, rec.Key = r.req.Prompt.NS(), r.req.Prompt.Key()
 	}
 	if resp != nil {
 		rec.Usage, rec.ChildUsage, rec.Turns, rec.ToolCalls, rec.Duration = resp.Usage, resp.ChildUsage, resp.Turns, resp.ToolCalls, resp.Duration
