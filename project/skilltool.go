@@ -17,11 +17,11 @@ import (
 // SkillToolName is the name of the tool that loads a skill.
 const SkillToolName = "Skill"
 
-// SkillsFolder is the folder of the virtual filesystem a skill's files
+// skillsFolder is the folder of the virtual filesystem a skill's files
 // are mounted under: the files of skill NAME are under
 // .offshoot/skills/NAME/. A write-back never writes .offshoot, so what
 // an agent changes there stays in its session.
-const SkillsFolder = ".offshoot/skills"
+const skillsFolder = ".offshoot/skills"
 
 // skillsKey is the key the Skill tool's reducers are installed under.
 const skillsKey = "github.com/offshoot-dev/offshoot/project.skills"
@@ -76,7 +76,7 @@ type skillResult struct {
 
 // Mounts returns the mounts (for offshoot.Options.Mounts, vfs.Options) that
 // copy every skill's folder into the virtual filesystem, under
-// SkillsFolder/NAME, so that the usual tools read the files a skill's
+// .offshoot/skills/NAME, so that the usual tools read the files a skill's
 // instructions point to. A folder too large to give (Skill.Mounted is
 // false) is left out.
 func (s *Skills) Mounts() []vfs.Mount {
@@ -86,7 +86,7 @@ func (s *Skills) Mounts() []vfs.Mount {
 	var out []vfs.Mount
 	for _, k := range s.All {
 		if k.Mounted {
-			out = append(out, vfs.Mount{HostPath: k.Dir, MountPath: path.Join(SkillsFolder, k.Name), MaxBytes: maxSkillFolderBytes})
+			out = append(out, vfs.Mount{HostPath: k.Dir, MountPath: path.Join(skillsFolder, k.Name), MaxBytes: maxSkillFolderBytes})
 		}
 	}
 	return out
@@ -129,7 +129,7 @@ func SkillTool(s *Skills) (tools.Tool, error) {
 		fmt.Fprintf(&b, "The skill %s is loaded. Follow its instructions below.", k.Name)
 		files := ""
 		if k.Mounted {
-			files = path.Join(SkillsFolder, k.Name) + "/"
+			files = path.Join(skillsFolder, k.Name) + "/"
 			fmt.Fprintf(&b, " Its files are under %s: a path the instructions give is relative to that folder; read them with read_file, find them with glob.", files)
 		}
 		if k.AllowedTools != nil {

@@ -52,7 +52,7 @@ type Spec struct {
 	// Result is the JSON Schema of the result value.
 	Result json.RawMessage
 	// Examples are example calls, for documentation or for the prompt.
-	Examples []RawExample
+	Examples []rawExample
 	// ConcurrentSafe reports whether calls of this tool may run at the
 	// same time as other concurrent-safe calls (see the ConcurrentSafe
 	// option).
@@ -99,9 +99,9 @@ type Outcome struct {
 	Err error
 }
 
-// RawExample is an example call of a tool in JSON form, as the type-erased
+// rawExample is an example call of a tool in JSON form, as the type-erased
 // Tool exposes it (see WithExamples and Example).
-type RawExample struct {
+type rawExample struct {
 	// Description says what the example shows.
 	Description string `json:"description"`
 	// Input is the example's arguments, as JSON.

@@ -90,7 +90,7 @@ type typed[P, R any] struct {
 	defaults                   P
 	copyDefaults               bool // defaults hold references: deep-copy them per call
 	paramsSchema, resultSchema json.RawMessage
-	examples                   []RawExample
+	examples                   []rawExample
 	excludeValue               bool
 }
 
@@ -144,7 +144,7 @@ func (t *typed[P, R]) buildExamples(examples []any) error {
 			errs = append(errs, fmt.Errorf("tools: tool %q: example %d output: %w", t.name, i, err))
 			continue
 		}
-		t.examples = append(t.examples, RawExample{Description: ex.Description, Input: in, Output: out})
+		t.examples = append(t.examples, rawExample{Description: ex.Description, Input: in, Output: out})
 	}
 	return errors.Join(errs...)
 }

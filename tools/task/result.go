@@ -52,7 +52,7 @@ type Result struct {
 	TaskID     string `json:"task_id,omitempty"`
 	OutputFile string `json:"output_file,omitempty"`
 	// Data is what the agent did.
-	Data Data `json:"data"`
+	Data data `json:"data"`
 	// Text is what the model reads: "Subagent (TYPE, MODEL) completed."
 	// and the agent's answer — then, when the agent can be resumed (the
 	// engine keeps transcripts, and the agent started from its task
@@ -61,9 +61,9 @@ type Result struct {
 	// agent's partial text.
 	Text string `json:"text"`
 	// Stats are what the call cost.
-	Stats Stats `json:"stats"`
+	Stats stats `json:"stats"`
 	// Context is where the call was made and with what.
-	Context CallContext `json:"context"`
+	Context callContext `json:"context"`
 	// ShortResult is a one-line summary for displays: "Task completed by
 	// TYPE" or "Task delegation failed".
 	ShortResult string `json:"short_result"`
@@ -89,8 +89,8 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}{plain(r), r.OutputFile})
 }
 
-// Data is what the agent did.
-type Data struct {
+// data is what the agent did.
+type data struct {
 	// Status is "completed", "failed", or "async_launched" for an agent
 	// started in the background.
 	Status string `json:"status"`
@@ -128,8 +128,8 @@ type ToolCount struct {
 	Count int `json:"count"`
 }
 
-// Stats are what the call cost.
-type Stats struct {
+// stats are what the call cost.
+type stats struct {
 	// TimeMS is the call's wall time in milliseconds, by the session bus's
 	// clock.
 	TimeMS int64 `json:"time_ms"`
@@ -142,8 +142,8 @@ type Stats struct {
 	Usage model.Usage `json:"usage"`
 }
 
-// CallContext is where the call was made and with what.
-type CallContext struct {
+// callContext is where the call was made and with what.
+type callContext struct {
 	// Cwd is the working directory the program gives its tools (see
 	// Options.WorkingDir).
 	Cwd string `json:"cwd"`

@@ -140,8 +140,8 @@ func (d *delegator) handle(ctx context.Context, inv *tools.Invocation, in input)
 	clock := inv.Session.Bus()
 	started := clock.Now()
 	res := Result{
-		Data:    Data{SubagentType: in.SubagentType, Name: in.Name, ToolSummary: []ToolCount{}},
-		Context: CallContext{Cwd: d.opts.WorkingDir, ParamsInput: in},
+		Data:    data{SubagentType: in.SubagentType, Name: in.Name, ToolSummary: []ToolCount{}},
+		Context: callContext{Cwd: d.opts.WorkingDir, ParamsInput: in},
 	}
 	events, err := d.delegate(ctx, inv, in, &res)
 	res.Stats.TimeMS = clock.Now().Sub(started).Milliseconds()
