@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		"backdate":         backdate,
 		"mcp-wait":         mcpWait,
 		"sql":              runSQL,
+		"nats-server":      natsServer,
 	})
 }
 

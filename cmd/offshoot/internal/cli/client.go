@@ -67,6 +67,8 @@ type AgentFlags struct {
 	// Kind ("run" or "chat") and Task (run's) tag a new session for
 	// sessions list (see Summary); the command sets them, not a flag.
 	Kind, Task string
+	// Remote sends the agents' subagents to workers (--nats, --pool).
+	Remote RemoteFlags
 }
 
 // Add registers the flags on cmd.
@@ -81,6 +83,7 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl.StringSliceVar(&f.Allow, "allow", nil, allowUsage)
 	f.Store.Add(cmd, "keep the session in")
 	f.Models.Add(cmd)
+	f.Remote.add(cmd)
 }
 
 // NewClient returns the client of a command that runs a main agent, as
@@ -179,6 +182,11 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 			opts.Approver = bashApprover(answer, bash.Confined())
 		}
 	}
+	var fwd *forward
+	if f.Remote.NATS != "" {
+		fwd = &forward{}
+		opts.Subagents.Executor = fwd
+	}
 	if adjust != nil {
 		adjust(&opts)
 	}
@@ -191,6 +199,13 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		err = e.clientError(f, dir, router, err) // while the store is open: it names it
 		e.CloseStore()
 		return nil, err
+	}
+	if fwd != nil {
+		if err := e.startRemote(ctx, f.Remote, c, router, fwd); err != nil {
+			_ = c.Close()
+			e.CloseStore()
+			return nil, err
+		}
 	}
 	for _, w := range e.Copied.Warnings {
 		e.Warn("%s", Printable(w))
@@ -236,6 +251,10 @@ func (e *Env) openSessionStore(f AgentFlags) error {
 // CloseStore closes the store NewClient opened, if any, and removes the
 // bash tool's scratch directories; call it after the client's Close.
 func (e *Env) CloseStore() {
+	if e.remote != nil {
+		e.remote()
+		e.remote = nil
+	}
 	if e.bash != nil {
 		if err := e.bash.Close(); err != nil {
 			e.Warn("removing the bash tool's scratch directories: %v", err)

@@ -32,7 +32,7 @@ const DefaultPool = remote.DefaultPool
 
 // Command returns the worker command.
 func Command(env *cli.Env) *cobra.Command {
-	var url, pool string
+	var url, pool, project string
 	var concurrency int
 	var reconnect time.Duration
 	cmd := &cobra.Command{
@@ -42,7 +42,10 @@ func Command(env *cli.Env) *cobra.Command {
 nats://127.0.0.1:4222) and runs the subagents other offshoot processes send to
 its pool (--pool), until it is interrupted. It registers what the command line
 registers — the demo's prompts, tools and scripted model — so that it runs the
-children of 'offshoot demo --workers N'. A job from a program built from other
+children of 'offshoot demo --workers N'; with --project DIR it registers what
+'offshoot run' and 'offshoot chat' register in that project — its agent files,
+the tools, the configured models — so that it runs the children they send with
+--nats. Start it from the same project (and offshoot version) as they run in. A job from a program built from other
 code is refused with a failed result that names both versions.
 
 It authenticates with the nats command line's variables: NATS_CREDS (a
@@ -98,6 +101,13 @@ holds letters, digits, '-' and '_' only).`,
 				return cli.Failf("%v", err)
 			}
 			setup, err := Setup()
+			if project != "" {
+				var done func()
+				setup, done, err = env.ProjectSetup(cmd.Context(), project)
+				if err == nil {
+					defer done()
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -117,6 +127,7 @@ holds letters, digits, '-' and '_' only).`,
 	}
 	cmd.Flags().StringVar(&url, "nats", "", "the NATS server's URL (default: $NATS_URL, else nats://127.0.0.1:4222)")
 	cmd.Flags().StringVar(&pool, "pool", DefaultPool, "the pool of workers to serve")
+	cmd.Flags().StringVar(&project, "project", "", "run the subagents of 'offshoot run --nats' and 'offshoot chat --nats' in this project: its agents, tools and models (default: the demo's)")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 4, "how many subagents to run at once")
 	cmd.Flags().DurationVar(&reconnect, "reconnect", remote.DefaultReconnect, "how long to try to reach a server the worker lost before it exits (0: for ever)")
 	return cmd
