@@ -45,8 +45,9 @@ registers — the demo's prompts, tools and scripted model — so that it runs t
 children of 'offshoot demo --workers N'; with --project DIR it registers what
 'offshoot run' and 'offshoot chat' register in that project — its agent files,
 the tools, the configured models — so that it runs the children they send with
---nats. Start it from the same project (and offshoot version) as they run in. A job from a program built from other
-code is refused with a failed result that names both versions.
+--nats. Start it from the same project (and offshoot version) as they run
+in. A job from a program built from other code is refused with a failed
+result that names what differs.
 
 It authenticates with the nats command line's variables: NATS_CREDS (a
 credentials file), NATS_NKEY (an nkey seed file), NATS_USER and NATS_PASSWORD
