@@ -363,7 +363,7 @@ func (m *Model) post(ctx context.Context, body []byte, stream bool) (*http.Respo
 	ctx, watch := m.watch(ctx, stream)
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, watch.fail(fmt.Errorf("anthropic: message: %w", err))
+		return nil, nil, watch.Fail(fmt.Errorf("anthropic: message: %w", err))
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Anthropic-Version", apiVersion)
@@ -377,13 +377,13 @@ func (m *Model) post(ctx context.Context, body []byte, stream bool) (*http.Respo
 	}
 	resp, err := m.cfg.HTTPClient.Do(hreq)
 	if err != nil {
-		return nil, nil, watch.fail(fmt.Errorf("anthropic: message: %w", err))
+		return nil, nil, watch.Fail(fmt.Errorf("anthropic: message: %w", err))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
 		defer resp.Body.Close()
-		return nil, resp.Header, watch.fail(m.statusError(resp))
+		return nil, resp.Header, watch.Fail(m.statusError(resp))
 	}
-	resp.Body = watch.body(resp.Body)
+	resp.Body = watch.Body(resp.Body)
 	return resp, resp.Header, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/internal/httpcall"
 )
 
 // timeZero is the time an error read from a body is classified at: it
@@ -114,9 +115,9 @@ type streamBlock struct {
 }
 
 // read consumes the events until message_stop or the end of the body.
-func (s *streamState) read(r *eventReader) error {
+func (s *streamState) read(r *httpcall.EventReader) error {
 	for !s.done {
-		data, err := r.next()
+		data, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			return invalidBody(s.status, "the stream ended before the answer was complete (no message_stop)", io.ErrUnexpectedEOF)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/internal/httpcall"
 )
 
 func TestEventReader(t *testing.T) {
@@ -35,7 +36,7 @@ func TestEventReader(t *testing.T) {
 			r := newEventReader(strings.NewReader(tt.in))
 			var got []string
 			for {
-				data, err := r.next()
+				data, err := r.Next()
 				if errors.Is(err, io.EOF) {
 					break
 				}
@@ -48,14 +49,12 @@ func TestEventReader(t *testing.T) {
 }
 
 func TestEventReaderBoundsAnEvent(t *testing.T) {
-	assert.Equal(t, maxBody+64<<10, newEventReader(nil).max, "one event may hold a whole answer, a tool call of many MiB included")
-	r := newEventReader(strings.NewReader(strings.Repeat("data: "+strings.Repeat("x", 10<<10)+"\n", 10) + "\n"))
-	r.max = 64 << 10
-	_, err := r.next()
+	assert.Equal(t, maxBody+64<<10, newEventReader(nil).Max(), "one event may hold a whole answer, a tool call of many MiB included")
+	r := httpcall.NewEventReader(strings.NewReader(strings.Repeat("data: "+strings.Repeat("x", 10<<10)+"\n", 10)+"\n"), 64<<10)
+	_, err := r.Next()
 	require.ErrorContains(t, err, "an event is larger than 64 KiB")
-	r = newEventReader(strings.NewReader("data: " + strings.Repeat("x", 100<<10)))
-	r.max = 64 << 10
-	_, err = r.next()
+	r = httpcall.NewEventReader(strings.NewReader("data: "+strings.Repeat("x", 100<<10)), 64<<10)
+	_, err = r.Next()
 	require.ErrorContains(t, err, "a line of the stream is longer than 64 KiB")
 }
 

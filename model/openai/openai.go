@@ -359,9 +359,9 @@ func (m *Model) post(ctx context.Context, body []byte, stream bool) (*http.Respo
 	ctx, watch := m.watch(ctx, stream)
 	resp, header, err := m.attempt(ctx, body, stream)
 	if err != nil {
-		return nil, header, watch.fail(err)
+		return nil, header, watch.Fail(err)
 	}
-	resp.Body = watch.body(resp.Body)
+	resp.Body = watch.Body(resp.Body)
 	return resp, header, nil
 }
 

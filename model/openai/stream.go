@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/internal/httpcall"
 )
 
 // maxToolCalls bounds the tool calls one streamed answer may make.
@@ -152,9 +153,9 @@ type streamCall struct {
 var doneMarker = []byte("[DONE]")
 
 // read consumes the events until [DONE] or the end of the body.
-func (s *streamState) read(r *eventReader) error {
+func (s *streamState) read(r *httpcall.EventReader) error {
 	for !s.done {
-		data, err := r.next()
+		data, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			if s.finish == "" {
 				return invalidBody(s.status, "the stream ended before the answer was complete (no finish reason, no [DONE])", io.ErrUnexpectedEOF)
