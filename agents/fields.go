@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/offshoot-dev/offshoot/internal/frontmatter"
 )
 
 // field is a key of a definition, in its canonical spelling.
@@ -279,7 +281,7 @@ func names(v *yaml.Node) ([]string, bool) {
 		if v.Tag == "!!null" {
 			return nil, true
 		}
-		return splitToolList(v.Value), true
+		return frontmatter.SplitToolList(v.Value), true
 	case yaml.SequenceNode:
 		out := []string{}
 		for _, item := range v.Content {
@@ -288,7 +290,7 @@ func names(v *yaml.Node) ([]string, bool) {
 				return nil, false
 			}
 			if item.Tag != "!!null" {
-				out = append(out, splitToolList(item.Value)...)
+				out = append(out, frontmatter.SplitToolList(item.Value)...)
 			}
 		}
 		return out, true

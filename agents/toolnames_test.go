@@ -8,27 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestSplitToolList(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"Read, Grep, Glob", []string{"Read", "Grep", "Glob"}},
-		{"Read,Grep", []string{"Read", "Grep"}},
-		{"Read Grep\tGlob", []string{"Read", "Grep", "Glob"}},
-		{"Bash(git add:*, git commit:*), Read", []string{"Bash(git add:*, git commit:*)", "Read"}},
-		{"Bash(npm run (test)), Read", []string{"Bash(npm run (test))", "Read"}},
-		{" , ,, ", nil},
-		{"", nil},
-		{"a,,b", []string{"a", "b"}},
-		{"x) y(z, w", []string{"x)", "y(z, w"}},
-		{"mcp__github__*, planning_*", []string{"mcp__github__*", "planning_*"}},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, splitToolList(tt.in), tt.in)
-	}
-}
-
 func TestSlugify(t *testing.T) {
 	tests := map[string]string{
 		"code-reviewer":              "code-reviewer",

@@ -210,10 +210,10 @@ func (c *Commands) fields(k *Command, m *yaml.Node) {
 			if v.Kind == yaml.SequenceNode {
 				k.AllowedTools = []string{}
 				for _, e := range v.Content {
-					k.AllowedTools = append(k.AllowedTools, splitTools(scalar(e))...)
+					k.AllowedTools = append(k.AllowedTools, frontmatter.SplitToolList(scalar(e))...)
 				}
 			} else if t := scalar(v); strings.TrimSpace(t) != "" {
-				k.AllowedTools = splitTools(t)
+				k.AllowedTools = frontmatter.SplitToolList(t)
 			}
 		}
 	}

@@ -250,10 +250,10 @@ func (s *Skills) fields(k *Skill, m *yaml.Node) {
 			if v.Kind == yaml.SequenceNode {
 				k.AllowedTools = []string{}
 				for _, e := range v.Content {
-					k.AllowedTools = append(k.AllowedTools, splitTools(scalar(e))...)
+					k.AllowedTools = append(k.AllowedTools, frontmatter.SplitToolList(scalar(e))...)
 				}
 			} else if t := scalar(v); strings.TrimSpace(t) != "" {
-				k.AllowedTools = splitTools(t)
+				k.AllowedTools = frontmatter.SplitToolList(t)
 			}
 		case "disable-model-invocation":
 			k.Hidden = scalar(v) == "true"
@@ -267,33 +267,6 @@ func scalar(n *yaml.Node) string {
 		return ""
 	}
 	return n.Value
-}
-
-// splitTools splits a tools list written as text: entries separated by
-// commas or spaces, except inside parentheses ("Read Bash(git add:*)").
-func splitTools(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	flush := func(end int) {
-		if e := strings.TrimSpace(s[start:end]); e != "" {
-			out = append(out, e)
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '(':
-			depth++
-		case c == ')':
-			if depth > 0 {
-				depth--
-			}
-		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n'):
-			flush(i)
-			start = i + 1
-		}
-	}
-	flush(len(s))
-	return out
 }
 
 // mountable reports whether a skill's folder is small enough to give the
