@@ -190,7 +190,7 @@ func (e *env) checkServers(d *draft) {
 
 // checkTools maps the tools or disallowedTools entries of d to offshoot's
 // names and warns about those that stand for no tool. No entry is an
-// error. A Claude Code tool with no equivalent here (Bash, WebFetch, the
+// error. A Claude Code tool with no equivalent here (WebSearch, the
 // agent-team tools, …; with or without an argument rule) and an
 // mcp__server[__tool] entry of a server not configured are dropped from
 // the list, with a warning — unless the program has a tool of exactly
@@ -229,8 +229,9 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 		case ref.malformed:
 			d.warn(line, f, fmt.Sprintf("%s in %s is neither a tool name nor a valid pattern; it is ignored", quote(entry), f))
 		case ref.notOffered != "":
-			d.warn(line, f, fmt.Sprintf("Claude Code's %s tool in %s runs commands with the %s tool, which is not offered here (offshoot run and chat offer it with --allow %s); %s",
-				toolBase(entry, ref), f, ref.notOffered, ref.notOffered, dropped))
+			opt := optIn[ref.notOffered]
+			d.warn(line, f, fmt.Sprintf("Claude Code's %s tool in %s %s the %s tool, which is not offered here (offshoot run and chat offer it with --allow %s); %s",
+				toolBase(entry, ref), f, opt.does, ref.notOffered, opt.allow, dropped))
 		case ref.claudeOnly:
 			d.warn(line, f, fmt.Sprintf("Claude Code's %s tool in %s has no equivalent here; %s", toolBase(entry, ref), f, dropped))
 		case ref.mcpServer != "" && !ref.known && !e.servers[ref.mcpServer] && !own[ref.mcpServer]:

@@ -150,7 +150,7 @@ You are a senior code reviewer.
 	file := filepath.Join(project, ".claude", "agents", "reviewer.md")
 	assert.Equal(t, []string{
 		file + ":4: Claude Code's Bash tool in tools runs commands with the bash tool, which is not offered here (offshoot run and chat offer it with --allow bash); it is dropped, and the agent runs without it",
-		file + ":4: Claude Code's WebFetch tool in tools has no equivalent here; it is dropped, and the agent runs without it",
+		file + ":4: Claude Code's WebFetch tool in tools fetches pages with the web_fetch tool, which is not offered here (offshoot run and chat offer it with --allow webfetch); it is dropped, and the agent runs without it",
 	}, messages(r.Warnings()))
 }
 

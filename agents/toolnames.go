@@ -41,18 +41,23 @@ var claudeTools = map[string][]string{
 	"taskoutput": {"TaskOutput"},
 	"taskstop":   {"TaskStop"},
 	"bash":       {"bash"},
+	"webfetch":   {"web_fetch"},
 }
 
 // optIn are the tools a program offers only when its user allows them
-// (the bash tool of package tools/shell): a Claude Code name for one that
-// is not offered is dropped with a warning that says so.
-var optIn = map[string]bool{"bash": true}
+// (the bash tool of package tools/shell, web_fetch of tools/webfetch): a
+// Claude Code name for one that is not offered is dropped with a warning
+// that says what the tool does and how run and chat offer it.
+var optIn = map[string]struct{ does, allow string }{
+	"bash":      {does: "runs commands with", allow: "bash"},
+	"web_fetch": {does: "fetches pages with", allow: "webfetch"},
+}
 
 // claudeOnly are Claude Code tools, lower-cased, that have no equivalent
 // in offshoot.
 var claudeOnly = map[string]bool{
 	"bashoutput": true, "killshell": true, "killbash": true,
-	"webfetch": true, "websearch": true, "notebookedit": true, "notebookread": true,
+	"websearch": true, "notebookedit": true, "notebookread": true,
 	"sendmessage": true, "taskcreate": true, "taskget": true, "tasklist": true, "taskupdate": true,
 	"teamcreate": true, "teamdelete": true, "exitplanmode": true, "enterplanmode": true,
 	"skill": true, "slashcommand": true, "askuserquestion": true, "lsp": true,
@@ -98,7 +103,7 @@ func resolveTool(entry string, has func(string) bool, match func(string) bool) t
 		for _, t := range targets {
 			known = known && has(t)
 		}
-		if !known && len(targets) == 1 && optIn[targets[0]] {
+		if _, opt := optIn[targets[0]]; !known && len(targets) == 1 && opt {
 			return toolRef{notOffered: targets[0]}
 		}
 		return toolRef{names: targets, known: known}

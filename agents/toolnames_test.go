@@ -58,26 +58,33 @@ func TestNormalize(t *testing.T) {
 	assert.True(t, bad)
 }
 
-// TestBashMapping: Claude Code's Bash is the bash tool when the program
-// offers it, and else dropped with a warning that says how to offer it.
-func TestBashMapping(t *testing.T) {
+// TestOptInMapping: Claude Code's Bash and WebFetch are the bash and
+// web_fetch tools when the program offers them, and else dropped with a
+// warning that says how to offer them.
+func TestOptInMapping(t *testing.T) {
 	tests := []struct {
 		name    string
+		entries []string
 		offered []string
 		want    toolRef
 	}{
-		{"offered", []string{"read_file", "bash"}, toolRef{names: []string{"bash"}, known: true}},
-		{"not offered", []string{"read_file"}, toolRef{notOffered: "bash"}},
+		{"bash offered", []string{"Bash", "bash", "BASH"}, []string{"read_file", "bash"}, toolRef{names: []string{"bash"}, known: true}},
+		{"bash not offered", []string{"Bash", "bash", "BASH"}, []string{"read_file"}, toolRef{notOffered: "bash"}},
+		{"web_fetch offered", []string{"WebFetch", "webfetch"}, []string{"read_file", "web_fetch"}, toolRef{names: []string{"web_fetch"}, known: true}},
+		{"web_fetch not offered", []string{"WebFetch", "webfetch"}, []string{"read_file"}, toolRef{notOffered: "web_fetch"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			has := func(n string) bool { return slices.Contains(tt.offered, n) }
-			for _, entry := range []string{"Bash", "bash", "BASH"} {
+			for _, entry := range tt.entries {
 				assert.Equal(t, tt.want, resolveTool(entry, has, func(string) bool { return false }), entry)
 			}
-			rule := resolveTool("Bash(git:*)", has, func(string) bool { return false })
+			rule := resolveTool(tt.entries[0]+"(x:*)", has, func(string) bool { return false })
 			assert.True(t, rule.rule)
 			assert.Equal(t, tt.want.names, rule.names)
 		})
 	}
+	names, ok := ClaudeToolNames("WebFetch")
+	assert.True(t, ok)
+	assert.Equal(t, []string{"web_fetch"}, names)
 }

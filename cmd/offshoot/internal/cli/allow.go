@@ -12,6 +12,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/shell"
+	"github.com/offshoot-dev/offshoot/tools/webfetch"
 )
 
 // Tools a user allows with --allow, which the agents do not get otherwise.
@@ -22,14 +23,17 @@ const (
 	// allowBashUnconfined gives it where bubblewrap cannot run, the
 	// commands running with the user's permissions.
 	allowBashUnconfined = "bash=unconfined"
+	// allowWebFetch gives the agents the web_fetch tool: pages of the
+	// public internet, as Markdown.
+	allowWebFetch = "webfetch"
 )
 
 // allowUsage is the help of --allow.
-const allowUsage = "give the agents a tool they do not get otherwise: bash (shell commands on a copy of their files, inside bubblewrap; chat asks before each command), or bash=unconfined where bubblewrap is not installed"
+const allowUsage = "give the agents a tool they do not get otherwise: bash (shell commands on a copy of their files, inside bubblewrap; chat asks before each command), bash=unconfined where bubblewrap is not installed, or webfetch (web pages of the public internet, as Markdown); repeat the flag or separate with commas for several"
 
 // allowed is what --allow allows.
 type allowed struct {
-	bash, unconfined bool
+	bash, unconfined, webFetch bool
 }
 
 // parseAllow reads the values of --allow.
@@ -41,8 +45,10 @@ func parseAllow(values []string) (allowed, error) {
 			a.bash = true
 		case allowBashUnconfined:
 			a.bash, a.unconfined = true, true
+		case allowWebFetch:
+			a.webFetch = true
 		default:
-			return allowed{}, Usagef("--allow %s: no tool is allowed so; give bash, or bash=unconfined to run commands without a sandbox", Printable(v))
+			return allowed{}, Usagef("--allow %s: no tool is allowed so; give bash, bash=unconfined to run commands without a sandbox, or webfetch to fetch web pages", Printable(v))
 		}
 	}
 	return a, nil
@@ -67,6 +73,20 @@ func (e *Env) bashTool(values []string, ask bool) (*shell.Tool, error) {
 	}
 	if !tool.Confined() {
 		e.Warn("%s", unconfinedNotice)
+	}
+	return tool, nil
+}
+
+// webFetchTool returns the web_fetch tool --allow asks for, or nil when
+// it asks for none.
+func webFetchTool(values []string) (tools.Tool, error) {
+	a, err := parseAllow(values)
+	if err != nil || !a.webFetch {
+		return nil, err
+	}
+	tool, err := webfetch.New(webfetch.Options{})
+	if err != nil {
+		return nil, Failf("--allow webfetch: %v; this is a bug, please report it", err)
 	}
 	return tool, nil
 }

@@ -24,7 +24,9 @@ func TestParseAllow(t *testing.T) {
 		{[]string{"Bash"}, allowed{bash: true}, ""},
 		{[]string{"bash=unconfined"}, allowed{bash: true, unconfined: true}, ""},
 		{[]string{"bash", "bash=unconfined"}, allowed{bash: true, unconfined: true}, ""},
-		{[]string{"python"}, allowed{}, "--allow python: no tool is allowed so; give bash, or bash=unconfined"},
+		{[]string{"webfetch"}, allowed{webFetch: true}, ""},
+		{[]string{"WebFetch", "bash"}, allowed{bash: true, webFetch: true}, ""},
+		{[]string{"python"}, allowed{}, "--allow python: no tool is allowed so; give bash, bash=unconfined to run commands without a sandbox, or webfetch"},
 		{[]string{"bash=yes"}, allowed{}, "--allow bash=yes"},
 	}
 	for _, tt := range tests {
@@ -77,6 +79,18 @@ func TestBashTool(t *testing.T) {
 		assert.True(t, tool.Confined(), "bubblewrap works here")
 	}
 	require.NoError(t, tool.Close())
+}
+
+// TestWebFetchTool: --allow webfetch gives the web_fetch tool, and
+// nothing else does.
+func TestWebFetchTool(t *testing.T) {
+	tool, err := webFetchTool([]string{"bash"})
+	require.NoError(t, err)
+	assert.Nil(t, tool)
+	tool, err = webFetchTool([]string{"webfetch"})
+	require.NoError(t, err)
+	require.NotNil(t, tool)
+	assert.Equal(t, "web_fetch", tool.Spec().Name)
 }
 
 // TestBashApprover: each command is asked about, showing it; yes runs

@@ -55,7 +55,7 @@ type AgentFlags struct {
 	// records the approval (see Env.Servers).
 	ApproveMCP bool
 	// Allow are the tools --allow gives the agents: bash, or
-	// bash=unconfined (see bashTool).
+	// bash=unconfined (see bashTool); webfetch (see webFetchTool).
 	Allow []string
 	// Store is where the session is kept (--store, --no-store).
 	Store StoreFlags
@@ -156,6 +156,14 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		e.CloseStore()
 		return nil, err
 	}
+	fetch, err := webFetchTool(f.Allow)
+	if err != nil {
+		e.CloseStore()
+		if bash != nil {
+			_ = bash.Close()
+		}
+		return nil, err
+	}
 	e.bash = bash
 	opts := offshoot.Options{
 		Router:              router,
@@ -181,6 +189,9 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		if answer != nil {
 			opts.Approver = bashApprover(answer, bash.Confined())
 		}
+	}
+	if fetch != nil {
+		opts.Tools = append(opts.Tools, fetch)
 	}
 	var fwd *forward
 	if f.Remote.NATS != "" {
