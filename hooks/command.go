@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,7 +23,7 @@ const maxStream = 1 << 20
 const maxText = 10_000
 
 // waitDelay is how long a command hook's pipes may stay open after its
-// process group was killed (by a process that left it).
+// process group was killed (by a process that left the group).
 const waitDelay = 2 * time.Second
 
 // passedEnv are the variables of offshoot's environment a command hook
@@ -29,49 +31,124 @@ const waitDelay = 2 * time.Second
 var passedEnv = []string{"PATH", "HOME", "USER", "LANG", "TERM", "TMPDIR", "SHELL"}
 
 // command runs a command hook as Claude Code does: `sh -c COMMAND` in the
-// project's directory, in a process group of its own (killed whole when
-// the hook's time is up), given in as JSON on stdin and a reduced
-// environment, and reads its answer from its exit status and output.
+// project's directory, in a process group of its own, given in as JSON on
+// stdin and a reduced environment, and reads its answer from its exit
+// status and output. When it ends, or its time is up, every process left
+// in its group is killed, and its output is read to the end: once that
+// returns, nothing the hook started in its group is left.
 func (h *Hooks) command(ctx context.Context, k Hook, in Input) (Output, error) {
 	stdin, err := json.Marshal(in)
 	if err != nil {
 		return Output{}, fmt.Errorf("encoding the hook's input: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", k.Command)
-	cmd.Dir = h.Dir
-	cmd.Env = h.environ()
-	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr capped
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	ownSession(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = waitDelay
-	err = cmd.Run()
-	_ = killGroup(cmd) // what the hook left running in its group
+	code, stdout, stderr, err := h.exec(ctx, k.Command, stdin)
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return Output{}, fmt.Errorf("it did not finish within its timeout and was stopped")
+			return Output{}, errors.New("it did not finish within its timeout and was stopped")
 		}
 		return Output{}, ctx.Err()
 	}
-	code := 0
 	if err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			return Output{}, fmt.Errorf("it could not be run: %w", err)
-		}
-		code = exit.ExitCode()
+		return Output{}, fmt.Errorf("it could not be run: %w", err)
 	}
 	switch code {
 	case 0:
-		return answer(in.Event, stdout.String())
+		return answer(in.Event, stdout)
 	case 2:
-		return blocked(in.Event, k, stderr.String()), nil
+		return blocked(in.Event, k, stderr), nil
 	}
 	if code < 0 {
-		return Output{}, fmt.Errorf("it was killed by a signal%s", excerpt(stderr.String()))
+		return Output{}, fmt.Errorf("it was killed by a signal%s", excerpt(stderr))
 	}
-	return Output{}, fmt.Errorf("it exited with status %d%s", code, excerpt(stderr.String()))
+	return Output{}, fmt.Errorf("it exited with status %d%s", code, excerpt(stderr))
+}
+
+// exec runs command with stdin and returns its exit status (-1 when a
+// signal ended it) and what it wrote, each stream kept up to maxStream.
+// Its pipes are the process's own files, so that the hook's end is seen
+// when its shell exits, whatever it left running; then its group is
+// killed, and the pipes read until every process holding them is gone
+// (waitDelay at most, for one that left the group).
+func (h *Hooks) exec(ctx context.Context, command string, stdin []byte) (code int, stdout, stderr string, err error) {
+	var files []*os.File // every end, closed at the end
+	defer func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}()
+	pipe := func() (r, w *os.File, err error) {
+		if r, w, err = os.Pipe(); err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return 0, "", "", err
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		return 0, "", "", err
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		return 0, "", "", err
+	}
+	cmd := exec.Command("/bin/sh", "-c", command)
+	cmd.Dir, cmd.Env = h.Dir, h.environ()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	ownSession(cmd)
+	if err := ctx.Err(); err != nil {
+		return 0, "", "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, "", "", err
+	}
+	_, _, _ = inR.Close(), outW.Close(), errW.Close() // the hook's ends
+
+	var outBuf, errBuf capped
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		_, _ = inW.Write(stdin) // a hook need not read it
+		_ = inW.Close()
+	}()
+	go func() { defer wg.Done(); _, _ = io.Copy(&outBuf, outR) }()
+	go func() { defer wg.Done(); _, _ = io.Copy(&errBuf, errR) }()
+
+	exited := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-ctx.Done():
+			_ = killGroup(cmd)
+		case <-exited:
+		}
+	}()
+	werr := cmd.Wait()
+	close(exited)
+	<-watched
+	_ = killGroup(cmd) // what the hook left running in its group
+
+	read := make(chan struct{})
+	go func() { wg.Wait(); close(read) }()
+	select {
+	case <-read:
+	case <-time.After(waitDelay): // a process outside the group holds a pipe
+		_, _, _ = inW.Close(), outR.Close(), errR.Close()
+		<-read
+	}
+	var exit *exec.ExitError
+	switch {
+	case werr == nil:
+	case errors.As(werr, &exit):
+		code = exit.ExitCode()
+	default:
+		return 0, "", "", werr
+	}
+	return code, outBuf.String(), errBuf.String(), nil
 }
 
 // environ is a command hook's environment: passedEnv from offshoot's,

@@ -195,6 +195,26 @@ func TestCommandTimeoutKillsTheGroup(t *testing.T) {
 	require.True(t, errors.Is(err, syscall.ENXIO), "a reader is still open on the FIFO: %v", err)
 }
 
+// A hook that ends leaving a process that holds its output open is read
+// as it ended, and the process is killed.
+func TestCommandLeavesAProcess(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	h := &hooks.Hooks{Dir: dir, List: []hooks.Hook{
+		{Event: hooks.Stop, Command: `cat fifo & echo '{"decision": "block", "reason": "not yet"}'`},
+	}}
+	out, logged := run(t, h, hooks.Input{Event: hooks.Stop})
+	require.Equal(t, hooks.Output{Block: true, Reason: "not yet"}, out)
+	require.Empty(t, logged)
+	f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		f.Close()
+	}
+	require.True(t, errors.Is(err, syscall.ENXIO), "a reader is still open on the FIFO: %v", err)
+}
+
 // A hook that writes without end costs bounded memory, and the model
 // reads a bounded part.
 func TestCommandOutputIsBounded(t *testing.T) {
