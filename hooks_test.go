@@ -16,6 +16,8 @@ import (
 	"github.com/offshoot-dev/offshoot/hooks"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/runner"
+	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
 )
 
@@ -221,4 +223,31 @@ func TestCommandHooksInAClient(t *testing.T) {
 	assert.Equal(t, "Check the tests.", lastUser(calls[1]))
 	_, err = os.Stat(dir)
 	require.NoError(t, err)
+}
+
+// A PreCompact hook that blocks refuses an automatic compaction: the
+// conversation is sent as it is.
+func TestHooksPreCompactRefusesAutomatic(t *testing.T) {
+	var s seen
+	h := &hooks.Hooks{List: []hooks.Hook{s.hook(hooks.PreCompact, func(hooks.Input) hooks.Output { return hooks.Output{Block: true} })}}
+	main := model.Func(func(_ context.Context, req *model.Request) (*model.Response, error) {
+		n := 0 // the provider's count: about 4 bytes a token
+		for _, m := range req.Messages {
+			n += 4 + len(m.Content)/4
+		}
+		return &model.Response{Message: model.AssistantMessage("Noted."), Usage: model.Usage{InputTokens: n}}, nil
+	})
+	light := scripted.New()
+	r, err := model.NewStaticRouter(map[string]model.Model{model.Main: main, model.Light: light}, nil)
+	require.NoError(t, err)
+	c, err := offshoot.NewClient(offshoot.Options{Router: r, Hooks: h, Context: runner.ContextOptions{Window: 20_000, MaxOutput: 1_000}})
+	require.NoError(t, err)
+	defer c.Close()
+	for i := range 12 {
+		require.NoError(t, final(t, collect(t, c, fmt.Sprintf("fact %d: %s", i, strings.Repeat("words ", 1500)))).Err)
+	}
+	require.NotEmpty(t, s.events())
+	assert.Equal(t, "PreCompact:auto", s.events()[0])
+	assert.Empty(t, light.Calls(), "no summary written")
+	assert.Zero(t, session.Len[runner.Compacted](c.Session()))
 }
