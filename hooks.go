@@ -54,7 +54,7 @@ func (c *Client) subagentStart(ctx context.Context, e subagent.SubagentStart) (s
 // working, with the reason as its next message.
 func (c *Client) subagentStop(ctx context.Context, e subagent.SubagentStop) (string, error) {
 	out, err := c.hooks.Run(ctx, hooks.Input{Event: hooks.SubagentStop, SessionID: e.ParentSessionID, AgentID: e.AgentID, AgentType: e.AgentType,
-		TranscriptPath: e.TranscriptPath, StopHookActive: e.StopHookActive})
+		TranscriptPath: e.TranscriptPath, StopHookActive: e.StopHookActive, LastAssistantMessage: e.LastMessage})
 	if err != nil || !out.Block || out.Stop {
 		return "", err
 	}
@@ -135,13 +135,13 @@ func (c *Client) userPrompt(ctx context.Context, prompt string) (string, error) 
 }
 
 // stopped runs the Stop hooks when the main agent would finish a query
-// (blocks counts the blocks so far): the reason to go on, or "" to
-// finish.
-func (c *Client) stopped(ctx context.Context, blocks int) (string, error) {
+// with its answer last (blocks counts the blocks so far): the reason to
+// go on, or "" to finish.
+func (c *Client) stopped(ctx context.Context, last string, blocks int) (string, error) {
 	if !c.hooks.Has(hooks.Stop) {
 		return "", nil
 	}
-	out, err := c.hooks.Run(ctx, hooks.Input{Event: hooks.Stop, SessionID: c.session.ID(), StopHookActive: blocks > 0})
+	out, err := c.hooks.Run(ctx, hooks.Input{Event: hooks.Stop, SessionID: c.session.ID(), StopHookActive: blocks > 0, LastAssistantMessage: last})
 	if err != nil || !out.Block || out.Stop {
 		return "", err
 	}

@@ -84,10 +84,14 @@ func TestHooksAtEveryEvent(t *testing.T) {
 		}),
 		s.hook(hooks.SubagentStart, func(hooks.Input) hooks.Output { return hooks.Output{AdditionalContext: "Mind the flaky test."} }),
 		s.hook(hooks.SubagentStop, func(in hooks.Input) hooks.Output {
+			assert.NotEmpty(t, in.LastAssistantMessage)
 			return hooks.Output{Block: !in.StopHookActive, Reason: "Say which test."}
 		}),
 		s.hook(hooks.Stop, func(in hooks.Input) hooks.Output {
 			stops++
+			if stops == 1 {
+				assert.Equal(t, "Done.", in.LastAssistantMessage)
+			}
 			return hooks.Output{Block: !in.StopHookActive, Reason: "Run the tests first."}
 		}),
 		s.hook(hooks.SessionEnd, nil),

@@ -120,7 +120,7 @@ func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Se
 			resp, err := runner.Evaluate(turn, req)
 			for blocks := 0; err == nil && resp != nil; blocks++ {
 				var reason string
-				if reason, err = c.stopped(turn, blocks); err != nil || reason == "" {
+				if reason, err = c.stopped(turn, resp.Text, blocks); err != nil || reason == "" {
 					break
 				}
 				// A Stop hook keeps the main agent working: its reason is

@@ -83,6 +83,9 @@ type Input struct {
 	// StopHookActive is true when the agent is already going on because a
 	// stop hook blocked (Stop, SubagentStop).
 	StopHookActive bool `json:"stop_hook_active,omitempty"`
+	// LastAssistantMessage is the agent's final text so far (Stop,
+	// SubagentStop).
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 	// AgentID and AgentType name the subagent (SubagentStart,
 	// SubagentStop) or the agent making a tool call, "" for the main one.
 	AgentID   string `json:"agent_id,omitempty"`
