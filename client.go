@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/hooks"
 	"github.com/offshoot-dev/offshoot/internal/openerr"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/project"
@@ -78,6 +79,8 @@ type Client struct {
 	mcpReady     bool
 	notifyClient func(context.Context, TaskNotificationMessage)
 	dispatch     *prompt.Registry // the prompts of dispatch_subagent, nil without it
+	hooks        *hooks.Hooks     // Options.Hooks, nil without any
+	startContext string           // the SessionStart hooks' context, for the first query
 
 	turn   sync.Mutex // held by the running query
 	closed atomic.Bool
@@ -124,6 +127,7 @@ func NewClient(opts Options) (*Client, error) {
 	if eo.Store == nil {
 		eo.Store = opts.Store
 	}
+	c.setupHooks(opts, &eo)
 	c.engine = subagent.New(eo)
 
 	taskOpts := task.Options{MaxDepth: opts.MaxDepth, ProjectAgentServers: opts.ProjectAgentServers}
@@ -147,6 +151,7 @@ func NewClient(opts Options) (*Client, error) {
 		c.closeMCP()
 		return nil, err
 	}
+	c.sessionStart()
 	return c, nil
 }
 
@@ -382,9 +387,9 @@ func (c *Client) Tasks() *subagent.Manager { return c.engine.Tasks() }
 func (c *Client) Agents() *agents.Registry { return c.registry }
 
 // Close stops the running query, if any, and the background tasks still
-// running, waiting for them; then the MCP servers; and it closes the
-// session unless Options.Session gave it. It may be called from a query's
-// loop. It is idempotent.
+// running, waiting for them; runs the SessionEnd hooks; stops the MCP
+// servers; and closes the session unless Options.Session gave it. It may
+// be called from a query's loop. It is idempotent.
 func (c *Client) Close() error {
 	if c.closed.Swap(true) {
 		return nil
@@ -395,6 +400,7 @@ func (c *Client) Close() error {
 	}
 	c.mu.Unlock()
 	c.engine.Tasks().StopAll()
+	c.sessionEnd()
 	var errs []error
 	if c.mcp != nil {
 		errs = append(errs, c.mcp.Close())

@@ -17,8 +17,9 @@ import (
 // tree held 463, and the new faces (context management, model/anthropic,
 // project, permission, inspector, store/journal) brought it to 531, and
 // unexporting names no user needs took it to 526; package hooks (Claude
-// Code's hook contract) added 19; tools/webfetch (Options, New) 2. This
-// is a ratchet:
+// Code's hook contract) added 19, its settings (hooks.ParseSettings) and
+// the reverse of the Claude Code tool-name table (agents.ClaudeToolName)
+// 2, tools/webfetch (Options, New) 2. This is a ratchet:
 // lower it as names are unexported, and raise it only by deciding to,
 // for a name a user needs.
 const maxExportedNames = 547

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/hooks"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/prompt"
@@ -164,6 +165,23 @@ type Options struct {
 	// denies it, and the model reads the denial as the call's failed
 	// result. Nil: every call runs.
 	Approver func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
+	// Hooks run at the points of the agents' life Claude Code names
+	// (package hooks: Go functions, or commands from a settings file read
+	// by hooks.ParseSettings): UserPromptSubmit before a query's prompt is
+	// sent (a block fails the query, nothing sent; context is added to the
+	// message); Stop when the main agent would finish a query (a block
+	// keeps it working, the reason its next message, 8 times in a row at
+	// most); SubagentStart and SubagentStop around each agent it starts
+	// (as Subagents' StartHooks and StopHooks); PreCompact before a
+	// compaction (a block refuses an automatic one); SessionStart when
+	// NewClient starts or resumes a conversation (its context goes with
+	// the first query); SessionEnd at Close. The client does not run
+	// PreToolUse and PostToolUse hooks itself yet: a program's Approver
+	// may (Hooks.Run). Their Logger is the
+	// client's unless they name one. A project's command hooks run what
+	// the project's authors wrote: give them only once the user approved
+	// them. Nil: no hooks.
+	Hooks *hooks.Hooks
 	// Logger is the logger the tools and the subagent engine report to;
 	// slog.Default() when nil.
 	Logger *slog.Logger

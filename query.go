@@ -104,14 +104,32 @@ func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Se
 		unsubscribe := c.session.Bus().SubscribeAll("offshoot.query", obs.observe)
 		defer unsubscribe()
 
+		message, err := c.userPrompt(turn, prompt)
+		if err != nil {
+			fail(err)
+			return
+		}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			resp, err := runner.Evaluate(turn, runner.Request{
-				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: prompt, Continue: cont,
+			req := runner.Request{
+				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: message, Continue: cont,
 				Model: m, ModelName: modelName, MaxTurns: c.maxTurns, Tools: inherited, ToolFilter: filter,
 				Approve: c.approve, Logger: c.logger, Context: c.context,
-			})
+			}
+			resp, err := runner.Evaluate(turn, req)
+			for blocks := 0; err == nil && resp != nil; blocks++ {
+				var reason string
+				if reason, err = c.stopped(turn, resp.Text, blocks); err != nil || reason == "" {
+					break
+				}
+				// A Stop hook keeps the main agent working: its reason is
+				// the next message of the same conversation.
+				req.UserMessage, req.Continue = reason, resp.Evaluation
+				var next *runner.Response
+				next, err = runner.Evaluate(turn, req)
+				resp = sum(resp, next)
+			}
 			p.end(result(resp, err, time.Since(started)))
 		}()
 		defer func() {
@@ -135,6 +153,18 @@ func result(resp *runner.Response, err error, d time.Duration) ResultMessage {
 		r.Text, r.Usage, r.Turns, r.ToolCalls = resp.Text, resp.Usage.Add(resp.ChildUsage), resp.Turns, resp.ToolCalls
 	}
 	return r
+}
+
+// sum is the response of a query that went on after a Stop hook blocked
+// its end: next's, with what both spent.
+func sum(prev, next *runner.Response) *runner.Response {
+	if next == nil {
+		return prev
+	}
+	out := *next
+	out.Usage, out.ChildUsage = prev.Usage.Add(next.Usage), prev.ChildUsage.Add(next.ChildUsage)
+	out.Turns, out.ToolCalls = prev.Turns+next.Turns, prev.ToolCalls+next.ToolCalls
+	return &out
 }
 
 // lastEvaluation returns the id of the main agent's latest evaluation in

@@ -23,26 +23,40 @@ var standardTools = slices.Sorted(slices.Values(append([]string{
 	"dispatch_subagent", "Task", "TaskOutput", "TaskStop",
 }, planningTools...)))
 
-// claudeTools maps Claude Code's tool names, lower-cased, to offshoot's.
-// Only Claude Code's own names are here: a name merely like one
-// (WriteFile) is unknown, warned about, and grants nothing.
-var claudeTools = map[string][]string{
-	"read":       {"read_file"},
-	"write":      {"write_file"},
-	"edit":       {"edit_file"},
-	"multiedit":  {"edit_file"},
-	"glob":       {"glob"},
-	"grep":       {"grep"},
-	"ls":         {"ls"},
-	"todowrite":  planningTools,
-	"todoread":   planningTools,
-	"task":       {"Task"},
-	"agent":      {"Task"},
-	"taskoutput": {"TaskOutput"},
-	"taskstop":   {"TaskStop"},
-	"bash":       {"bash"},
-	"webfetch":   {"web_fetch"},
+// claudeTools maps Claude Code's tool names, spelled as Claude Code
+// spells them, to offshoot's; the first name that lists a tool is the one
+// it is given back under (ClaudeToolName). Only Claude Code's own names
+// are here: a name merely like one (WriteFile) is unknown, warned about,
+// and grants nothing.
+var claudeTools = []struct {
+	name  string
+	tools []string
+}{
+	{"Read", []string{"read_file"}},
+	{"Write", []string{"write_file"}},
+	{"Edit", []string{"edit_file"}},
+	{"MultiEdit", []string{"edit_file"}},
+	{"Glob", []string{"glob"}},
+	{"Grep", []string{"grep"}},
+	{"LS", []string{"ls"}},
+	{"TodoWrite", planningTools},
+	{"TodoRead", planningTools},
+	{"Task", []string{"Task"}},
+	{"Agent", []string{"Task"}},
+	{"TaskOutput", []string{"TaskOutput"}},
+	{"TaskStop", []string{"TaskStop"}},
+	{"Bash", []string{"bash"}},
+	{"WebFetch", []string{"web_fetch"}},
 }
+
+// claudeIndex is claudeTools by lower-cased name.
+var claudeIndex = func() map[string][]string {
+	m := make(map[string][]string, len(claudeTools))
+	for _, t := range claudeTools {
+		m[strings.ToLower(t.name)] = t.tools
+	}
+	return m
+}()
 
 // optIn are the tools a program offers only when its user allows them
 // (the bash tool of package tools/shell, web_fetch of tools/webfetch): a
@@ -98,7 +112,7 @@ func resolveTool(entry string, has func(string) bool, match func(string) bool) t
 		base.rule, base.base = true, strings.TrimSpace(entry[:i])
 		return base
 	}
-	if targets, ok := claudeTools[strings.ToLower(entry)]; ok {
+	if targets, ok := claudeIndex[strings.ToLower(entry)]; ok {
 		known := true
 		for _, t := range targets {
 			known = known && has(t)
@@ -152,6 +166,20 @@ func canonicalTools(entries []string, ruled bool, has func(string) bool, match f
 // Code's or has no equivalent here. Permission rules and agent files map
 // names by this one table.
 func ClaudeToolNames(name string) ([]string, bool) {
-	names, ok := claudeTools[strings.ToLower(name)]
+	names, ok := claudeIndex[strings.ToLower(name)]
 	return slices.Clone(names), ok
+}
+
+// ClaudeToolName returns the Claude Code name of one of offshoot's tools
+// ("read_file": Read; "bash": Bash; a planning tool: TodoWrite), by the
+// table ClaudeToolNames reads, and the name as it is when Claude Code has
+// no tool for it. Hooks are given tools under these names, so that
+// matchers written for Claude Code select the same calls.
+func ClaudeToolName(tool string) string {
+	for _, t := range claudeTools {
+		if slices.Contains(t.tools, tool) {
+			return t.name
+		}
+	}
+	return tool
 }

@@ -88,3 +88,22 @@ func TestOptInMapping(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, []string{"web_fetch"}, names)
 }
+
+// ClaudeToolName gives offshoot's tools back under Claude Code's names,
+// by the table ClaudeToolNames reads: each name it gives maps back to
+// the tool.
+func TestClaudeToolName(t *testing.T) {
+	for tool, want := range map[string]string{
+		"read_file": "Read", "write_file": "Write", "edit_file": "Edit", "bash": "Bash", "ls": "LS",
+		"glob": "Glob", "grep": "Grep", "Task": "Task", "planning_add_step": "TodoWrite",
+		"rm": "rm", "mcp__github__search": "mcp__github__search", "my_tool": "my_tool",
+	} {
+		got := ClaudeToolName(tool)
+		require.Equal(t, want, got, tool)
+		if got != tool {
+			names, ok := ClaudeToolNames(got)
+			require.True(t, ok)
+			require.Contains(t, names, tool)
+		}
+	}
+}

@@ -18,7 +18,10 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/offshoot-dev/offshoot/agents"
 )
 
 // Event is the point of an agent's life a hook runs at, named as Claude
@@ -80,6 +83,9 @@ type Input struct {
 	// StopHookActive is true when the agent is already going on because a
 	// stop hook blocked (Stop, SubagentStop).
 	StopHookActive bool `json:"stop_hook_active,omitempty"`
+	// LastAssistantMessage is the agent's final text so far (Stop,
+	// SubagentStop).
+	LastAssistantMessage string `json:"last_assistant_message,omitempty"`
 	// AgentID and AgentType name the subagent (SubagentStart,
 	// SubagentStop) or the agent making a tool call, "" for the main one.
 	AgentID   string `json:"agent_id,omitempty"`
@@ -128,7 +134,9 @@ type Output struct {
 
 // Func is a hook written in Go. An error is reported and the agent goes
 // on, as a command hook's failure other than exit 2 is; to block, answer
-// with Block or PermissionDecision Deny.
+// with Block or PermissionDecision Deny. The hooks of one event run at
+// the same time: a Func shared between them must be safe for concurrent
+// use.
 type Func func(ctx context.Context, in Input) (Output, error)
 
 // Hook is one hook: what it runs at, which calls it applies to, and what
@@ -140,22 +148,43 @@ type Hook struct {
 	// matched whole), by trigger (PreCompact) or by source
 	// (SessionStart). "" or "*" matches everything.
 	Matcher string
-	// Func is a Go hook; Command a command hook (run by the command
-	// runner). Exactly one is set.
+	// Func is a Go hook; Command a command hook, run with sh -c as
+	// Claude Code runs one: Input as JSON on its stdin; exit status 0 goes
+	// on, its stdout read as a JSON answer (for UserPromptSubmit and
+	// SessionStart, plain text is context for the model); 2 blocks, its
+	// stderr the reason the model reads (for PreToolUse, a deny); any
+	// other is a failure that is logged, and the agent goes on. Its
+	// stdout and stderr are kept up to 1 MiB each, and the text the model
+	// reads of them up to 10,000 bytes. Exactly one of Func and Command
+	// is set.
 	Func    Func
 	Command string
-	// Timeout bounds the hook; DefaultTimeout when zero.
+	// Timeout bounds the hook; DefaultTimeout when zero. A command hook
+	// whose time is up is killed with every process it started (its
+	// process group), and counts as failed.
 	Timeout time.Duration
 }
 
-// Hooks are a program's hooks, run in order for each event.
+// Hooks are a program's hooks: those of one event run together (at most
+// four at a time, as Claude Code runs them in parallel), and their answers
+// are merged in the order of List.
 type Hooks struct {
 	List []Hook
-	// Dir is the directory command hooks run in (the project's);
+	// Dir is the directory command hooks run in (the project's), given
+	// to them as CLAUDE_PROJECT_DIR and OFFSHOOT_PROJECT_DIR and as the
+	// Input's Cwd when it has none.
+	Dir string
+	// Env are variables command hooks get (a settings file's "env"),
+	// besides PATH, HOME, USER, LANG, TERM, TMPDIR and SHELL of this
+	// process's; no other variable of this process reaches them, and no
+	// model key (…_API_KEY, OPENAI_…, ANTHROPIC_…, LLM_…) of Env either.
+	Env map[string]string
 	// Logger reports hooks that failed without blocking.
-	Dir    string
 	Logger *slog.Logger
 }
+
+// maxParallel is how many hooks of one event run at a time.
+const maxParallel = 4
 
 // Has reports whether any hook runs at event ev.
 func (h *Hooks) Has(ev Event) bool {
@@ -170,32 +199,70 @@ func (h *Hooks) Has(ev Event) bool {
 	return false
 }
 
-// Run runs, in order, every hook for in.Event whose matcher selects in,
-// and merges their answers: any Deny wins over Ask, and Ask over Allow;
-// any Block or Stop holds, with the reasons joined; additional context is
-// joined; the last UpdatedInput wins. A hook that fails without blocking
-// is logged and skipped. Run returns an error only when ctx ends.
+// Run runs every hook for in.Event whose matcher selects in — a command
+// listed twice runs once — and merges their answers in the order of
+// List: any Deny wins over Ask, and Ask over Allow; any Block or Stop
+// holds, with the reasons joined; additional context is joined; the last
+// UpdatedInput wins. A tool's name (in.ToolName) is given to the hooks as
+// Claude Code's where it has one (agents.ClaudeToolName), so that a
+// matcher such as Bash or Write|Edit selects offshoot's bash and
+// write_file. A hook that fails without blocking (an error, a panic, a
+// command's exit status other than 0 and 2, its timeout) is logged and
+// skipped. Run returns an error only when ctx ends.
 func (h *Hooks) Run(ctx context.Context, in Input) (Output, error) {
 	var out Output
 	if h == nil {
 		return out, nil
 	}
+	if in.ToolName != "" {
+		in.ToolName = agents.ClaudeToolName(in.ToolName)
+	}
+	if in.Cwd == "" {
+		in.Cwd = h.Dir
+	}
+	var run []Hook
+	seen := map[string]bool{}
 	for _, k := range h.List {
 		if k.Event != in.Event || !k.matches(in) {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		o, err := h.run(ctx, k, in)
-		if err != nil {
-			if ctx.Err() != nil {
-				return out, ctx.Err()
+		if k.Func == nil && k.Command != "" {
+			if seen[k.Command] {
+				continue
 			}
-			h.logger().Warn("a hook failed; going on", "event", string(in.Event), "hook", k.name(), "err", err)
+			seen[k.Command] = true
+		}
+		run = append(run, k)
+	}
+	if len(run) == 0 {
+		return out, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	outs := make([]Output, len(run))
+	errs := make([]error, len(run))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, maxParallel)
+	for i, k := range run {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			outs[i], errs[i] = h.run(ctx, k, in)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	for i, k := range run {
+		if errs[i] != nil {
+			h.logger().Warn("a hook failed; going on", "event", string(in.Event), "hook", k.name(), "err", errs[i])
 			continue
 		}
-		out = merge(out, o)
+		out = merge(out, outs[i])
 	}
 	return out, nil
 }
@@ -221,11 +288,6 @@ func (h *Hooks) run(ctx context.Context, k Hook, in Input) (out Output, err erro
 		return h.command(ctx, k, in)
 	}
 	return out, errors.New("the hook has neither a function nor a command")
-}
-
-// command runs a command hook. The command runner is not built yet.
-func (h *Hooks) command(context.Context, Hook, Input) (Output, error) {
-	return Output{}, errors.New("command hooks are not supported yet")
 }
 
 // matches reports whether k's matcher selects in.
@@ -254,7 +316,7 @@ func (k Hook) matches(in Input) bool {
 // name names k in a log line.
 func (k Hook) name() string {
 	if k.Command != "" {
-		return k.Command
+		return truncate(k.Command, 200)
 	}
 	return "a Go function"
 }

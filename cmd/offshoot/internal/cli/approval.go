@@ -203,25 +203,32 @@ func approvalQuestion(servers map[string]mcp.ServerConfig) string {
 }
 
 // approved reports whether the user's configuration records hash for the
-// project.
-func (e *Env) approved(hash string) (bool, error) {
+// project's MCP servers.
+func (e *Env) approved(hash string) (bool, error) { return e.approvedAt(approvalsKey, hash) }
+
+// approvedAt reports whether the user's configuration records hash for
+// the project under key (one key for each kind of thing approved).
+func (e *Env) approvedAt(key, hash string) (bool, error) {
 	file, err := e.readUserConfig()
 	if err != nil {
 		return false, err
 	}
 	var approvals map[string]string
-	if raw, ok := file[approvalsKey]; ok {
+	if raw, ok := file[key]; ok {
 		if err := json.Unmarshal(raw, &approvals); err != nil {
-			return false, fmt.Errorf("%s: %q is not an object of directories and hashes: %v; remove it to be asked again", e.Show(e.UserConfigFile()), approvalsKey, err)
+			return false, fmt.Errorf("%s: %q is not an object of directories and hashes: %v; remove it to be asked again", e.Show(e.UserConfigFile()), key, err)
 		}
 	}
 	return approvals[e.ProjectDir] == hash, nil
 }
 
-// recordApproval records hash for the project in the user's
+// recordApproval records hash for the project's MCP servers.
+func (e *Env) recordApproval(hash string) error { return e.recordApprovalAt(approvalsKey, hash) }
+
+// recordApprovalAt records hash for the project under key in the user's
 // configuration, keeping everything else in the file; the file is
 // replaced atomically and readable by the user alone.
-func (e *Env) recordApproval(hash string) error {
+func (e *Env) recordApprovalAt(key, hash string) error {
 	path := e.UserConfigFile()
 	if path == "" {
 		return errors.New("there is no home directory to record it in")
@@ -231,7 +238,7 @@ func (e *Env) recordApproval(hash string) error {
 		return err
 	}
 	approvals := map[string]string{}
-	if raw, ok := file[approvalsKey]; ok {
+	if raw, ok := file[key]; ok {
 		_ = json.Unmarshal(raw, &approvals) // a broken record is replaced
 	}
 	approvals[e.ProjectDir] = hash
@@ -239,7 +246,7 @@ func (e *Env) recordApproval(hash string) error {
 	if err != nil {
 		return err
 	}
-	file[approvalsKey] = raw
+	file[key] = raw
 	data, err := json.MarshalIndent(file, "", "  ")
 	if err != nil {
 		return err

@@ -54,6 +54,9 @@ type AgentFlags struct {
 	// ApproveMCP approves the project's MCP servers (--approve-mcp), and
 	// records the approval (see Env.Servers).
 	ApproveMCP bool
+	// ApproveHooks approves the project's hooks (--approve-hooks), and
+	// records the approval (see Env.Hooks).
+	ApproveHooks bool
 	// Allow are the tools --allow gives the agents: bash, or
 	// bash=unconfined (see bashTool); webfetch (see webFetchTool).
 	Allow []string
@@ -80,6 +83,7 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl.StringVar(&f.Save, "save", "", "write the session's snapshot to this file at the end (read it with 'offshoot snapshot show')")
 	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
 	fl.BoolVar(&f.ApproveMCP, "approve-mcp", false, "start the MCP servers this project configures (.mcp.json), and remember that you approved them for this project until they change")
+	fl.BoolVar(&f.ApproveHooks, "approve-hooks", false, "run the hooks this project's settings configure (.claude/settings.json), and remember that you approved them for this project until they change")
 	fl.StringSliceVar(&f.Allow, "allow", nil, allowUsage)
 	f.Store.Add(cmd, "keep the session in")
 	f.Models.Add(cmd)
@@ -179,6 +183,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		DispatchSubagent:    prompts,
 		Logger:              e.Logger(),
 		MaxTurns:            f.MaxTurns,
+		Hooks:               e.Hooks(f.ApproveHooks),
 	}
 	if e.Stored != nil {
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID

@@ -61,6 +61,7 @@ type Env struct {
 	owner     string      // the user's owner token (see Owner), once a store is open
 	bash      *shell.Tool // the bash tool of --allow bash, closed by CloseStore
 	remote    func()      // closes the workers' executor of --nats, by CloseStore
+	hookLines []string    // the hooks that run (see Hooks)
 
 	mu          sync.Mutex
 	onInterrupt func()        // see OnInterrupt

@@ -8,8 +8,8 @@ import (
 // ProjectLines are what run and chat say at their start about what
 // instructs the agents besides the prompt — the project's memory
 // (Env.Memory) and the skills (Env.Skills), since the project's may be
-// anyone's — and about the files left out, each with why. None when there
-// is nothing to say.
+// anyone's — about the files left out, each with why, and about the hooks
+// that run (HookLines). None when there is nothing to say.
 func (e *Env) ProjectLines() []string {
 	var lines []string
 	if e.Memory != nil {
@@ -47,5 +47,5 @@ func (e *Env) ProjectLines() []string {
 			lines = append(lines, fmt.Sprintf("warning: command %s: %s", Printable(e.Show(l.Path)), Printable(l.Reason)))
 		}
 	}
-	return lines
+	return append(lines, e.hookLines...)
 }

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"strings"
+
+	"github.com/offshoot-dev/offshoot/hooks"
+	"github.com/offshoot-dev/offshoot/internal/regfile"
+)
+
+// hookApprovalsKey is the key of the user's configuration file that
+// records which projects' hooks the user approved: the project's
+// directory → the hash of its hooks when approved.
+const hookApprovalsKey = "approved_project_hooks"
+
+// maxSettingsBytes bounds a settings file read for its hooks.
+const maxSettingsBytes = 1 << 20
+
+// A project's hooks are commands that run on the user's machine, written
+// by whoever wrote the project, so, as for its MCP servers, they run only
+// once the user approved them for that project, and a change asks again.
+// The user's own hooks (~/.claude/settings.json, ~/.offshoot/settings.json)
+// run without asking.
+
+// userSettings and projectSettings are the settings files hooks are read
+// from, relative to the home and the project directory, in order.
+var (
+	userSettings    = []string{".claude/settings.json", ".offshoot/settings.json"}
+	projectSettings = []string{".claude/settings.json", ".claude/settings.local.json", ".offshoot/settings.json", ".offshoot/settings.local.json"}
+)
+
+// Hooks returns the hooks a command runs (offshoot.Options.Hooks), nil
+// when there are none: the user's, and the project's once approved. A
+// project's hooks are approved when the user's configuration records them
+// (unchanged) for this project; else approve (--approve-hooks) approves
+// and records them; else, when Ask is set (chat on a terminal), the user
+// is asked; else (a pipe never says yes) they do not run, with a warning
+// that says how to approve them. The hooks that run are listed in
+// HookLines. A settings file that cannot be read, and entries that cannot
+// be run, are warnings.
+func (e *Env) Hooks(approve bool) *hooks.Hooks {
+	e.hookLines = nil
+	var user, project []settingsHooks
+	if e.HomeDir != "" && filepath.Clean(e.HomeDir) == filepath.Clean(e.ProjectDir) {
+		user = e.readHooks(projectSettings, e.ProjectDir) // the user's own directory: its files are the user's
+	} else {
+		user, project = e.readHooks(userSettings, e.HomeDir), e.readHooks(projectSettings, e.ProjectDir)
+	}
+	all := &hooks.Hooks{Dir: e.ProjectDir}
+	take := func(files []settingsHooks) {
+		for _, f := range files {
+			all.List = append(all.List, f.hooks.List...)
+			if len(f.hooks.Env) > 0 && all.Env == nil {
+				all.Env = map[string]string{}
+			}
+			maps.Copy(all.Env, f.hooks.Env)
+			e.hookLines = append(e.hookLines, fmt.Sprintf("hooks from %s: %s", Printable(e.Show(f.path)), describeHooks(f.hooks.List)))
+		}
+	}
+	take(user)
+	if len(project) > 0 && e.projectHooksApproved(project, approve) {
+		take(project)
+	}
+	if len(all.List) == 0 {
+		return nil
+	}
+	return all
+}
+
+// HookLines says which hooks run, one line for each settings file, once
+// Hooks ran.
+func (e *Env) HookLines() []string { return e.hookLines }
+
+// settingsHooks are the hooks of one settings file.
+type settingsHooks struct {
+	path  string
+	hooks hooks.Hooks
+}
+
+// readHooks reads the hooks of the settings files names under dir,
+// leaving out the files that have none.
+func (e *Env) readHooks(names []string, dir string) []settingsHooks {
+	if dir == "" {
+		return nil
+	}
+	var out []settingsHooks
+	for _, name := range names {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		data, err := regfile.Read(path, maxSettingsBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			e.Warn("%s: %v; its hooks do not run", Printable(e.Show(path)), err)
+			continue
+		}
+		h, warnings, err := hooks.ParseSettings(data)
+		for _, w := range warnings {
+			e.Warn("%s: %s", Printable(e.Show(path)), Printable(w))
+		}
+		if err != nil {
+			e.Warn("%s: %v; its hooks do not run", Printable(e.Show(path)), err)
+			continue
+		}
+		if len(h.List) > 0 {
+			out = append(out, settingsHooks{path: path, hooks: h})
+		}
+	}
+	return out
+}
+
+// projectHooksApproved reports whether the project's hooks may run,
+// asking or recording as Hooks says.
+func (e *Env) projectHooksApproved(project []settingsHooks, approve bool) bool {
+	hash, err := hooksHash(project)
+	if err != nil {
+		e.Warn("cannot fingerprint the project's hooks (%v); they do not run", err)
+		return false
+	}
+	ok, err := e.approvedAt(hookApprovalsKey, hash)
+	if err != nil {
+		e.Warn("%v", err)
+	}
+	var list []string
+	for _, f := range project {
+		list = append(list, fmt.Sprintf("%s: %s", Printable(e.Show(f.path)), describeHooks(f.hooks.List)))
+	}
+	switch {
+	case ok:
+		return true
+	case approve || (e.Ask != nil && e.Ask(fmt.Sprintf("This project configures hooks, commands that run on this machine: %s. Run them, now and in later runs while they stay unchanged?", strings.Join(list, "; ")))):
+		if err := e.recordApprovalAt(hookApprovalsKey, hash); err != nil {
+			e.Warn("the project's hooks are approved for this run, but the approval could not be recorded: %v", err)
+		}
+		return true
+	case e.Ask != nil:
+		e.Warn("the project's hooks do not run: they were not approved")
+	default:
+		e.Warn("this project configures hooks, commands that run on this machine, which offshoot has not been allowed to run (%s); "+
+			"they do not run. Read them, then approve them for this project with --approve-hooks (recorded in %s; a change to them asks again), or start 'offshoot chat', which asks",
+			strings.Join(list, "; "), e.Show(e.UserConfigFile()))
+	}
+	return false
+}
+
+// hooksHash fingerprints a project's hooks as they would run: a change of
+// a command, a matcher, a timeout, an event or a variable changes it.
+func hooksHash(files []settingsHooks) (string, error) {
+	type hook struct {
+		Event, Matcher, Command string
+		Timeout                 int64
+	}
+	type file struct {
+		Path  string
+		Hooks []hook
+		Env   map[string]string
+	}
+	var all []file
+	for _, f := range files {
+		ff := file{Path: filepath.Base(filepath.Dir(f.path)) + "/" + filepath.Base(f.path), Env: f.hooks.Env}
+		for _, k := range f.hooks.List {
+			ff.Hooks = append(ff.Hooks, hook{string(k.Event), k.Matcher, k.Command, int64(k.Timeout)})
+		}
+		all = append(all, ff)
+	}
+	data, err := json.Marshal(all)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// describeHooks names each hook with its event, matcher and command.
+func describeHooks(list []hooks.Hook) string {
+	parts := make([]string, 0, len(list))
+	for _, k := range list {
+		ev := string(k.Event)
+		if k.Matcher != "" {
+			ev += "(" + k.Matcher + ")"
+		}
+		parts = append(parts, Printable(truncateRunes(ev+" "+k.Command, 120)))
+	}
+	return strings.Join(parts, ", ")
+}
