@@ -74,6 +74,7 @@ type Client struct {
 	logger       *slog.Logger
 	mcp          *mcp.Manager
 	mcpNames     []string
+	mcpMu        sync.Mutex // guards mcpTools and mcpReady: ServerTools may run beside a query
 	mcpTools     tools.Toolset
 	mcpReady     bool
 	notifyClient func(context.Context, TaskNotificationMessage)
@@ -370,7 +371,7 @@ func (c *Client) Session() *session.Session { return c.session }
 // planning tools, Task, TaskOutput and TaskStop, and dispatch_subagent
 // with Options.DispatchSubagent; only those its agent's definition allows
 // when it plays one (Options.MainAgent). The tools of the MCP servers,
-// which start at the first query, are not among them.
+// which start at the first query, are not among them (see ServerTools).
 func (c *Client) Tools() tools.Toolset { return c.tools }
 
 // Tasks returns the background tasks of the client's agents: Get one by
@@ -442,9 +443,23 @@ func (c *Client) serverUnavailable(err *mcp.ServerError) {
 	l.Warn("offshoot: an MCP server is unavailable; the agents go on without its tools", "error", err)
 }
 
+// ServerTools returns the tools of the MCP servers (Options.MCPServers),
+// which a query offers the main agent besides Tools, starting the servers
+// if no query has yet: for a program that must know every tool its agents
+// may be given before the first query (a remote worker's setup). A server
+// that cannot start offers no tools and is logged, as at a query.
+func (c *Client) ServerTools(ctx context.Context) (tools.Toolset, error) {
+	if c.closed.Load() {
+		return tools.Toolset{}, ErrClosed
+	}
+	return c.serverTools(ctx)
+}
+
 // serverTools returns the MCP servers' tools, starting the servers at the
-// first query (the queries take turns, so this needs no lock of its own).
+// first query or ServerTools.
 func (c *Client) serverTools(ctx context.Context) (tools.Toolset, error) {
+	c.mcpMu.Lock()
+	defer c.mcpMu.Unlock()
 	if c.mcp == nil || c.mcpReady {
 		return c.mcpTools, nil
 	}
