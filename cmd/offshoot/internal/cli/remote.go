@@ -149,13 +149,14 @@ func Redact(u string) string {
 // makes the executor fwd forwards to. The connection and the executor
 // are closed by CloseStore.
 func (e *Env) startRemote(ctx context.Context, f RemoteFlags, c *offshoot.Client, router *model.Router, fwd *forward) error {
-	setup, err := ClientSetup(ctx, c, router)
-	if err != nil {
-		return Failf("the subagents' setup: %v", err)
-	}
 	nc, _, err := e.ConnectNATS(f.NATS, "parent", 0, "start one with JetStream (nats-server -js) and workers with 'offshoot worker --project DIR', or leave --nats out")
 	if err != nil {
 		return err
+	}
+	setup, err := ClientSetup(ctx, c, router) // starts the MCP servers
+	if err != nil {
+		nc.Close()
+		return Failf("the subagents' setup: %v", err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
