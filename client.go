@@ -74,6 +74,7 @@ type Client struct {
 	logger       *slog.Logger
 	mcp          *mcp.Manager
 	mcpNames     []string
+	agentServers bool       // Options.ProjectAgentServers
 	mcpMu        sync.Mutex // guards mcpTools and mcpReady: ServerTools may run beside a query
 	mcpTools     tools.Toolset
 	mcpReady     bool
@@ -109,7 +110,7 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	c := &Client{
 		maxTurns: opts.MaxTurns, context: opts.Context, approve: skillApprover(opts.Skills, opts.Approver), logger: opts.Logger,
-		notifyClient: opts.OnTaskNotification,
+		notifyClient: opts.OnTaskNotification, agentServers: opts.ProjectAgentServers,
 	}
 	eo := opts.Subagents
 	eo.OnTaskNotification = append([]func(context.Context, subagent.TaskNotification){c.notified}, eo.OnTaskNotification...)
@@ -441,18 +442,6 @@ func (c *Client) serverUnavailable(err *mcp.ServerError) {
 		l = slog.Default()
 	}
 	l.Warn("offshoot: an MCP server is unavailable; the agents go on without its tools", "error", err)
-}
-
-// ServerTools returns the tools of the MCP servers (Options.MCPServers),
-// which a query offers the main agent besides Tools, starting the servers
-// if no query has yet: for a program that must know every tool its agents
-// may be given before the first query (a remote worker's setup). A server
-// that cannot start offers no tools and is logged, as at a query.
-func (c *Client) ServerTools(ctx context.Context) (tools.Toolset, error) {
-	if c.closed.Load() {
-		return tools.Toolset{}, ErrClosed
-	}
-	return c.serverTools(ctx)
 }
 
 // serverTools returns the MCP servers' tools, starting the servers at the

@@ -60,7 +60,8 @@ func (f *forward) Execute(ctx context.Context, job *subagent.Job) (*runner.Respo
 // ClientSetup is what a client registers for its children, as a worker
 // of the same project must: the worker prompt of dispatch_subagent, the
 // agents, the main agent's tools (bash among them when allowed), the
-// tools of its MCP servers (started now, if no query has started them),
+// tools of its MCP servers and its agents' inline ones (started now, see
+// offshoot.Client.ServerTools),
 // and the router's models by name. The MCP servers' tools count in the
 // fingerprint as the others do: a worker without one of them, or with
 // another version of it, refuses the child, naming it.
