@@ -75,6 +75,8 @@ type Client struct {
 	logger       *slog.Logger
 	mcp          *mcp.Manager
 	mcpNames     []string
+	agentServers bool       // Options.ProjectAgentServers
+	mcpMu        sync.Mutex // guards mcpTools and mcpReady: ServerTools may run beside a query
 	mcpTools     tools.Toolset
 	mcpReady     bool
 	notifyClient func(context.Context, TaskNotificationMessage)
@@ -111,7 +113,7 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	c := &Client{
 		maxTurns: opts.MaxTurns, context: opts.Context, approve: skillApprover(opts.Skills, opts.Approver), logger: opts.Logger,
-		notifyClient: opts.OnTaskNotification,
+		notifyClient: opts.OnTaskNotification, agentServers: opts.ProjectAgentServers,
 	}
 	eo := opts.Subagents
 	eo.OnTaskNotification = append([]func(context.Context, subagent.TaskNotification){c.notified}, eo.OnTaskNotification...)
@@ -375,7 +377,7 @@ func (c *Client) Session() *session.Session { return c.session }
 // planning tools, Task, TaskOutput and TaskStop, and dispatch_subagent
 // with Options.DispatchSubagent; only those its agent's definition allows
 // when it plays one (Options.MainAgent). The tools of the MCP servers,
-// which start at the first query, are not among them.
+// which start at the first query, are not among them (see ServerTools).
 func (c *Client) Tools() tools.Toolset { return c.tools }
 
 // Tasks returns the background tasks of the client's agents: Get one by
@@ -449,8 +451,10 @@ func (c *Client) serverUnavailable(err *mcp.ServerError) {
 }
 
 // serverTools returns the MCP servers' tools, starting the servers at the
-// first query (the queries take turns, so this needs no lock of its own).
+// first query or ServerTools.
 func (c *Client) serverTools(ctx context.Context) (tools.Toolset, error) {
+	c.mcpMu.Lock()
+	defer c.mcpMu.Unlock()
 	if c.mcp == nil || c.mcpReady {
 		return c.mcpTools, nil
 	}

@@ -37,8 +37,11 @@ func forwardDeltas(nc *nats.Conn, s *session.Session, j *job) (stop func(), err 
 	})
 }
 
-// onDelta publishes a worker's delta on the bus of the child it belongs
-// to.
+// onDelta hands a worker's delta to the job it belongs to, which
+// publishes it on its child's bus unless it is late (see late): the
+// deltas come on core NATS and the batches through the progress stream,
+// each on its own goroutine here, so a piece may arrive after the batch
+// that recorded its whole answer.
 func (x *Executor) onDelta(m *nats.Msg) {
 	tok := m.Subject[len(deltaSubject(x.id, "")):]
 	x.mu.Lock()
@@ -55,6 +58,24 @@ func (x *Executor) onDelta(m *nats.Msg) {
 	if len(m.Data) > maxInline || json.Unmarshal(m.Data, &d) != nil {
 		return
 	}
-	d.SessionID = w.child.ID()
-	w.child.Bus().Publish(context.Background(), bus.Envelope{Payload: d})
+	w.push(reply{delta: &d})
+}
+
+// publishDelta publishes d on child's bus as the child's, unless it is
+// late; the job's goroutine calls it, in turn with the batches it
+// applies.
+func publishDelta(child *session.Session, d runner.Delta) {
+	if late(child, d) {
+		return
+	}
+	d.SessionID = child.ID()
+	child.Bus().Publish(context.Background(), bus.Envelope{Payload: d})
+}
+
+// late reports whether child has recorded the model call d is a piece of
+// (a turn of the same evaluation at or past d's): its answer is whole in
+// the records, and a piece of it shown now would open a turn that ended.
+func late(child *session.Session, d runner.Delta) bool {
+	mc, ok := session.Latest[runner.ModelCalled](child)
+	return ok && mc.Evaluation == d.Evaluation && mc.Turn >= d.Turn
 }

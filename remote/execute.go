@@ -155,6 +155,8 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 			switch {
 			case r.closed:
 				return run.partial(rendered, failed(runner.PhaseRequest, errors.New("the remote executor was closed while the subagent ran")))
+			case r.delta != nil:
+				publishDelta(w.child, *r.delta)
 			case r.notice != nil:
 				if x.confirmed(ctx, j, r.notice) {
 					return run.partial(rendered, failed(runner.PhaseRequest, x.gaveUp(r.notice)))

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/offshoot-dev/offshoot/internal/randid"
+	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/subagent"
 )
@@ -252,8 +253,9 @@ func (x *Executor) tell(event string) {
 type reply struct {
 	result bool
 	data   []byte
-	notice *notice // the server says it gave up on the job
-	closed bool    // the executor closed
+	notice *notice       // the server says it gave up on the job
+	delta  *runner.Delta // a piece of the child's answer, to publish
+	closed bool          // the executor closed
 }
 
 // waiter is a job waiting for its worker: replies queue up here, without

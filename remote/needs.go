@@ -98,7 +98,7 @@ func (s Setup) unmet(needs []need) string {
 		}
 		switch {
 		case !ok:
-			lines = append(lines, fmt.Sprintf("the worker lacks %s '%s'", n.Kind, clip(n.Name)))
+			lines = append(lines, fmt.Sprintf("the worker has no %s '%s'", n.Kind, clip(n.Name)))
 		case hash != n.Hash:
 			lines = append(lines, fmt.Sprintf("%s '%s' differs", n.Kind, clip(n.Name)))
 		}

@@ -211,7 +211,7 @@ func TestAWorkerOfAnotherSetupSaysWhatDiffers(t *testing.T) {
 	}{
 		{"a tool it lacks", func(t *testing.T, s *remote.Setup) {
 			s.Tools = tools.Toolset{}
-		}, "the worker lacks tool 'look'"},
+		}, "the worker has no tool 'look'"},
 		{"a tool of another contract", func(t *testing.T, s *remote.Setup) {
 			var err error
 			s.Tools, err = tools.NewToolset(other("look", "Look at something else."))

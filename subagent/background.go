@@ -340,20 +340,30 @@ func (m *Manager) where(keep func(*Task) bool) []*Task {
 	return out
 }
 
+// Unreported returns the tasks whose notification has not been handed out
+// to the observers and handlers yet, in the order they started: those
+// running, and those that have just ended (their status final, Running
+// leaves them out) and whose notification is on its way — what Wait
+// waits for. A program that tells its user about the notifications asks
+// it, rather than Running, whether there is anything to wait for.
+func (m *Manager) Unreported() []*Task { return m.where(undelivered) }
+
+// undelivered reports whether t's notification is not handed out yet.
+func undelivered(t *Task) bool {
+	select {
+	case <-t.delivered:
+		return false
+	default:
+		return true
+	}
+}
+
 // Wait waits until no task is running — those started meanwhile
 // included — and their notifications have been handed out: for a
 // program that has its answer and lets its background tasks finish
 // before it exits. When ctx ends first it returns Task.Wait's error, and
 // the tasks go on.
 func (m *Manager) Wait(ctx context.Context) error {
-	undelivered := func(t *Task) bool {
-		select {
-		case <-t.delivered:
-			return false
-		default:
-			return true
-		}
-	}
 	for {
 		pending := m.where(undelivered)
 		if len(pending) == 0 {

@@ -539,3 +539,28 @@ func TestManagerRunningAndWait(t *testing.T) {
 	defer mu.Unlock()
 	assert.ElementsMatch(t, []string{first.ID(), second.ID()}, handled, "both were told about before Wait returned")
 }
+
+// A task's status is final before its notification reaches the handlers:
+// Running leaves it out then, and Unreported keeps it until the handlers
+// have it — what a program that tells its user about the notifications
+// waits for.
+func TestManagerUnreported(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	parent := newParent(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	e := subagent.New(subagent.Options{NewID: ids("u"), OnTaskNotification: []func(context.Context, subagent.TaskNotification){func(context.Context, subagent.TaskNotification) {
+		close(entered)
+		<-release
+	}}})
+	defer e.Tasks().StopAll()
+	assert.Empty(t, e.Tasks().Unreported())
+	task, err := e.Start(ctx, bgSpec(t, parent, scripted.New(scripted.Text("done"))))
+	require.NoError(t, err)
+	<-entered // ended, its handler not done
+	assert.Equal(t, subagent.TaskStatusCompleted, task.Status())
+	assert.Empty(t, e.Tasks().Running())
+	assert.Equal(t, []*subagent.Task{task}, e.Tasks().Unreported())
+	close(release)
+	require.NoError(t, e.Tasks().Wait(within(t)))
+	assert.Empty(t, e.Tasks().Unreported())
+}

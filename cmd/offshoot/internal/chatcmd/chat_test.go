@@ -83,7 +83,13 @@ func (f *fixture) chat(t *testing.T, ctx context.Context, stdin io.Reader, m mod
 	// The chats here keep no session on disk (--no-store): the stored
 	// sessions are the scripts' (testdata/script/sessions.txtar).
 	c.flags.Store.Off = c.flags.Store.DSN == ""
-	c.adjust = func(o *offshoot.Options) { o.Router = r }
+	adjust := c.adjust // the test's own, if any, after the model
+	c.adjust = func(o *offshoot.Options) {
+		o.Router = r
+		if adjust != nil {
+			adjust(o)
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, watchdog)
 	defer cancel()
 	err = c.run(ctx)
@@ -227,6 +233,90 @@ func TestChat(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"hello", "please review main.go", "watch the build in the background", "<task-notification>"}, users)
+}
+
+// /wait waits until what a background task reported has been told, also
+// when the task has just ended and its notification is still on its way
+// to the chat: the chat then says that the main agent reads it at the
+// next message, before it reads that message. (A task's status becomes
+// final before its notification reaches the chat; /wait used to check
+// the status alone, said that nothing was running, and read the next line
+// at once: its turn read the report, and the notification, arriving
+// during that turn, was told nowhere — the flake of chat.txtar.)
+// Barriers hold the notification back until /wait has decided, and the
+// watcher's answer until the main agent's last call of its turn began.
+func TestChatWaitTellsATaskThatHasJustEnded(t *testing.T) {
+	f := newFixture(t, nil)
+	lastCallBegan := make(chan struct{})
+	release := make(chan struct{}) // lets the notification reach the chat
+	handled := make(chan struct{}) // the chat has been told
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	m := scripted.New(
+		scripted.When(scripted.SystemContains("# Task\nWatch the build"), gate(lastCallBegan, "The build is green.")),
+		scripted.When(scripted.LastUserContains("in the background"),
+			scripted.ToolCall("Task", `{"subagent_type":"general-purpose","description":"Watch the build","prompt":"Watch it.","run_in_background":true}`),
+			scripted.Func(func(context.Context, *model.Request) (*model.Response, error) {
+				close(lastCallBegan)
+				return &model.Response{Message: model.AssistantMessage("A watcher is on it.")}, nil
+			})),
+		// The empty line's turn: it reads the report. Had /wait not
+		// waited for the notification, the notification would come now,
+		// during this turn.
+		scripted.When(scripted.LastUserContains("<task-notification>"), scripted.Func(func(ctx context.Context, _ *model.Request) (*model.Response, error) {
+			open()
+			select {
+			case <-handled:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &model.Response{Message: model.AssistantMessage("The watcher says the build is green.")}, nil
+		})),
+		scripted.Text("Hello!"),
+	)
+	ended := make(chan struct{}) // the task's status is final: its notification is on its way
+	c := &chat{adjust: func(o *offshoot.Options) {
+		tell := o.OnTaskNotification
+		o.OnTaskNotification = func(ctx context.Context, n offshoot.TaskNotificationMessage) {
+			close(ended)
+			<-release
+			tell(ctx, n)
+			close(handled)
+		}
+	}}
+	// /wait, when it waits, says so: the notification may come then.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for !strings.Contains(f.stdout.String(), "waiting for 1 task in the background") {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+		open()
+	}()
+	// /wait is typed once the task has ended.
+	in, typed := io.Pipe()
+	go func() {
+		_, _ = io.WriteString(typed, "watch the build in the background\n")
+		select {
+		case <-ended:
+		case <-ctx.Done():
+		}
+		_, _ = io.WriteString(typed, "/wait\n\n/exit\n")
+		_ = typed.Close()
+	}()
+	err := f.chat(t, ctx, in, m, c)
+	require.NoError(t, err, f.stderr.String())
+	out := f.stdout.String()
+	require.Contains(t, out, "  the main agent reads what task ")
+	told := strings.Index(out, "  the main agent reads what task ")
+	next := strings.Index(out, "> \n")
+	require.GreaterOrEqual(t, next, 0, out)
+	assert.Less(t, told, next, "told before the next line is read:\n%s", out)
+	assert.Contains(t, out, "  ✎ The watcher says the build is green.\n")
 }
 
 // At the end of the input the chat ends: the background tasks still

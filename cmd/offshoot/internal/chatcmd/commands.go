@@ -178,10 +178,13 @@ func agentTable(defs []agents.Definition, width int) string {
 	return out.String()
 }
 
-// wait waits for the background tasks to end; Ctrl-C stops waiting, and
-// the tasks go on.
+// wait waits for the background tasks to end and what they reported to
+// be told (see notified), those that have just ended included: their
+// status is final before the chat is told, and the next line read before
+// would have its turn read the report, told nowhere. Ctrl-C stops
+// waiting, and the tasks go on.
 func (c *chat) wait(ctx context.Context) {
-	running := c.client.Tasks().Running()
+	running := c.client.Tasks().Unreported()
 	if len(running) == 0 {
 		c.say("no background task is running")
 		return

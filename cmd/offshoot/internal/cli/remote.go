@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -56,24 +59,41 @@ func (f *forward) Execute(ctx context.Context, job *subagent.Job) (*runner.Respo
 
 // ClientSetup is what a client registers for its children, as a worker
 // of the same project must: the worker prompt of dispatch_subagent, the
-// agents, the main agent's tools, and the router's models by name.
-func ClientSetup(c *offshoot.Client, router *model.Router) (remote.Setup, error) {
+// agents, the main agent's tools (bash among them when allowed), the
+// tools of its MCP servers and its agents' inline ones (started now, see
+// offshoot.Client.ServerTools),
+// and the router's models by name. The MCP servers' tools count in the
+// fingerprint as the others do: a worker without one of them, or with
+// another version of it, refuses the child, naming it.
+func ClientSetup(ctx context.Context, c *offshoot.Client, router *model.Router) (remote.Setup, error) {
 	prompts, err := workerPrompts()
+	if err != nil {
+		return remote.Setup{}, err
+	}
+	servers, err := c.ServerTools(ctx)
+	if err != nil {
+		return remote.Setup{}, err
+	}
+	all, err := c.Tools().With(servers.Tools()...)
 	if err != nil {
 		return remote.Setup{}, err
 	}
 	return remote.Setup{
 		Prompts: prompts,
 		Agents:  c.Agents(),
-		Tools:   c.Tools(),
+		Tools:   all,
 		Model:   func(name string) (model.Model, error) { return router.Resolve(name, nil) },
 	}, nil
 }
 
-// connectNATS connects to the server at url ($NATS_URL, else the default
-// when empty) with the credentials of the NATS_* variables. A variable
-// that is wrong is a usage error; a server that cannot be reached fails.
-func (e *Env) connectNATS(url, who string) (*nats.Conn, string, error) {
+// ConnectNATS connects to the NATS server at url ($NATS_URL, else
+// nats://127.0.0.1:4222, when empty) with the credentials of the NATS_*
+// variables, naming the connection "offshoot WHO PID"; it tries to reach
+// a server it lost for reconnect (remote.Connection.Reconnect: two
+// minutes when 0, for ever when negative). A NATS_* variable that is
+// wrong is a usage error; a server that cannot be reached fails, the
+// error ending with todo (what to do). It returns the URL it used.
+func (e *Env) ConnectNATS(url, who string, reconnect time.Duration, todo string) (*nats.Conn, string, error) {
 	if url == "" {
 		url = e.Getenv("NATS_URL")
 	}
@@ -87,25 +107,57 @@ func (e *Env) connectNATS(url, who string) (*nats.Conn, string, error) {
 	if err != nil {
 		return nil, url, Usagef("%v", err)
 	}
-	conn.URL = url
+	conn.URL, conn.Reconnect = url, reconnect
 	nc, err := remote.Connect(conn, nats.Name(fmt.Sprintf("offshoot %s %d", who, os.Getpid())))
 	if err != nil {
-		return nil, url, Failf("cannot reach the NATS server: %v; start one with JetStream (nats-server -js) and workers with 'offshoot worker --project DIR', or leave --nats out", err)
+		return nil, url, Failf("cannot reach the NATS server at %s: %v; %s", Redact(url), err, todo)
 	}
 	return nc, url, nil
+}
+
+// Redact returns the server URLs u lists (comma-separated) with their
+// credentials hidden — a password, or a token given as the user — for
+// printing.
+func Redact(u string) string {
+	if u == "" {
+		return ""
+	}
+	parts := strings.Split(u, ",")
+	for i, p := range parts {
+		p = strings.TrimSpace(p)
+		at := strings.LastIndex(p, "@")
+		if at < 0 {
+			parts[i] = p
+			continue
+		}
+		scheme, rest := "", p[:at]
+		if k := strings.Index(rest, "://"); k >= 0 {
+			scheme, rest = rest[:k+3], rest[k+3:]
+		}
+		if user, _, ok := strings.Cut(rest, ":"); ok {
+			if k := strings.Index(user, "@"); k >= 0 {
+				user = user[:k]
+			}
+			parts[i] = scheme + user + ":xxxxx" + p[at:]
+		} else {
+			parts[i] = scheme + "xxxxx" + p[at:]
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // startRemote connects the client's children to the workers of f: it
 // makes the executor fwd forwards to. The connection and the executor
 // are closed by CloseStore.
 func (e *Env) startRemote(ctx context.Context, f RemoteFlags, c *offshoot.Client, router *model.Router, fwd *forward) error {
-	setup, err := ClientSetup(c, router)
-	if err != nil {
-		return Failf("the subagents' setup: %v; this is a bug, please report it", err)
-	}
-	nc, _, err := e.connectNATS(f.NATS, "parent")
+	nc, _, err := e.ConnectNATS(f.NATS, "parent", 0, "start one with JetStream (nats-server -js) and workers with 'offshoot worker --project DIR', or leave --nats out")
 	if err != nil {
 		return err
+	}
+	setup, err := ClientSetup(ctx, c, router) // starts the MCP servers
+	if err != nil {
+		nc.Close()
+		return Failf("the subagents' setup: %v", err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -132,13 +184,19 @@ func (e *Env) startRemote(ctx context.Context, f RemoteFlags, c *offshoot.Client
 // ProjectSetup returns what a worker of the project in dir registers for
 // the children it runs: what run and chat there register (ClientSetup),
 // from the same agent files, tools and models, so that the fingerprints
-// agree. Call done when the worker is done.
-func (e *Env) ProjectSetup(ctx context.Context, dir string) (setup remote.Setup, done func(), err error) {
+// agree; with the tools f.Allow allows (--allow bash) and the MCP
+// servers run and chat may start there (the project's only once
+// approved, as f.ApproveMCP does; an unapproved project's servers are a
+// usage error, never started). Call done when the worker is done: it
+// stops the servers.
+func (e *Env) ProjectSetup(ctx context.Context, dir string, f AgentFlags) (setup remote.Setup, done func(), err error) {
 	if err := isDir(dir); err != nil {
 		return remote.Setup{}, nil, Usagef("--project %s: %v; give the directory of the project whose subagents the worker runs", dir, err)
 	}
-	e.ProjectDir = dir
-	c, err := e.NewClient(ctx, AgentFlags{Store: StoreFlags{Off: true}}, nil)
+	if e.ProjectDir, err = filepath.Abs(dir); err != nil { // as run's: the MCP servers' approval is recorded under it
+		return remote.Setup{}, nil, Usagef("--project %s: %v", dir, err)
+	}
+	c, err := e.NewClient(ctx, AgentFlags{Store: StoreFlags{Off: true}, Allow: f.Allow, ApproveMCP: f.ApproveMCP}, nil)
 	if err != nil {
 		return remote.Setup{}, nil, err
 	}
@@ -148,7 +206,7 @@ func (e *Env) ProjectSetup(ctx context.Context, dir string) (setup remote.Setup,
 	}
 	router, err := e.Models(ModelFlags{})
 	if err == nil {
-		setup, err = ClientSetup(c, router)
+		setup, err = ClientSetup(ctx, c, router)
 	}
 	if err != nil {
 		done()

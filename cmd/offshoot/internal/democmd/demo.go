@@ -149,9 +149,9 @@ func (d demo) run(ctx context.Context) error {
 			case d.nats == "":
 				d.say("%d worker processes (pids %s) run the subagents, over an embedded NATS JetStream server at %s", d.workers, c.pids(), c.url)
 			case d.workers > 0:
-				d.say("the workers of pool %q at %s run the subagents, with %d started here (pids %s)", pool, workercmd.Redact(c.url), d.workers, c.pids())
+				d.say("the workers of pool %q at %s run the subagents, with %d started here (pids %s)", pool, cli.Redact(c.url), d.workers, c.pids())
 			default:
-				d.say("the workers of pool %q at %s run the subagents", pool, workercmd.Redact(c.url))
+				d.say("the workers of pool %q at %s run the subagents", pool, cli.Redact(c.url))
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/workercmd"
 	"github.com/offshoot-dev/offshoot/remote"
 )
@@ -65,7 +66,7 @@ func startCluster(ctx context.Context, url, pool string, n int, worker func(url,
 		conn.URL = c.url
 	}
 	if c.nc, err = remote.Connect(conn); err != nil {
-		return c, fmt.Errorf("cannot reach the NATS server at %s: %w; start one with JetStream (nats-server -js), or leave --nats out to use an embedded one", workercmd.Redact(c.url), err)
+		return c, fmt.Errorf("cannot reach the NATS server at %s: %w; start one with JetStream (nats-server -js), or leave --nats out to use an embedded one", cli.Redact(c.url), err)
 	}
 	if c.js, err = jetstream.New(c.nc); err != nil {
 		return c, err
@@ -75,7 +76,7 @@ func startCluster(ctx context.Context, url, pool string, n int, worker func(url,
 		return c, err
 	}
 	if c.exec, err = remote.NewExecutor(ctx, c.js, remote.Options{Pool: pool, Setup: setup}); err != nil {
-		return c, fmt.Errorf("using JetStream at %s: %w", workercmd.Redact(c.url), err)
+		return c, fmt.Errorf("using JetStream at %s: %w", cli.Redact(c.url), err)
 	}
 	if worker == nil {
 		worker = selfWorker
@@ -133,7 +134,7 @@ func (c *cluster) ready(ctx context.Context, n int, wait time.Duration) error {
 		}
 		if time.Now().After(deadline) {
 			if len(c.workers) == 0 {
-				return fmt.Errorf("no worker served pool %q at %s within %s: start some with offshoot worker --nats %s --pool %s, or give --workers N", c.pool, workercmd.Redact(c.url), wait, workercmd.Redact(c.url), c.pool)
+				return fmt.Errorf("no worker served pool %q at %s within %s: start some with offshoot worker --nats %s --pool %s, or give --workers N", c.pool, cli.Redact(c.url), wait, cli.Redact(c.url), c.pool)
 			}
 			return fmt.Errorf("the %d workers did not all start within %s", n, wait)
 		}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/cobra"
 
@@ -33,6 +32,8 @@ const DefaultPool = remote.DefaultPool
 // Command returns the worker command.
 func Command(env *cli.Env) *cobra.Command {
 	var url, pool, project string
+	var allow []string
+	var approveMCP bool
 	var concurrency int
 	var reconnect time.Duration
 	cmd := &cobra.Command{
@@ -46,8 +47,10 @@ children of 'offshoot demo --workers N'; with --project DIR it registers what
 'offshoot run' and 'offshoot chat' register in that project — its agent files,
 the tools, the configured models — so that it runs the children they send with
 --nats. Start it from the same project (and offshoot version) as they run
-in. A job from a program built from other code is refused with a failed
-result that names what differs.
+in, with the same --allow (bash) as they have, and --approve-mcp to approve
+the project's MCP servers as run does: a worker never starts servers you
+have not approved. A job from a program built from other code, or with
+other tools, is refused with a failed result that names what differs.
 
 It authenticates with the nats command line's variables: NATS_CREDS (a
 credentials file), NATS_NKEY (an nkey seed file), NATS_USER and NATS_PASSWORD
@@ -74,27 +77,15 @@ holds letters, digits, '-' and '_' only).`,
 			if reconnect < 0 {
 				return cli.Usagef("--reconnect %s is negative; give how long the worker tries to reach a server it lost, such as 2m, or 0 for ever", reconnect)
 			}
-			if url == "" {
-				url = env.Getenv("NATS_URL")
+			if project == "" && (len(allow) > 0 || approveMCP) {
+				return cli.Usagef("--allow and --approve-mcp are for the workers of a project: give its directory with --project DIR")
 			}
-			if url == "" {
-				url = nats.DefaultURL
-			}
-			conn, err := remote.ConnectionFromEnv(env.Getenv)
-			if err == nil {
-				_, err = conn.Options()
-			}
-			if err != nil {
-				return cli.Usagef("%v", err)
-			}
-			conn.URL = url
-			conn.Reconnect = reconnect
 			if reconnect == 0 {
-				conn.Reconnect = -1 // for ever
+				reconnect = -1 // for ever
 			}
-			nc, err := remote.Connect(conn, nats.Name(fmt.Sprintf("offshoot worker %d", os.Getpid())))
+			nc, url, err := env.ConnectNATS(url, "worker", reconnect, "start one with JetStream (nats-server -js) or give its address with --nats")
 			if err != nil {
-				return cli.Failf("cannot reach the NATS server at %s: %v; start one with JetStream (nats-server -js) or give its address with --nats", Redact(url), err)
+				return err
 			}
 			defer nc.Close()
 			js, err := jetstream.New(nc)
@@ -104,7 +95,7 @@ holds letters, digits, '-' and '_' only).`,
 			setup, err := Setup()
 			if project != "" {
 				var done func()
-				setup, done, err = env.ProjectSetup(cmd.Context(), project)
+				setup, done, err = env.ProjectSetup(cmd.Context(), project, cli.AgentFlags{Allow: allow, ApproveMCP: approveMCP})
 				if err == nil {
 					defer done()
 				}
@@ -113,7 +104,7 @@ holds letters, digits, '-' and '_' only).`,
 				return err
 			}
 			setup.Concurrency = concurrency
-			fmt.Fprintf(env.Stderr, "offshoot worker %d: serving pool %q on %s\n", os.Getpid(), pool, Redact(url))
+			fmt.Fprintf(env.Stderr, "offshoot worker %d: serving pool %q on %s\n", os.Getpid(), pool, cli.Redact(url))
 			ctx := cmd.Context()
 			if env.Getenv(ExitOnEOF) != "" && env.Stdin != nil {
 				var stop context.CancelFunc
@@ -129,6 +120,8 @@ holds letters, digits, '-' and '_' only).`,
 	cmd.Flags().StringVar(&url, "nats", "", "the NATS server's URL (default: $NATS_URL, else nats://127.0.0.1:4222)")
 	cmd.Flags().StringVar(&pool, "pool", DefaultPool, "the pool of workers to serve")
 	cmd.Flags().StringVar(&project, "project", "", "run the subagents of 'offshoot run --nats' and 'offshoot chat --nats' in this project: its agents, tools and models (default: the demo's)")
+	cmd.Flags().StringSliceVar(&allow, "allow", nil, "with --project, give the subagents a tool they do not get otherwise, as 'offshoot run --allow' does: bash, or bash=unconfined where bubblewrap is not installed")
+	cmd.Flags().BoolVar(&approveMCP, "approve-mcp", false, "with --project, start the MCP servers the project configures (.mcp.json), and remember that you approved them, as 'offshoot run --approve-mcp' does")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 4, "how many subagents to run at once")
 	cmd.Flags().DurationVar(&reconnect, "reconnect", remote.DefaultReconnect, "how long to try to reach a server the worker lost before it exits (0: for ever)")
 	return cmd
@@ -173,35 +166,4 @@ func CheckPool(pool string) error {
 		return cli.Usagef("--pool %q is not a pool's name: use letters, digits, '-' and '_' only (it becomes part of a NATS subject, where '.' separates, '*' and '>' are wildcards)", pool)
 	}
 	return nil
-}
-
-// Redact returns the server URLs u lists (comma-separated) with their
-// credentials hidden — a password, or a token given as the user — for
-// printing.
-func Redact(u string) string {
-	if u == "" {
-		return ""
-	}
-	parts := strings.Split(u, ",")
-	for i, p := range parts {
-		p = strings.TrimSpace(p)
-		at := strings.LastIndex(p, "@")
-		if at < 0 {
-			parts[i] = p
-			continue
-		}
-		scheme, rest := "", p[:at]
-		if k := strings.Index(rest, "://"); k >= 0 {
-			scheme, rest = rest[:k+3], rest[k+3:]
-		}
-		if user, _, ok := strings.Cut(rest, ":"); ok {
-			if k := strings.Index(user, "@"); k >= 0 {
-				user = user[:k]
-			}
-			parts[i] = scheme + user + ":xxxxx" + p[at:]
-		} else {
-			parts[i] = scheme + "xxxxx" + p[at:]
-		}
-	}
-	return strings.Join(parts, ",")
 }

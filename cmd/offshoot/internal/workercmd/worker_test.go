@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 )
@@ -79,21 +78,6 @@ func TestTheWorkerNeverPrintsTheURLsCredentials(t *testing.T) {
 			assert.NotContains(t, out, "s3cret")
 		})
 	}
-}
-
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"nats://127.0.0.1:4222":         "nats://127.0.0.1:4222",
-		"nats://u:p@h:1":                "nats://u:xxxxx@h:1",
-		"nats://tok@h:1":                "nats://xxxxx@h:1",
-		"tls://u:p@h:1, nats://v:q@g:2": "tls://u:xxxxx@h:1,nats://v:xxxxx@g:2",
-		"u:p@h:1":                       "u:xxxxx@h:1",
-		"%zz://u:p@h":                   "%zz://u:xxxxx@h",
-		"nats://a@b:c@h:1":              "nats://a:xxxxx@h:1",
-	} {
-		assert.Equal(t, want, Redact(in), in)
-	}
-	require.Empty(t, Redact(""))
 }
 
 // A NATS_* setting that cannot work is a usage error naming the
