@@ -107,9 +107,10 @@ func NewClient(opts Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		maxTurns: opts.MaxTurns, context: opts.Context, approve: skillApprover(opts.Skills, opts.Approver), logger: opts.Logger,
+		maxTurns: opts.MaxTurns, context: opts.Context, logger: opts.Logger,
 		notifyClient: opts.OnTaskNotification,
 	}
+	c.approve = c.approval(opts.Skills, opts.Permissions)
 	eo := opts.Subagents
 	eo.OnTaskNotification = append([]func(context.Context, subagent.TaskNotification){c.notified}, eo.OnTaskNotification...)
 	if eo.Transcripts == "" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/permission"
 	"github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -158,12 +159,16 @@ type Options struct {
 	// the task's goroutine: return soon, and do not Close the client from
 	// it (Close waits for the tasks, this one included).
 	OnTaskNotification func(ctx context.Context, n TaskNotificationMessage)
-	// Approver, when set, is asked before every tool call, the main
-	// agent's and its agents' alike (runner.Request.Approve,
-	// subagent.Options.Approve): a nil error lets the call run; an error
-	// denies it, and the model reads the denial as the call's failed
-	// result. Nil: every call runs.
-	Approver func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
+	// Permissions, when set, decide every tool call of the main agent
+	// and of every agent it starts (Task, dispatch_subagent), each call
+	// named by its agent: PreToolUse hooks, deny and ask rules, the
+	// permission mode, allow rules, and the CanUseTool callback, in the
+	// Claude Agent SDK's order (see permission.Policy; project.LoadSettings
+	// reads a project's settings files for its Settings). A denied call
+	// does not run: the model reads "Permission to use the tool 'NAME'
+	// was denied: REASON" as its result, and the call's ToolInvoked
+	// record is marked Denied. Nil: every call runs.
+	Permissions *permission.Policy
 	// Logger is the logger the tools and the subagent engine report to;
 	// slog.Default() when nil.
 	Logger *slog.Logger

@@ -163,7 +163,7 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 	}()
 	if r.req.Approve != nil {
 		if text, ok := r.approve(inv, c, t.Spec().Name); !ok {
-			res.outcome = tools.Outcome{Text: text}
+			res.outcome, res.rec.Denied = tools.Outcome{Text: text}, true
 			returned = true
 			return
 		}

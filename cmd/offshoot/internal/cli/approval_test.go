@@ -76,7 +76,7 @@ func TestChatAsks(t *testing.T) {
 		assert.Contains(t, asked, "evil: sh -c touch ran")
 		_, started := servers["evil"]
 		assert.Equal(t, tt.want, started)
-		ok, err := e.approved(mustHash(t, e))
+		ok, err := e.approved(approvalsKey, mustHash(t, e))
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, ok, "recorded only when approved")
 		if !tt.want {

@@ -54,6 +54,13 @@ type AgentFlags struct {
 	// ApproveMCP approves the project's MCP servers (--approve-mcp), and
 	// records the approval (see Env.Servers).
 	ApproveMCP bool
+	// ApproveSettings approves the project's settings files
+	// (--approve-settings), and records the approval (see
+	// Env.settingsApproved).
+	ApproveSettings bool
+	// PermissionMode is --permission-mode: default, acceptEdits, plan,
+	// bypassPermissions or dontAsk; empty for the settings' mode.
+	PermissionMode string
 	// Allow are the tools --allow gives the agents: bash, or
 	// bash=unconfined (see bashTool).
 	Allow []string
@@ -80,6 +87,8 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl.StringVar(&f.Save, "save", "", "write the session's snapshot to this file at the end (read it with 'offshoot snapshot show')")
 	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
 	fl.BoolVar(&f.ApproveMCP, "approve-mcp", false, "start the MCP servers this project configures (.mcp.json), and remember that you approved them for this project until they change")
+	fl.BoolVar(&f.ApproveSettings, "approve-settings", false, "apply the allow rules and mode of this project's settings (.claude/settings.json), and remember that you approved them for this project until they change")
+	fl.StringVar(&f.PermissionMode, "permission-mode", "", permissionModeUsage)
 	fl.StringSliceVar(&f.Allow, "allow", nil, allowUsage)
 	f.Store.Add(cmd, "keep the session in")
 	f.Models.Add(cmd)
@@ -147,16 +156,28 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		e.CloseStore()
 		return nil, Failf("offshoot's worker prompt: %v; this is a bug, please report it", err)
 	}
-	var answer func(string) string // asks before each command, in chat on a terminal
-	if e.Ask != nil {
-		answer = answerOnTerminal(e.Stdin, e.Stdout)
-	}
+	answer := answerOnTerminal(e.Stdin, e.Stdout) // asks about tool calls; nil off a terminal
 	bash, err := e.bashTool(f.Allow, answer != nil)
 	if err != nil {
 		e.CloseStore()
 		return nil, err
 	}
 	e.bash = bash
+	policy, err := e.policy(f, answer, func(tool string) bool {
+		if tool == "bash" {
+			return bash != nil
+		}
+		for name := range servers {
+			if strings.HasPrefix(tool, "mcp__"+name+"__") {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		e.CloseStore()
+		return nil, err
+	}
 	opts := offshoot.Options{
 		Router:              router,
 		ModelName:           f.Model,
@@ -171,6 +192,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		DispatchSubagent:    prompts,
 		Logger:              e.Logger(),
 		MaxTurns:            f.MaxTurns,
+		Permissions:         policy,
 	}
 	if e.Stored != nil {
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID
@@ -178,9 +200,6 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 	}
 	if bash != nil {
 		opts.Tools = append(opts.Tools, bash)
-		if answer != nil {
-			opts.Approver = bashApprover(answer, bash.Confined())
-		}
 	}
 	var fwd *forward
 	if f.Remote.NATS != "" {

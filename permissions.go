@@ -1,0 +1,61 @@
+package offshoot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/permission"
+	"github.com/offshoot-dev/offshoot/project"
+	"github.com/offshoot-dev/offshoot/subagent"
+	"github.com/offshoot-dev/offshoot/tools"
+)
+
+// approval returns the one approval of every tool call of the client's
+// agents — the main agent's (runner.Request.Approve), its subagents' and
+// dispatch_subagent's children's (subagent.Options.Approve): first the
+// active skill's allowed-tools (when a skill has some), then the policy,
+// told which agent makes the call. Nil when neither decides anything.
+func (c *Client) approval(skills *project.Skills, policy *permission.Policy) func(context.Context, *tools.Invocation, model.ToolCall) error {
+	narrows := false
+	if skills != nil {
+		for _, k := range skills.All {
+			narrows = narrows || k.AllowedTools != nil
+		}
+	}
+	if !narrows && policy == nil {
+		return nil
+	}
+	return func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error {
+		if narrows && inv != nil && inv.Session != nil {
+			if a, ok := project.ActiveSkill(inv.Session); ok && !a.Allows(call.Name, inv.Tools) {
+				return fmt.Errorf("the skill %s allows only %s while it is active", a.Name, strings.Join(slices.Concat(a.AllowedTools, []string{project.SkillToolName}), ", "))
+			}
+		}
+		if policy == nil {
+			return nil
+		}
+		r := permission.Request{Tool: call.Name, Input: json.RawMessage(call.Arguments), CallID: call.ID}
+		if strings.TrimSpace(call.Arguments) == "" {
+			r.Input = json.RawMessage("{}")
+		}
+		if c.session != nil {
+			r.SessionID = c.session.ID()
+		}
+		if chain := subagent.Chain(ctx); subagent.Depth(ctx) > 0 && len(chain) > 0 {
+			r.AgentType = chain[len(chain)-1]
+			if inv != nil && inv.Session != nil {
+				r.AgentID = inv.Session.ID()
+			}
+		}
+		d := policy.Decide(ctx, r)
+		if !d.Allow {
+			return errors.New(d.Reason)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,80 @@
+package offshoot_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/offshoot-dev/offshoot"
+	"github.com/offshoot-dev/offshoot/agents"
+	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/permission"
+	"github.com/offshoot-dev/offshoot/runner"
+)
+
+// One policy decides the calls of the main agent and of the agents it
+// starts, each named: CanUseTool is told which agent asks; a denial is the
+// call's result the model reads, and its ToolInvoked record says Denied.
+func TestOnePolicyDecidesEveryAgentsCalls(t *testing.T) {
+	m := scripted.New(
+		scripted.When(scripted.SystemContains("You review code"),
+			scripted.ToolCall("write_file", `{"file_path":"review.md","content":"ok"}`)),
+		scripted.When(scripted.SystemContains("You review code"), scripted.Text("Reviewed.")),
+		scripted.ToolCall("write_file", `{"file_path":"notes.md","content":"x"}`),
+		scripted.ToolCall("Task", `{"subagent_type":"reviewer","description":"Review","prompt":"Review it."}`),
+		scripted.ToolCall("read_file", `{"file_path":"secrets/key"}`),
+		scripted.Text("Done."),
+	)
+	var mu sync.Mutex
+	var asked []string
+	policy := &permission.Policy{
+		Settings: permission.Settings{
+			Ask:  permission.Rules{{Tool: "Write"}},
+			Deny: permission.Rules{{Tool: "Read", Specifier: "./secrets/**"}},
+		},
+		CanUseTool: func(_ context.Context, r permission.Request) (permission.Decision, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			asked = append(asked, r.AgentType+" "+r.Tool)
+			if r.AgentType == "reviewer" {
+				return permission.Decision{Reason: "the user keeps reviews out of the tree"}, nil
+			}
+			return permission.Decision{Allow: true}, nil
+		},
+	}
+	c, err := offshoot.NewClient(offshoot.Options{
+		Model:       m,
+		Agents:      map[string]agents.Definition{"reviewer": {Description: "Reviews code.", Prompt: "You review code."}},
+		Permissions: policy,
+	})
+	require.NoError(t, err)
+	defer c.Close()
+	var denied []string
+	unsubscribe, err := bus.Subscribe(c.Session().Bus(), "test", func(_ context.Context, _ bus.Envelope, e runner.ToolInvoked) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.Denied {
+			denied = append(denied, e.Result)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	defer unsubscribe()
+
+	results := toolResults(collect(t, c, "Review main.go."))
+	require.Len(t, results, 3)
+	assert.True(t, results[0].Success, "the user allowed the main agent's write")
+	assert.False(t, results[2].Success)
+	assert.Equal(t, "Permission to use the tool 'read_file' was denied: the deny rule Read(./secrets/**) of the settings", results[2].Summary)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{" write_file", "reviewer write_file"}, asked)
+	assert.Equal(t, []string{
+		"Permission to use the tool 'write_file' was denied: the user keeps reviews out of the tree",
+		"Permission to use the tool 'read_file' was denied: the deny rule Read(./secrets/**) of the settings",
+	}, denied)
+}
