@@ -71,6 +71,7 @@ type Client struct {
 	maxTurns     int
 	context      runner.ContextOptions // the light model writes the summaries
 	approve      func(context.Context, *tools.Invocation, model.ToolCall) error
+	afterTool    func(context.Context, *tools.Invocation, model.ToolCall, string) string
 	logger       *slog.Logger
 	mcp          *mcp.Manager
 	mcpNames     []string
@@ -110,7 +111,7 @@ func NewClient(opts Options) (*Client, error) {
 		maxTurns: opts.MaxTurns, context: opts.Context, logger: opts.Logger,
 		notifyClient: opts.OnTaskNotification,
 	}
-	c.approve = c.approval(opts.Skills, opts.Permissions)
+	c.approve, c.afterTool = c.approval(opts.Skills, opts.Permissions), c.afterToolOf(opts.Permissions)
 	eo := opts.Subagents
 	eo.OnTaskNotification = append([]func(context.Context, subagent.TaskNotification){c.notified}, eo.OnTaskNotification...)
 	if eo.Transcripts == "" {
@@ -118,6 +119,9 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	if eo.Approve == nil {
 		eo.Approve = c.approve
+	}
+	if eo.AfterTool == nil {
+		eo.AfterTool = c.afterTool
 	}
 	if eo.Logger == nil {
 		eo.Logger = opts.Logger

@@ -167,7 +167,8 @@ type Options struct {
 	// reads a project's settings files for its Settings). A denied call
 	// does not run: the model reads "Permission to use the tool 'NAME'
 	// was denied: REASON" as its result, and the call's ToolInvoked
-	// record is marked Denied. Nil: every call runs.
+	// record is marked Denied. Its PostToolUse hooks run after each call
+	// that ran, their words added to the result. Nil: every call runs.
 	Permissions *permission.Policy
 	// Logger is the logger the tools and the subagent engine report to;
 	// slog.Default() when nil.

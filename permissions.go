@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/offshoot-dev/offshoot/hooks"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/permission"
 	"github.com/offshoot-dev/offshoot/project"
@@ -39,23 +40,44 @@ func (c *Client) approval(skills *project.Skills, policy *permission.Policy) fun
 		if policy == nil {
 			return nil
 		}
-		r := permission.Request{Tool: call.Name, Input: json.RawMessage(call.Arguments), CallID: call.ID}
-		if strings.TrimSpace(call.Arguments) == "" {
-			r.Input = json.RawMessage("{}")
-		}
-		if c.session != nil {
-			r.SessionID = c.session.ID()
-		}
-		if chain := subagent.Chain(ctx); subagent.Depth(ctx) > 0 && len(chain) > 0 {
-			r.AgentType = chain[len(chain)-1]
-			if inv != nil && inv.Session != nil {
-				r.AgentID = inv.Session.ID()
-			}
-		}
+		r := c.permissionRequest(ctx, inv, call)
 		d := policy.Decide(ctx, r)
 		if !d.Allow {
 			return errors.New(d.Reason)
 		}
 		return nil
 	}
+}
+
+// afterToolOf returns what runs the policy's PostToolUse hooks after each
+// tool call of the client's agents (runner.Request.AfterTool,
+// subagent.Options.AfterTool), nil when it has none.
+func (c *Client) afterToolOf(policy *permission.Policy) func(context.Context, *tools.Invocation, model.ToolCall, string) string {
+	if policy == nil || !policy.Hooks.Has(hooks.PostToolUse) {
+		return nil
+	}
+	return func(ctx context.Context, inv *tools.Invocation, call model.ToolCall, result string) string {
+		return policy.AfterTool(ctx, c.permissionRequest(ctx, inv, call), result)
+	}
+}
+
+// permissionRequest is the call as the policy sees it: its tool and
+// arguments, the main session, and the agent making it (by the subagent
+// lineage of ctx: its name, and its own session's id), none for the main
+// agent.
+func (c *Client) permissionRequest(ctx context.Context, inv *tools.Invocation, call model.ToolCall) permission.Request {
+	r := permission.Request{Tool: call.Name, Input: json.RawMessage(call.Arguments), CallID: call.ID}
+	if strings.TrimSpace(call.Arguments) == "" {
+		r.Input = json.RawMessage("{}")
+	}
+	if c.session != nil {
+		r.SessionID = c.session.ID()
+	}
+	if chain := subagent.Chain(ctx); subagent.Depth(ctx) > 0 && len(chain) > 0 {
+		r.AgentType = chain[len(chain)-1]
+		if inv != nil && inv.Session != nil {
+			r.AgentID = inv.Session.ID()
+		}
+	}
+	return r
 }

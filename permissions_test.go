@@ -2,6 +2,7 @@ package offshoot_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/offshoot-dev/offshoot"
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/bus"
+	"github.com/offshoot-dev/offshoot/hooks"
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/permission"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -77,4 +80,59 @@ func TestOnePolicyDecidesEveryAgentsCalls(t *testing.T) {
 		"Permission to use the tool 'write_file' was denied: the user keeps reviews out of the tree",
 		"Permission to use the tool 'read_file' was denied: the deny rule Read(./secrets/**) of the settings",
 	}, denied)
+}
+
+// The policy's hooks run for every agent's calls, each named: PreToolUse
+// before (its deny is the call's result), PostToolUse after (what it says
+// is added to the result the model reads).
+func TestThePolicysHooksRunForEveryAgent(t *testing.T) {
+	m := scripted.New(
+		scripted.When(scripted.SystemContains("You review code"), scripted.ToolCall("read_file", `{"file_path":"notes.md"}`)),
+		scripted.When(scripted.SystemContains("You review code"), scripted.Text("Reviewed.")),
+		scripted.ToolCall("write_file", `{"file_path":"notes.md","content":"x"}`),
+		scripted.ToolCall("Task", `{"subagent_type":"reviewer","description":"Review","prompt":"Review it."}`),
+		scripted.ToolCall("ls", `{}`),
+		scripted.Text("Done."),
+	)
+	var mu sync.Mutex
+	var pre, post []string
+	policy := &permission.Policy{Hooks: &hooks.Hooks{List: []hooks.Hook{
+		{Event: hooks.PreToolUse, Func: func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			pre = append(pre, in.AgentType+" "+in.ToolName)
+			if in.ToolName == "LS" {
+				return hooks.Output{PermissionDecision: hooks.Deny, PermissionDecisionReason: "no listing"}, nil
+			}
+			return hooks.Output{}, nil
+		}},
+		{Event: hooks.PostToolUse, Matcher: "Read|Write", Func: func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			post = append(post, in.AgentType+" "+in.ToolName)
+			return hooks.Output{AdditionalContext: "Checked by the hook."}, nil
+		}},
+	}}}
+	c, err := offshoot.NewClient(offshoot.Options{
+		Model:       m,
+		Agents:      map[string]agents.Definition{"reviewer": {Description: "Reviews code.", Prompt: "You review code."}},
+		Permissions: policy,
+	})
+	require.NoError(t, err)
+	defer c.Close()
+	results := toolResults(collect(t, c, "Review main.go."))
+	require.Len(t, results, 3)
+	assert.Equal(t, "Permission to use the tool 'ls' was denied: a PreToolUse hook denied it: no listing", results[2].Summary)
+	var childRead string
+	for _, call := range m.Calls() {
+		msgs := call.Request.Messages
+		if last := msgs[len(msgs)-1]; last.Role == model.RoleTool && strings.Contains(last.Content, "x") && strings.Contains(msgs[0].Content, "You review code") {
+			childRead = last.Content
+		}
+	}
+	assert.True(t, strings.HasSuffix(childRead, "\n\nChecked by the hook."), "the child's model reads the hook's context: %q", childRead)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{" Write", " Task", "reviewer Read", " LS"}, pre)
+	assert.Equal(t, []string{" Write", "reviewer Read"}, post)
 }

@@ -110,7 +110,7 @@ func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Se
 			resp, err := runner.Evaluate(turn, runner.Request{
 				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: prompt, Continue: cont,
 				Model: m, ModelName: modelName, MaxTurns: c.maxTurns, Tools: inherited, ToolFilter: filter,
-				Approve: c.approve, Logger: c.logger, Context: c.context,
+				Approve: c.approve, AfterTool: c.afterTool, Logger: c.logger, Context: c.context,
 			})
 			p.end(result(resp, err, time.Since(started)))
 		}()

@@ -240,3 +240,30 @@ func claudeName(tool string) string {
 	}
 	return tool
 }
+
+// AfterTool runs the PostToolUse hooks for the call r, which ran and
+// returned result, and returns what they give the model to read: a
+// blocking hook's reason and their additional context, "" for nothing.
+// A context that ends while they run gives nothing.
+func (p *Policy) AfterTool(ctx context.Context, r Request, result string) string {
+	if !p.Hooks.Has(hooks.PostToolUse) {
+		return ""
+	}
+	response, _ := json.Marshal(result)
+	out, err := p.Hooks.Run(ctx, hooks.Input{
+		Event: hooks.PostToolUse, SessionID: r.SessionID, Cwd: r.Cwd, PermissionMode: string(p.mode()),
+		ToolName: claudeName(r.Tool), ToolInput: r.Input, ToolUseID: r.CallID, ToolResponse: response,
+		AgentID: r.AgentID, AgentType: r.AgentType,
+	})
+	if err != nil {
+		return ""
+	}
+	var parts []string
+	if out.Block {
+		parts = append(parts, because("A PostToolUse hook objects", out.Reason))
+	}
+	if c := strings.TrimSpace(out.AdditionalContext); c != "" {
+		parts = append(parts, c)
+	}
+	return strings.Join(parts, "\n\n")
+}

@@ -231,3 +231,27 @@ func TestChildIsNamed(t *testing.T) {
 	require.False(t, p.Decide(context.Background(), r).Allow)
 	require.Equal(t, "builder", got.AgentType)
 }
+
+// TestAfterTool: the PostToolUse hooks see the call and its result; a
+// block's reason and their context are what the model reads after it.
+func TestAfterTool(t *testing.T) {
+	var seen hooks.Input
+	p := Policy{Hooks: &hooks.Hooks{List: []hooks.Hook{
+		{Event: hooks.PostToolUse, Matcher: "Bash", Func: func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+			seen = in
+			return hooks.Output{Block: true, Reason: "the tests failed; fix them first"}, nil
+		}},
+		{Event: hooks.PostToolUse, Func: func(context.Context, hooks.Input) (hooks.Output, error) {
+			return hooks.Output{AdditionalContext: "Coverage is 81%."}, nil
+		}},
+	}}}
+	r := call("bash", `{"command":"go test ./..."}`)
+	r.AgentType = "tester"
+	require.Equal(t, "A PostToolUse hook objects: the tests failed; fix them first\n\nCoverage is 81%.", p.AfterTool(context.Background(), r, "FAIL"))
+	require.Equal(t, hooks.PostToolUse, seen.Event)
+	require.Equal(t, "Bash", seen.ToolName)
+	require.Equal(t, "tester", seen.AgentType)
+	require.JSONEq(t, `"FAIL"`, string(seen.ToolResponse))
+	require.Equal(t, "Coverage is 81%.", p.AfterTool(context.Background(), call("read_file", `{}`), "x"))
+	require.Empty(t, (&Policy{}).AfterTool(context.Background(), r, "x"))
+}

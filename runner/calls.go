@@ -170,6 +170,21 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 	}
 	res.outcome = t.Call(r.toolCtx, inv, args)
 	returned = true
+	if r.req.AfterTool != nil {
+		r.afterTool(inv, c, &res.outcome)
+	}
+}
+
+// afterTool adds what Request.AfterTool says of the call c to its outcome.
+func (r *run) afterTool(inv *tools.Invocation, c model.ToolCall, o *tools.Outcome) {
+	defer func() {
+		if v := recover(); v != nil { // a broken AfterTool adds nothing
+			r.req.Logger.Warn("runner: AfterTool panicked; the result goes as it is", "tool", c.Name, "panic", fmt.Sprint(v))
+		}
+	}()
+	if note := strings.TrimSpace(r.req.AfterTool(r.toolCtx, inv, c, o.Text)); note != "" {
+		o.Text += "\n\n" + note
+	}
 }
 
 // checkArguments checks that args, trimmed and not empty, are one JSON
