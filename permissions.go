@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -45,6 +46,12 @@ func (c *Client) approval(skills *project.Skills, policy *permission.Policy) fun
 		if !d.Allow {
 			return errors.New(d.Reason)
 		}
+		if d.UpdatedInput != nil && !sameJSON(d.UpdatedInput, r.Input) {
+			// The rules passed the changed input, which the runner cannot
+			// run in place of the model's: running the model's would run
+			// what no rule was asked about.
+			return errors.New("a hook changed its input, and offshoot cannot yet run a call with changed input; the hook should deny it instead, with a reason")
+		}
 		return nil
 	}
 }
@@ -80,4 +87,13 @@ func (c *Client) permissionRequest(ctx context.Context, inv *tools.Invocation, c
 		}
 	}
 	return r
+}
+
+// sameJSON reports whether a and b are the same JSON value.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

@@ -136,3 +136,20 @@ func TestThePolicysHooksRunForEveryAgent(t *testing.T) {
 	assert.Equal(t, []string{" Write", " Task", "reviewer Read", " LS"}, pre)
 	assert.Equal(t, []string{" Write", "reviewer Read"}, post)
 }
+
+// A hook's changed input cannot run in place of the model's yet: the
+// call is denied rather than run as the model sent it, unchecked.
+func TestAHooksChangedInputDoesNotRunTheModelsInput(t *testing.T) {
+	m := scripted.New(scripted.ToolCall("write_file", `{"file_path":"a.md","content":"x"}`), scripted.Text("Done."))
+	rewrite := func(_ context.Context, in hooks.Input) (hooks.Output, error) {
+		return hooks.Output{UpdatedInput: []byte(`{"file_path":"b.md","content":"x"}`)}, nil
+	}
+	c, err := offshoot.NewClient(offshoot.Options{Model: m, Permissions: &permission.Policy{
+		Hooks: &hooks.Hooks{List: []hooks.Hook{{Event: hooks.PreToolUse, Func: rewrite}}},
+	}})
+	require.NoError(t, err)
+	defer c.Close()
+	results := toolResults(collect(t, c, "Write."))
+	require.Len(t, results, 1)
+	assert.Contains(t, results[0].Summary, "a hook changed its input, and offshoot cannot yet run a call with changed input")
+}

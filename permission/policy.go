@@ -50,8 +50,6 @@ type Request struct {
 	// AgentType names the agent making the call ("" for the main
 	// agent), AgentID that agent's own id (its session's).
 	AgentType, AgentID string
-	// Cwd is the project's directory, given to hooks.
-	Cwd string
 }
 
 // Decision is the policy's answer for one call.
@@ -89,7 +87,7 @@ func (p *Policy) Decide(ctx context.Context, r Request) Decision {
 	hook := ""
 	if p.Hooks.Has(hooks.PreToolUse) {
 		out, err := p.Hooks.Run(ctx, hooks.Input{
-			Event: hooks.PreToolUse, SessionID: r.SessionID, Cwd: r.Cwd, PermissionMode: string(mode),
+			Event: hooks.PreToolUse, SessionID: r.SessionID, Cwd: p.Hooks.Dir, PermissionMode: string(mode),
 			ToolName: claudeName(r.Tool), ToolInput: r.Input, ToolUseID: r.CallID,
 			AgentID: r.AgentID, AgentType: r.AgentType,
 		})
@@ -251,7 +249,7 @@ func (p *Policy) AfterTool(ctx context.Context, r Request, result string) string
 	}
 	response, _ := json.Marshal(result)
 	out, err := p.Hooks.Run(ctx, hooks.Input{
-		Event: hooks.PostToolUse, SessionID: r.SessionID, Cwd: r.Cwd, PermissionMode: string(p.mode()),
+		Event: hooks.PostToolUse, SessionID: r.SessionID, Cwd: p.Hooks.Dir, PermissionMode: string(p.mode()),
 		ToolName: claudeName(r.Tool), ToolInput: r.Input, ToolUseID: r.CallID, ToolResponse: response,
 		AgentID: r.AgentID, AgentType: r.AgentType,
 	})
