@@ -50,6 +50,10 @@ type Request struct {
 	// AgentType names the agent making the call ("" for the main
 	// agent), AgentID that agent's own id (its session's).
 	AgentType, AgentID string
+	// AskedBy, for CanUseTool, names what sent the call to it: "the ask
+	// rule Bash(git push:*)", "a PreToolUse hook", or "" when nothing
+	// decided it.
+	AskedBy string
 }
 
 // Decision is the policy's answer for one call.
@@ -164,6 +168,7 @@ func (p *Policy) ask(ctx context.Context, r Request, call Call, mode Mode, why s
 		}
 		return Decision{Reason: "no rule allows it, and there is no one to ask; " + hint}
 	}
+	r.AskedBy = why
 	d, err := p.CanUseTool(ctx, r)
 	if err != nil {
 		return Decision{Reason: err.Error()}

@@ -230,6 +230,10 @@ func TestChildIsNamed(t *testing.T) {
 	r.AgentType = "builder"
 	require.False(t, p.Decide(context.Background(), r).Allow)
 	require.Equal(t, "builder", got.AgentType)
+	require.Empty(t, got.AskedBy, "nothing decided it")
+	p.Settings.Ask = Rules{{Tool: "Bash", Specifier: "make:*"}}
+	require.False(t, p.Decide(context.Background(), r).Allow)
+	require.Equal(t, "the ask rule Bash(make:*)", got.AskedBy)
 }
 
 // TestAfterTool: the PostToolUse hooks see the call and its result; a

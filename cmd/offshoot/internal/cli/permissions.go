@@ -25,8 +25,9 @@ const permissionModeUsage = "how tool calls no rule decides are treated: default
 // --permission-mode or the settings, and the question asked at the
 // terminal through answer (nil: none to ask) or, with none, granted: the
 // tools the command line offers (--allow bash, the MCP servers the user
-// configured or approved), which run as before; anything else asked about
-// is denied, and standard error says so.
+// configured or approved), which run as before unless an ask rule or a
+// hook asks about the call; anything else asked about is denied, and
+// standard error says so.
 func (e *Env) policy(f AgentFlags, answer func(string) string, granted func(tool string) bool) (*permission.Policy, error) {
 	var mode permission.Mode
 	if f.PermissionMode != "" {
@@ -44,8 +45,12 @@ func (e *Env) policy(f AgentFlags, answer func(string) string, granted func(tool
 		return p, nil
 	}
 	p.CanUseTool = func(_ context.Context, r permission.Request) (permission.Decision, error) {
-		if granted(r.Tool) {
+		if r.AskedBy == "" && granted(r.Tool) {
 			return permission.Decision{Allow: true, Reason: "the command line"}, nil
+		}
+		if r.AskedBy != "" {
+			e.Warn("denied %s: %s asks about it, and there is no terminal to ask", Printable(r.Tool), Printable(r.AskedBy))
+			return permission.Decision{Reason: r.AskedBy + " asks about it, and there is no one to ask: offshoot runs without a terminal"}, nil
 		}
 		e.Warn("denied %s: no rule allows it, and there is no terminal to ask; allow it with a rule in .claude/settings.json or --permission-mode", Printable(r.Tool))
 		return permission.Decision{Reason: "no rule allows it, and there is no one to ask: offshoot runs without a terminal"}, nil
