@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -81,7 +82,7 @@ func LoadSettings(o Options) *Settings {
 // read reads dir/name into into, adding its rules and taking its mode,
 // and its name and content to h when h is set; it reports whether the
 // file was read.
-func (s *Settings) read(into *permission.Settings, dir, name string, h interface{ Write([]byte) (int, error) }) bool {
+func (s *Settings) read(into *permission.Settings, dir, name string, h hash.Hash) bool {
 	path := filepath.Join(dir, name)
 	root, err := os.OpenRoot(dir)
 	if err != nil {

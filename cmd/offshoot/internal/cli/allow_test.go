@@ -118,6 +118,8 @@ func TestAskAtTerminal(t *testing.T) {
 	assert.Len(t, asked, 5)
 	require.False(t, call("", "mcp__github__create_issue", "x").Allow, "always is for one tool")
 	assert.Contains(t, asked[5], "The agent wants to use mcp__github__create_issue with")
+	assert.Contains(t, toolQuestion(permission.Request{Tool: "bash", AskedBy: "the ask rule Bash(git push:*)", Input: json.RawMessage(`{"command":"git push"}`)}, true),
+		"The agent (the ask rule Bash(git push:*) asks) wants to run a command in a sandbox")
 	assert.Empty(t, next)
 
 	confined := bashQuestion("ls\x1b[2J", true)

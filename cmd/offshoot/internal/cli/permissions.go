@@ -133,8 +133,12 @@ func toolQuestion(r permission.Request, confined bool) string {
 	if r.AgentType != "" {
 		who = "The " + Printable(r.AgentType) + " agent"
 	}
-	if r.Tool == "bash" {
-		return who + " " + strings.TrimPrefix(bashQuestion(gjson.GetBytes(r.Input, "command").String(), confined), "The agent ")
+	why := ""
+	if r.AskedBy != "" {
+		why = " (" + Printable(r.AskedBy) + " asks)"
 	}
-	return fmt.Sprintf("%s wants to use %s with %s\nAllow it? [y]es, [N]o, [a]lways in this session:", who, Printable(r.Tool), Printable(truncateRunes(string(r.Input), maxShownCommand)))
+	if r.Tool == "bash" {
+		return who + why + " " + strings.TrimPrefix(bashQuestion(gjson.GetBytes(r.Input, "command").String(), confined), "The agent ")
+	}
+	return fmt.Sprintf("%s%s wants to use %s with %s\nAllow it? [y]es, [N]o, [a]lways in this session:", who, why, Printable(r.Tool), Printable(truncateRunes(string(r.Input), maxShownCommand)))
 }
