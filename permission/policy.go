@@ -122,6 +122,13 @@ func (p *Policy) decide(ctx context.Context, r Request, mode Mode, hook string) 
 	if rule, ok := p.Settings.Deny.Touches(call); ok {
 		return Decision{Reason: fmt.Sprintf("the deny rule %s of the settings", rule)}
 	}
+	if call.Tool == "grep" {
+		for _, rule := range p.Settings.Deny {
+			if rule.names(call.Tool) && rule.Specifier != "" && searchReaches(rule.Specifier, call.Path) {
+				return Decision{Reason: fmt.Sprintf("the deny rule %s of the settings names files this search would read; search a folder outside them", rule)}
+			}
+		}
+	}
 	if rule, ok := p.Settings.Ask.Touches(call); ok {
 		return p.ask(ctx, r, call, mode, fmt.Sprintf("the ask rule %s", rule))
 	}

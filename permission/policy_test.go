@@ -167,6 +167,19 @@ func TestPathRules(t *testing.T) {
 	require.False(t, p.Decide(ctx, call("read_file", `{"file_path":"secrets/key.pem"}`)).Allow)
 	require.False(t, p.Decide(ctx, call("grep", `{"pattern":"x","path":"/secrets"}`)).Allow)
 	require.True(t, p.Decide(ctx, call("read_file", `{"file_path":"src/secrets.go"}`)).Allow)
+	// A search of a folder above secrets would read them: denied.
+	for args, allowed := range map[string]bool{
+		`{"pattern":"key"}`:                      false,
+		`{"pattern":"key","path":"/"}`:           false,
+		`{"pattern":"key","path":"secrets/old"}`: false,
+		`{"pattern":"key","path":"src"}`:         true,
+		`{"pattern":"key","path":"secretsx"}`:    true,
+	} {
+		d := p.Decide(ctx, call("grep", args))
+		require.Equal(t, allowed, d.Allow, "%s: %s", args, d.Reason)
+	}
+	require.Equal(t, "the deny rule Read(./secrets/**) of the settings names files this search would read; search a folder outside them",
+		p.Decide(ctx, call("grep", `{"pattern":"key"}`)).Reason)
 	require.True(t, p.Decide(ctx, call("edit_file", `{"file_path":"src/a/b.go"}`)).Allow)
 }
 
