@@ -272,3 +272,24 @@ func TestAfterTool(t *testing.T) {
 	require.Equal(t, "Coverage is 81%.", p.AfterTool(context.Background(), call("read_file", `{}`), "x"))
 	require.Empty(t, (&Policy{}).AfterTool(context.Background(), r, "x"))
 }
+
+// FuzzDecide: whatever the rule and the model's arguments, Decide
+// returns, with a reason, and a call a deny rule touches never runs.
+func FuzzDecide(f *testing.F) {
+	f.Add("Bash(rm:*)", "bash", `{"command":"ls && rm -rf /"}`, "bypassPermissions")
+	f.Add("Read(./secrets/**)", "grep", `{"pattern":"x","path":"/"}`, "default")
+	f.Add("mkdir", "bash", `{"command":"mkdir a; mv a b"}`, "acceptEdits")
+	f.Add("WebFetch(domain:x.com)", "web_fetch", `{"url":"http://x.com/a"}`, "dontAsk")
+	f.Fuzz(func(t *testing.T, rule, tool, input, mode string) {
+		r, err := ParseRule(rule)
+		if err != nil {
+			return
+		}
+		p := Policy{Settings: Settings{Deny: Rules{r}}, Mode: Mode(mode)}
+		d := p.Decide(context.Background(), Request{Tool: tool, Input: json.RawMessage(input)})
+		require.NotEmpty(t, d.Reason)
+		if _, denied := p.Settings.Deny.Touches(callOf(tool, json.RawMessage(input))); denied {
+			require.False(t, d.Allow)
+		}
+	})
+}
