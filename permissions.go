@@ -47,10 +47,7 @@ func (c *Client) approval(skills *project.Skills, policy *permission.Policy) fun
 			return errors.New(d.Reason)
 		}
 		if d.UpdatedInput != nil && !sameJSON(d.UpdatedInput, r.Input) {
-			// The rules passed the changed input, which the runner cannot
-			// run in place of the model's: running the model's would run
-			// what no rule was asked about.
-			return errors.New("a hook changed its input, and offshoot cannot yet run a call with changed input; the hook should deny it instead, with a reason")
+			return updatedInput(d.UpdatedInput) // the rules passed this input: it runs
 		}
 		return nil
 	}
@@ -88,6 +85,16 @@ func (c *Client) permissionRequest(ctx context.Context, inv *tools.Invocation, c
 	}
 	return r
 }
+
+// updatedInput is the approval of a call to run with other arguments (a
+// hook's updated input): an error only by form, which runner.Request.Approve
+// reads as such by its Arguments method.
+type updatedInput json.RawMessage
+
+func (u updatedInput) Error() string { return "a hook changed the call's input" }
+
+// Arguments returns the input the call runs with.
+func (u updatedInput) Arguments() json.RawMessage { return json.RawMessage(u) }
 
 // sameJSON reports whether a and b are the same JSON value.
 func sameJSON(a, b json.RawMessage) bool {

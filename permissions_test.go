@@ -137,19 +137,28 @@ func TestThePolicysHooksRunForEveryAgent(t *testing.T) {
 	assert.Equal(t, []string{" Write", "reviewer Read"}, post)
 }
 
-// A hook's changed input cannot run in place of the model's yet: the
-// call is denied rather than run as the model sent it, unchecked.
-func TestAHooksChangedInputDoesNotRunTheModelsInput(t *testing.T) {
-	m := scripted.New(scripted.ToolCall("write_file", `{"file_path":"a.md","content":"x"}`), scripted.Text("Done."))
+// A PreToolUse hook's changed input is what the rules see and what runs.
+func TestAHooksChangedInputIsWhatRuns(t *testing.T) {
+	m := scripted.New(
+		scripted.ToolCall("write_file", `{"file_path":"a.md","content":"x"}`),
+		scripted.ToolCall("write_file", `{"file_path":"c.md","content":"x"}`),
+		scripted.Text("Done."),
+	)
 	rewrite := func(_ context.Context, in hooks.Input) (hooks.Output, error) {
-		return hooks.Output{UpdatedInput: []byte(`{"file_path":"b.md","content":"x"}`)}, nil
+		if strings.Contains(string(in.ToolInput), "a.md") {
+			return hooks.Output{UpdatedInput: []byte(`{"file_path":"b.md","content":"x"}`)}, nil
+		}
+		return hooks.Output{UpdatedInput: []byte(`{"file_path":"secret.md","content":"x"}`)}, nil
 	}
 	c, err := offshoot.NewClient(offshoot.Options{Model: m, Permissions: &permission.Policy{
-		Hooks: &hooks.Hooks{List: []hooks.Hook{{Event: hooks.PreToolUse, Func: rewrite}}},
+		Settings: permission.Settings{Deny: permission.Rules{{Tool: "Write", Specifier: "secret.md"}}},
+		Hooks:    &hooks.Hooks{List: []hooks.Hook{{Event: hooks.PreToolUse, Func: rewrite}}},
 	}})
 	require.NoError(t, err)
 	defer c.Close()
 	results := toolResults(collect(t, c, "Write."))
-	require.Len(t, results, 1)
-	assert.Contains(t, results[0].Summary, "a hook changed its input, and offshoot cannot yet run a call with changed input")
+	require.Len(t, results, 2)
+	assert.True(t, results[0].Success, results[0].Summary)
+	assert.Contains(t, results[0].Summary, "b.md")
+	assert.Equal(t, "Permission to use the tool 'write_file' was denied: the deny rule Write(secret.md) of the settings", results[1].Summary)
 }

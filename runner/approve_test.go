@@ -2,7 +2,9 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -107,6 +109,48 @@ func TestAfterToolAddsToTheResult(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, lastToolMessage(t, resp))
 			assert.Equal(t, tt.told, told)
+		})
+	}
+}
+
+// rewrite is an approval that runs the call with other arguments.
+type rewrite string
+
+func (r rewrite) Error() string              { return "rewritten" }
+func (r rewrite) Arguments() json.RawMessage { return json.RawMessage(r) }
+
+// An approval that gives other arguments runs the call with them, checked
+// as the model's are; AfterTool sees them; the record keeps the model's.
+func TestApproveMayRewriteTheArguments(t *testing.T) {
+	for name, tt := range map[string]struct {
+		args, want string
+		ran        bool
+	}{
+		"rewritten":  {`{"text":"bye"}`, "echoed", true},
+		"not object": {`[1]`, "Tool validation failed: echo: must be a JSON object, got an array", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newSession(t)
+			var after string
+			req := request(newPrompt(t, echoTool(t)), s, scripted.New(scripted.ToolCall("echo", `{"text":"hi"}`), scripted.Text("done")))
+			req.Approve = func(context.Context, *tools.Invocation, model.ToolCall) error {
+				return fmt.Errorf("wrapped: %w", rewrite(tt.args))
+			}
+			req.AfterTool = func(_ context.Context, _ *tools.Invocation, c model.ToolCall, _ string) string {
+				after = c.Arguments
+				return ""
+			}
+			resp, err := runner.Evaluate(ctx, req)
+			require.NoError(t, err)
+			assert.Contains(t, lastToolMessage(t, resp), tt.want)
+			rec, ok := session.Latest[runner.ToolInvoked](s)
+			require.True(t, ok)
+			assert.JSONEq(t, `{"text":"hi"}`, string(rec.Arguments))
+			assert.False(t, rec.Denied)
+			if tt.ran {
+				assert.Contains(t, lastToolMessage(t, resp), `"bye"`)
+				assert.Equal(t, tt.args, after)
+			}
 		})
 	}
 }
