@@ -72,6 +72,7 @@ type Client struct {
 	maxTurns     int
 	context      runner.ContextOptions // the light model writes the summaries
 	approve      func(context.Context, *tools.Invocation, model.ToolCall) error
+	afterTool    func(context.Context, *tools.Invocation, model.ToolCall, string) string
 	logger       *slog.Logger
 	mcp          *mcp.Manager
 	mcpNames     []string
@@ -112,9 +113,11 @@ func NewClient(opts Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		maxTurns: opts.MaxTurns, context: opts.Context, approve: skillApprover(opts.Skills, opts.Approver), logger: opts.Logger,
+		maxTurns: opts.MaxTurns, context: opts.Context, logger: opts.Logger,
 		notifyClient: opts.OnTaskNotification, agentServers: opts.ProjectAgentServers,
 	}
+	policy := withToolHooks(opts.Permissions, opts.Hooks)
+	c.approve, c.afterTool = c.approval(opts.Skills, policy), c.afterToolOf(policy)
 	eo := opts.Subagents
 	eo.OnTaskNotification = append([]func(context.Context, subagent.TaskNotification){c.notified}, eo.OnTaskNotification...)
 	if eo.Transcripts == "" {
@@ -122,6 +125,9 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	if eo.Approve == nil {
 		eo.Approve = c.approve
+	}
+	if eo.AfterTool == nil {
+		eo.AfterTool = c.afterTool
 	}
 	if eo.Logger == nil {
 		eo.Logger = opts.Logger

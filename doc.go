@@ -30,7 +30,8 @@
 // DirectoryMount), tools and MCP servers of your own (Tools, MCPServers),
 // transcripts on disk, which resuming agents needs (Transcripts), a
 // handler of background tasks' notifications (OnTaskNotification) and the
-// tasks themselves (Client.Tasks), an approver of tool calls (Approver),
+// tasks themselves (Client.Tasks), the permission rules, mode, hooks and
+// callback that decide every tool call (Permissions),
 // and the session, to save and inspect (Client.Session).
 //
 // The packages below are the library this package puts together: session

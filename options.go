@@ -7,6 +7,7 @@ import (
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/hooks"
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/permission"
 	"github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/prompt"
 	"github.com/offshoot-dev/offshoot/runner"
@@ -159,12 +160,6 @@ type Options struct {
 	// the task's goroutine: return soon, and do not Close the client from
 	// it (Close waits for the tasks, this one included).
 	OnTaskNotification func(ctx context.Context, n TaskNotificationMessage)
-	// Approver, when set, is asked before every tool call, the main
-	// agent's and its agents' alike (runner.Request.Approve,
-	// subagent.Options.Approve): a nil error lets the call run; an error
-	// denies it, and the model reads the denial as the call's failed
-	// result. Nil: every call runs.
-	Approver func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
 	// Hooks run at the points of the agents' life Claude Code names
 	// (package hooks: Go functions, or commands from a settings file read
 	// by hooks.ParseSettings): UserPromptSubmit before a query's prompt is
@@ -175,13 +170,25 @@ type Options struct {
 	// (as Subagents' StartHooks and StopHooks); PreCompact before a
 	// compaction (a block refuses an automatic one); SessionStart when
 	// NewClient starts or resumes a conversation (its context goes with
-	// the first query); SessionEnd at Close. The client does not run
-	// PreToolUse and PostToolUse hooks itself yet: a program's Approver
-	// may (Hooks.Run). Their Logger is the
-	// client's unless they name one. A project's command hooks run what
+	// the first query); SessionEnd at Close; PreToolUse and PostToolUse
+	// around every tool call of every agent, in the permission path
+	// (Permissions; when Permissions is nil, or its Hooks are, these
+	// hooks are its hooks). Their Logger is the client's unless they name
+	// one. A project's command hooks run what
 	// the project's authors wrote: give them only once the user approved
 	// them. Nil: no hooks.
 	Hooks *hooks.Hooks
+	// Permissions, when set, decide every tool call of the main agent
+	// and of every agent it starts (Task, dispatch_subagent), each call
+	// named by its agent: PreToolUse hooks, deny and ask rules, the
+	// permission mode, allow rules, and the CanUseTool callback, in the
+	// Claude Agent SDK's order (see permission.Policy; project.LoadSettings
+	// reads a project's settings files for its Settings). A denied call
+	// does not run: the model reads "Permission to use the tool 'NAME'
+	// was denied: REASON" as its result, and the call's ToolInvoked
+	// record is marked Denied. Its PostToolUse hooks run after each call
+	// that ran, their words added to the result. Nil: every call runs.
+	Permissions *permission.Policy
 	// Logger is the logger the tools and the subagent engine report to;
 	// slog.Default() when nil.
 	Logger *slog.Logger

@@ -115,7 +115,7 @@ func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Se
 			req := runner.Request{
 				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: message, Continue: cont,
 				Model: m, ModelName: modelName, MaxTurns: c.maxTurns, Tools: inherited, ToolFilter: filter,
-				Approve: c.approve, Logger: c.logger, Context: c.context,
+				Approve: c.approve, AfterTool: c.afterTool, Logger: c.logger, Context: c.context,
 			}
 			resp, err := runner.Evaluate(turn, req)
 			for blocks := 0; err == nil && resp != nil; blocks++ {

@@ -117,7 +117,7 @@ func TestASkillsAllowedToolsNarrowTheToolsUntilTheNextQuery(t *testing.T) {
 	assert.True(t, results[1].Success)
 	assert.True(t, results[2].Success, "Read is allowed")
 	assert.False(t, results[3].Success, "write_file is not")
-	assert.Contains(t, results[3].Summary, "Permission to use write_file was denied: the skill review allows only Read, Grep, Skill while it is active")
+	assert.Contains(t, results[3].Summary, "Permission to use the tool 'write_file' was denied: the skill review allows only Read, Grep, Skill while it is active")
 
 	results = toolResults(collect(t, c, "Now write it."))
 	require.Len(t, results, 1)

@@ -69,3 +69,30 @@ func segments(pat, segs []string) bool {
 	}
 	return len(segs) == 0
 }
+
+// searchReaches reports whether a search of the folder dir (grep over
+// every file below it; "" or "/" for the project) would read files the
+// path rule pattern names: dir is the project or a folder above the
+// pattern's fixed part ("secrets" of ./secrets/**). Only patterns
+// anchored at the project are looked at: one that names a file at any
+// depth (*.env) would make every search reach it.
+func searchReaches(pattern, dir string) bool {
+	if strings.HasPrefix(pattern, "//") || strings.HasPrefix(pattern, "~") {
+		return false
+	}
+	anchored := strings.HasPrefix(pattern, "/") || strings.HasPrefix(pattern, "./") || strings.Contains(strings.TrimSuffix(pattern, "/"), "/")
+	if !anchored {
+		return false
+	}
+	pattern = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(pattern, "./"), "/"), "/")
+	var fixed []string
+	for _, seg := range strings.Split(pattern, "/") {
+		if strings.ContainsAny(seg, "*?[") {
+			break
+		}
+		fixed = append(fixed, seg)
+	}
+	prefix := strings.Join(fixed, "/")
+	dir = path.Clean("/" + dir)[1:]
+	return dir == "" || prefix == dir || strings.HasPrefix(prefix, dir+"/")
+}

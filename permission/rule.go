@@ -1,9 +1,12 @@
-// Package permission reads Claude Code's permission rules and matches tool
-// calls against them: the "permissions" of .claude/settings.json ({"allow":
-// […], "deny": […], "ask": […], "defaultMode": …}), with rules such as
-// Bash(go test:*), Read(./secrets/**), WebFetch(domain:example.com) and
-// mcp__server__tool. It is pure: no files are read and nothing runs; a
-// program (the runner's permission path) decides what a match means.
+// Package permission decides whether a tool call may run, as Claude Code
+// decides it: Policy asks the PreToolUse hooks, then the deny rules, the
+// ask rules, the permission mode, the allow rules, and last a CanUseTool
+// callback. Its rules are Claude Code's, read from the "permissions" of
+// .claude/settings.json ({"allow": […], "deny": […], "ask": […],
+// "defaultMode": …}): Bash(go test:*), Read(./secrets/**),
+// WebFetch(domain:example.com), mcp__server__tool. It reads no files
+// (project.LoadSettings does) and runs nothing but the hooks and the
+// callback it is given.
 package permission
 
 import (

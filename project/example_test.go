@@ -61,3 +61,24 @@ func ExampleLoadCommands() {
 	// Fix an issue [Read Edit]
 	// Fix issue #123 with priority very high.
 }
+
+// A project's settings: its deny rules hold at once; its allow rules only
+// once the user approved them (a program records Hash with the approval
+// and asks again when it changes). A program gives the result to
+// offshoot.Options.Permissions, as a permission.Policy's Settings.
+func ExampleLoadSettings() {
+	dir, _ := os.MkdirTemp("", "project")
+	defer os.RemoveAll(dir)
+	_ = os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
+	_ = os.WriteFile(filepath.Join(dir, ".claude", "settings.json"),
+		[]byte(`{"permissions": {"allow": ["Bash(make:*)"], "deny": ["Read(./.env)"]}}`), 0o644)
+
+	s := project.LoadSettings(project.Options{Dir: dir})
+	for _, approved := range []bool{false, true} {
+		p := s.Permissions(approved)
+		fmt.Printf("approved %v: allow %v, deny %v\n", approved, p.Allow, p.Deny)
+	}
+	// Output:
+	// approved false: allow [], deny [Read(./.env)]
+	// approved true: allow [Bash(make:*)], deny [Read(./.env)]
+}

@@ -162,14 +162,38 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 		}
 	}()
 	if r.req.Approve != nil {
-		if text, ok := r.approve(inv, c, t.Spec().Name); !ok {
-			res.outcome = tools.Outcome{Text: text}
+		text, rewritten, ok := r.approve(inv, c, t.Spec().Name)
+		if !ok {
+			res.outcome, res.rec.Denied = tools.Outcome{Text: text}, true
 			returned = true
 			return
+		}
+		if len(rewritten) > 0 {
+			if err := checkArguments(t.Spec().Name, rewritten); err != nil {
+				res.outcome = tools.Outcome{Text: err.Error(), Err: err}
+				returned = true
+				return
+			}
+			args, c.Arguments = rewritten, string(rewritten)
 		}
 	}
 	res.outcome = t.Call(r.toolCtx, inv, args)
 	returned = true
+	if r.req.AfterTool != nil {
+		r.afterTool(inv, c, &res.outcome)
+	}
+}
+
+// afterTool adds what Request.AfterTool says of the call c to its outcome.
+func (r *run) afterTool(inv *tools.Invocation, c model.ToolCall, o *tools.Outcome) {
+	defer func() {
+		if v := recover(); v != nil { // a broken AfterTool adds nothing
+			r.req.Logger.Warn("runner: AfterTool panicked; the result goes as it is", "tool", c.Name, "panic", fmt.Sprint(v))
+		}
+	}()
+	if note := strings.TrimSpace(r.req.AfterTool(r.toolCtx, inv, c, o.Text)); note != "" {
+		o.Text += "\n\n" + note
+	}
 }
 
 // checkArguments checks that args, trimmed and not empty, are one JSON
@@ -217,8 +241,10 @@ func jsonKind(c byte) string {
 }
 
 // approve asks Request.Approve whether call c of the tool name may run,
-// and when it may not, returns the text the model reads.
-func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (denial string, ok bool) {
+// and when it may not, returns the text the model reads; rewritten are
+// the arguments it is to run with instead of the model's, if Approve said
+// so (see Request.Approve).
+func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (denial string, rewritten json.RawMessage, ok bool) {
 	var err error
 	func() {
 		defer func() {
@@ -228,10 +254,14 @@ func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (den
 		}()
 		err = r.req.Approve(r.toolCtx, inv, c)
 	}()
-	if err == nil {
-		return "", true
+	var rw interface{ Arguments() json.RawMessage }
+	switch {
+	case err == nil:
+		return "", nil, true
+	case errors.As(err, &rw):
+		return "", bytes.TrimSpace(rw.Arguments()), true
 	}
-	return fmt.Sprintf("Permission to use the tool '%s' was denied: %s", name, err.Error()), false
+	return fmt.Sprintf("Permission to use the tool '%s' was denied: %s", name, err.Error()), nil, false
 }
 
 // errAbandoned stops the loop of an abandoned evaluation (see

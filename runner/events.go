@@ -95,6 +95,9 @@ type ToolInvoked struct {
 	// Value is the JSON of the result value, when the tool produced one.
 	Value    json.RawMessage `json:"value,omitempty"`
 	Duration time.Duration   `json:"duration"`
+	// Denied is set when Request.Approve denied the call: the tool did
+	// not run, and Result says who denied it and why.
+	Denied bool `json:"denied,omitempty"`
 }
 
 // PromptExecuted records the end of an evaluation, whatever its outcome:

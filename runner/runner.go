@@ -95,8 +95,18 @@ type Request struct {
 	// panic in Approve. It runs on the call's goroutine, possibly for
 	// several calls at once. Give the same function to a program's main
 	// evaluations and to its subagents (subagent.Options.Approve), so that one
-	// set of rules covers them all.
+	// set of rules covers them all. An error with a method
+	// Arguments() json.RawMessage is no denial: the call runs with those
+	// arguments instead of the model's (a PreToolUse hook's updated
+	// input), checked as the model's are; its record keeps the model's.
 	Approve func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
+	// AfterTool, when set, is told of each call that ran (not of one
+	// Approve denied), with the text of its result, before the result is
+	// recorded: what it returns, when not empty, is added to what the
+	// model reads, after a blank line (a PostToolUse hook's reason or
+	// context). It runs on the call's goroutine; a panic in it adds
+	// nothing, and is logged.
+	AfterTool func(ctx context.Context, inv *tools.Invocation, call model.ToolCall, result string) string
 	// Logger is handed to tools (a discarding logger when nil), and warns
 	// of tool calls abandoned after CancelGrace.
 	Logger *slog.Logger

@@ -273,6 +273,9 @@ func (c *child) execute(ctx context.Context) (out *Outcome, status TaskStatus, e
 	if req.Approve == nil {
 		req.Approve = e.approve
 	}
+	if req.AfterTool == nil {
+		req.AfterTool = e.afterTool
+	}
 	if spec.KeepToolset {
 		req.Approve = refuse(spec.Name, refused, req.Approve)
 	}

@@ -72,6 +72,7 @@ type Engine struct {
 	startHooks  []StartHook
 	stopHooks   []StopHook
 	approve     func(context.Context, *tools.Invocation, model.ToolCall) error
+	afterTool   func(context.Context, *tools.Invocation, model.ToolCall, string) string
 	notify      []func(context.Context, TaskNotification)
 	tasks       *Manager
 	exec        Executor
@@ -144,6 +145,10 @@ type Options struct {
 	// Chain(ctx) tells a child's call (the chain of agents that led to it)
 	// from the main agent's (empty).
 	Approve func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
+	// AfterTool is told of each of a child's tool calls that ran, as
+	// runner.Request.AfterTool is for an evaluation (a PostToolUse hook);
+	// a spec's own Request.AfterTool wins.
+	AfterTool func(ctx context.Context, inv *tools.Invocation, call model.ToolCall, result string) string
 	// OnTaskNotification are called when a background task ends, after
 	// its notification was published and its status became final. They
 	// run on the task's goroutine: return soon. A panic in one is logged.
@@ -161,7 +166,7 @@ func New(opts Options) *Engine {
 	e := &Engine{
 		maxDepth: opts.MaxDepth, maxConcurrent: opts.MaxConcurrent, maxSpawns: opts.MaxSpawns, timeout: opts.Timeout,
 		setup: opts.ChildSetup, newID: opts.NewID, clock: opts.Clock, logger: opts.Logger, transcripts: opts.Transcripts, store: opts.Store,
-		approve: opts.Approve, tasks: newManager(), live: map[string]int{}, slots: map[*session.Session]*slots{},
+		approve: opts.Approve, afterTool: opts.AfterTool, tasks: newManager(), live: map[string]int{}, slots: map[*session.Session]*slots{},
 		exec: opts.Executor,
 	}
 	if e.exec == nil {

@@ -1,15 +1,9 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
-	"github.com/tidwall/gjson"
-
-	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/shell"
 	"github.com/offshoot-dev/offshoot/tools/webfetch"
@@ -105,37 +99,6 @@ func checkConfinement(confined bool, a allowed, ask bool) error {
 	}
 	return Usagef("--allow bash: bubblewrap (bwrap) is not installed here, or cannot make namespaces, so the commands would run unconfined, " +
 		"with your permissions on this machine; install bubblewrap (Debian and Ubuntu: apt install bubblewrap), or allow that with --allow bash=unconfined")
-}
-
-// bashApprover returns the approver (offshoot.Options.Approver) that asks
-// the user, with ask, before each bash command: yes, no, or always, which
-// allows every later command of the session. Other tools' calls are not
-// asked about. Questions are asked one at a time.
-func bashApprover(ask func(question string) string, confined bool) func(context.Context, *tools.Invocation, model.ToolCall) error {
-	var mu sync.Mutex
-	always := false
-	return func(ctx context.Context, _ *tools.Invocation, call model.ToolCall) error {
-		if call.Name != "bash" {
-			return nil
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if always {
-			return nil
-		}
-		answer := ask(bashQuestion(gjson.Get(call.Arguments, "command").String(), confined))
-		if err := ctx.Err(); err != nil {
-			return err // stopped while the user was asked
-		}
-		switch {
-		case answer == "a" || answer == "always":
-			always = true
-			return nil
-		case answer == "y" || answer == "yes":
-			return nil
-		}
-		return errors.New("the user did not allow this command; ask them about it, or do the work another way")
-	}
 }
 
 // maxShownCommand is the most characters of a command an approval

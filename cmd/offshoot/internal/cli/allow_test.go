@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"runtime"
 	"strings"
 	"testing"
@@ -10,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/permission"
 )
 
 func TestParseAllow(t *testing.T) {
@@ -93,9 +94,10 @@ func TestWebFetchTool(t *testing.T) {
 	assert.Equal(t, "web_fetch", tool.Spec().Name)
 }
 
-// TestBashApprover: each command is asked about, showing it; yes runs
-// it, anything else refuses it, always runs every later one unasked.
-func TestBashApprover(t *testing.T) {
+// TestAskAtTerminal: each call is asked about, showing it and the agent
+// making it; yes runs it, anything else refuses it, always runs every
+// later call of that tool unasked.
+func TestAskAtTerminal(t *testing.T) {
 	ctx := context.Background()
 	var asked []string
 	var next []string
@@ -105,28 +107,33 @@ func TestBashApprover(t *testing.T) {
 		next = next[1:]
 		return a
 	}
-	approve := bashApprover(ask, false)
-	call := func(name, command string) error {
-		return approve(ctx, nil, model.ToolCall{Name: name, Arguments: `{"command": "` + command + `"}`})
+	canUse := askAtTerminal(ask, false)
+	call := func(agent, name, command string) permission.Decision {
+		d, err := canUse(ctx, permission.Request{Tool: name, AgentType: agent, Input: json.RawMessage(`{"command": "` + command + `"}`)})
+		require.NoError(t, err)
+		return d
 	}
-	require.NoError(t, call("read_file", "x"), "other tools are not asked about")
-	assert.Empty(t, asked)
-
-	next = []string{"y", "", "no", "maybe", "a"}
-	require.NoError(t, call("bash", "make test"))
+	next = []string{"y", "", "no", "maybe", "a", "n"}
+	require.True(t, call("", "bash", "make test").Allow)
 	require.Len(t, asked, 1)
+	assert.Contains(t, asked[0], "The agent wants to run a command")
 	assert.Contains(t, asked[0], "$ make test")
 	assert.Contains(t, asked[0], "UNCONFINED")
 	assert.Contains(t, asked[0], "your keys", "the question says what unconfined means")
-	assert.Contains(t, asked[0], "[y]es, [N]o, [a]lways in this chat")
-	for _, c := range []string{"rm -rf build", "rm -rf build", "rm -rf build"} {
-		err := call("bash", c)
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "the user did not allow this command")
+	assert.Contains(t, asked[0], "[y]es, [N]o, [a]lways")
+	for range 3 {
+		d := call("builder", "bash", "rm -rf build")
+		require.False(t, d.Allow)
+		assert.Contains(t, d.Reason, "the user did not allow it")
 	}
-	require.NoError(t, call("bash", "go vet"))
-	require.NoError(t, call("bash", "go test"), "always: not asked again")
+	assert.Contains(t, asked[1], "The builder agent wants to run a command")
+	require.True(t, call("", "bash", "go vet").Allow)
+	require.True(t, call("", "bash", "go test").Allow, "always: not asked again")
 	assert.Len(t, asked, 5)
+	require.False(t, call("", "mcp__github__create_issue", "x").Allow, "always is for one tool")
+	assert.Contains(t, asked[5], "The agent wants to use mcp__github__create_issue with")
+	assert.Contains(t, toolQuestion(permission.Request{Tool: "bash", AskedBy: "the ask rule Bash(git push:*)", Input: json.RawMessage(`{"command":"git push"}`)}, true),
+		"The agent (the ask rule Bash(git push:*) asks) wants to run a command in a sandbox")
 	assert.Empty(t, next)
 
 	confined := bashQuestion("ls\x1b[2J", true)

@@ -20,11 +20,14 @@ import (
 	"github.com/offshoot-dev/offshoot/tools/mcp"
 )
 
-// approvalsKey is the top-level key of the user's configuration file
-// (UserConfigFile) that records which projects' MCP servers the user
-// approved: the project's directory → the hash of its servers'
-// configuration when approved.
-const approvalsKey = "approved_project_mcp_servers"
+// approvalsKey and settingsApprovalsKey are the top-level keys of the
+// user's configuration file (UserConfigFile) that record which projects'
+// MCP servers, and which projects' settings files, the user approved: the
+// project's directory → the hash of what was approved.
+const (
+	approvalsKey         = "approved_project_mcp_servers"
+	settingsApprovalsKey = "approved_project_settings"
+)
 
 // maxUserConfigBytes bounds what is read of the user's configuration file
 // to record an approval in it.
@@ -50,7 +53,7 @@ func (e *Env) ConfiguredServers() (servers map[string]mcp.ServerConfig, approved
 	if len(asked) > 0 {
 		approved = false
 		if hash, err := serversHash(asked); err == nil {
-			approved, _ = e.approved(hash)
+			approved, _ = e.approved(approvalsKey, hash)
 		}
 		if !approved {
 			unapproved = ServerNames(asked)
@@ -80,14 +83,14 @@ func (e *Env) Servers(approve bool) (servers map[string]mcp.ServerConfig, agentS
 	if err != nil {
 		return nil, false, Failf("cannot fingerprint the project's MCP servers: %v", err)
 	}
-	ok, err := e.approved(hash)
+	ok, err := e.approved(approvalsKey, hash)
 	if err != nil {
 		e.Warn("%v", err)
 	}
 	switch {
 	case ok:
 	case approve || (e.Ask != nil && e.Ask(approvalQuestion(asked))):
-		if err := e.recordApproval(hash); err != nil {
+		if err := e.recordApproval(approvalsKey, hash); err != nil {
 			e.Warn("the project's MCP servers are approved for this run, but the approval could not be recorded: %v", err)
 		}
 	case e.Ask != nil:
@@ -203,12 +206,8 @@ func approvalQuestion(servers map[string]mcp.ServerConfig) string {
 }
 
 // approved reports whether the user's configuration records hash for the
-// project's MCP servers.
-func (e *Env) approved(hash string) (bool, error) { return e.approvedAt(approvalsKey, hash) }
-
-// approvedAt reports whether the user's configuration records hash for
-// the project under key (one key for each kind of thing approved).
-func (e *Env) approvedAt(key, hash string) (bool, error) {
+// project under key.
+func (e *Env) approved(key, hash string) (bool, error) {
 	file, err := e.readUserConfig()
 	if err != nil {
 		return false, err
@@ -222,13 +221,10 @@ func (e *Env) approvedAt(key, hash string) (bool, error) {
 	return approvals[e.ProjectDir] == hash, nil
 }
 
-// recordApproval records hash for the project's MCP servers.
-func (e *Env) recordApproval(hash string) error { return e.recordApprovalAt(approvalsKey, hash) }
-
-// recordApprovalAt records hash for the project under key in the user's
+// recordApproval records hash for the project under key in the user's
 // configuration, keeping everything else in the file; the file is
 // replaced atomically and readable by the user alone.
-func (e *Env) recordApprovalAt(key, hash string) error {
+func (e *Env) recordApproval(key, hash string) error {
 	path := e.UserConfigFile()
 	if path == "" {
 		return errors.New("there is no home directory to record it in")

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	projectfiles "github.com/offshoot-dev/offshoot/project"
 )
 
 func approvalEnv(t *testing.T, mcpJSON string) *Env {
@@ -76,7 +78,7 @@ func TestChatAsks(t *testing.T) {
 		assert.Contains(t, asked, "evil: sh -c touch ran")
 		_, started := servers["evil"]
 		assert.Equal(t, tt.want, started)
-		ok, err := e.approved(mustHash(t, e))
+		ok, err := e.approved(approvalsKey, mustHash(t, e))
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, ok, "recorded only when approved")
 		if !tt.want {
@@ -173,4 +175,36 @@ func TestProjectAgentsServersNeedApproval(t *testing.T) {
 	_, agentServers, err = e.Servers(false)
 	require.NoError(t, err)
 	assert.True(t, agentServers, "remembered")
+}
+
+// A project's settings that widen what runs apply once approved — by
+// --approve-settings or a yes at the terminal, both recorded — and a change
+// asks again; settings that only restrict need no approval, and the MCP
+// servers' approval is kept apart.
+func TestProjectSettingsNeedApproval(t *testing.T) {
+	e := approvalEnv(t, "")
+	write := func(content string) *projectfiles.Settings {
+		require.NoError(t, os.MkdirAll(filepath.Join(e.ProjectDir, ".claude"), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(e.ProjectDir, ".claude/settings.json"), []byte(content), 0o600))
+		return projectfiles.LoadSettings(projectfiles.Options{Dir: e.ProjectDir, HomeDir: e.HomeDir})
+	}
+	assert.True(t, e.settingsApproved(write(`{"permissions": {"deny": ["Bash(rm:*)"], "defaultMode": "plan"}}`), false), "only restricts")
+	s := write(`{"permissions": {"allow": ["Bash(make:*)"]}}`)
+	assert.False(t, e.settingsApproved(s, false), "a pipe never says yes")
+	assert.Contains(t, e.Stderr.(*bytes.Buffer).String(), "the project's settings allow Bash(make:*); not applied")
+	var asked string
+	e.Ask = func(q string) bool { asked = q; return false }
+	assert.False(t, e.settingsApproved(s, false))
+	assert.Contains(t, asked, "This project's settings allow tool calls to run without asking (Bash(make:*))")
+	e.Ask = func(string) bool { return true }
+	assert.True(t, e.settingsApproved(s, false), "yes at the terminal")
+	e.Ask = nil
+	assert.True(t, e.settingsApproved(s, false), "recorded")
+	ok, err := e.approved(approvalsKey, s.Hash)
+	require.NoError(t, err)
+	assert.False(t, ok, "not an approval of MCP servers")
+	changed := write(`{"permissions": {"allow": ["Bash(make:*)"], "defaultMode": "bypassPermissions"}}`)
+	assert.False(t, e.settingsApproved(changed, false), "a change asks again")
+	assert.True(t, e.settingsApproved(changed, true), "--approve-settings")
+	assert.True(t, e.settingsApproved(changed, false))
 }

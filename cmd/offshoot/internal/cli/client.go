@@ -57,6 +57,13 @@ type AgentFlags struct {
 	// ApproveHooks approves the project's hooks (--approve-hooks), and
 	// records the approval (see Env.Hooks).
 	ApproveHooks bool
+	// ApproveSettings approves the project's settings files
+	// (--approve-settings), and records the approval (see
+	// Env.settingsApproved).
+	ApproveSettings bool
+	// PermissionMode is --permission-mode: default, acceptEdits, plan,
+	// bypassPermissions or dontAsk; empty for the settings' mode.
+	PermissionMode string
 	// Allow are the tools --allow gives the agents: bash, or
 	// bash=unconfined (see bashTool); webfetch (see webFetchTool).
 	Allow []string
@@ -84,6 +91,8 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
 	fl.BoolVar(&f.ApproveMCP, "approve-mcp", false, "start the MCP servers this project configures (.mcp.json), and remember that you approved them for this project until they change")
 	fl.BoolVar(&f.ApproveHooks, "approve-hooks", false, "run the hooks this project's settings configure (.claude/settings.json), and remember that you approved them for this project until they change")
+	fl.BoolVar(&f.ApproveSettings, "approve-settings", false, "apply the allow rules and mode of this project's settings (.claude/settings.json), and remember that you approved them for this project until they change")
+	fl.StringVar(&f.PermissionMode, "permission-mode", "", permissionModeUsage)
 	fl.StringSliceVar(&f.Allow, "allow", nil, allowUsage)
 	f.Store.Add(cmd, "keep the session in")
 	f.Models.Add(cmd)
@@ -151,10 +160,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		e.CloseStore()
 		return nil, Failf("offshoot's worker prompt: %v; this is a bug, please report it", err)
 	}
-	var answer func(string) string // asks before each command, in chat on a terminal
-	if e.Ask != nil {
-		answer = answerOnTerminal(e.Stdin, e.Stdout)
-	}
+	answer := answerOnTerminal(e.Stdin, e.Stdout) // asks about tool calls; nil off a terminal
 	bash, err := e.bashTool(f.Allow, answer != nil)
 	if err != nil {
 		e.CloseStore()
@@ -169,6 +175,24 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		return nil, err
 	}
 	e.bash = bash
+	policy, err := e.policy(f, answer, func(tool string) bool {
+		switch tool {
+		case "bash":
+			return bash != nil
+		case "web_fetch":
+			return fetch != nil
+		}
+		for name := range servers {
+			if strings.HasPrefix(tool, "mcp__"+name+"__") {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		e.CloseStore()
+		return nil, err
+	}
 	opts := offshoot.Options{
 		Router:              router,
 		ModelName:           f.Model,
@@ -184,6 +208,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		Logger:              e.Logger(),
 		MaxTurns:            f.MaxTurns,
 		Hooks:               e.Hooks(f.ApproveHooks),
+		Permissions:         policy,
 	}
 	if e.Stored != nil {
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID
@@ -191,9 +216,6 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 	}
 	if bash != nil {
 		opts.Tools = append(opts.Tools, bash)
-		if answer != nil {
-			opts.Approver = bashApprover(answer, bash.Confined())
-		}
 	}
 	if fetch != nil {
 		opts.Tools = append(opts.Tools, fetch)

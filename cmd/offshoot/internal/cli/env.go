@@ -50,6 +50,11 @@ type Env struct {
 	// Commands is filled by NewClient: the project's and the user's slash
 	// commands (see project.LoadCommands).
 	Commands *projectfiles.Commands
+	// Settings is filled by NewClient: the user's and the project's
+	// settings files (see project.LoadSettings); SettingsTrusted reports
+	// whether the project's took full effect (approved, or none).
+	Settings        *projectfiles.Settings
+	SettingsTrusted bool
 	// Stored is filled by NewClient: the store the session is kept in
 	// (nil with --no-store); ResumedID the stored session it carries on
 	// ("" for a new one). Close it with CloseStore.

@@ -124,7 +124,7 @@ func (e *Env) projectHooksApproved(project []settingsHooks, approve bool) bool {
 		e.Warn("cannot fingerprint the project's hooks (%v); they do not run", err)
 		return false
 	}
-	ok, err := e.approvedAt(hookApprovalsKey, hash)
+	ok, err := e.approved(hookApprovalsKey, hash)
 	if err != nil {
 		e.Warn("%v", err)
 	}
@@ -136,7 +136,7 @@ func (e *Env) projectHooksApproved(project []settingsHooks, approve bool) bool {
 	case ok:
 		return true
 	case approve || (e.Ask != nil && e.Ask(fmt.Sprintf("This project configures hooks, commands that run on this machine: %s. Run them, now and in later runs while they stay unchanged?", strings.Join(list, "; ")))):
-		if err := e.recordApprovalAt(hookApprovalsKey, hash); err != nil {
+		if err := e.recordApproval(hookApprovalsKey, hash); err != nil {
 			e.Warn("the project's hooks are approved for this run, but the approval could not be recorded: %v", err)
 		}
 		return true

@@ -7,9 +7,10 @@ import (
 
 // ProjectLines are what run and chat say at their start about what
 // instructs the agents besides the prompt — the project's memory
-// (Env.Memory) and the skills (Env.Skills), since the project's may be
-// anyone's — about the files left out, each with why, and about the hooks
-// that run (HookLines). None when there is nothing to say.
+// (Env.Memory), the skills (Env.Skills) and the settings files
+// (Env.Settings), since the project's may be anyone's — about the files
+// left out, each with why, and about the hooks that run (HookLines). None
+// when there is nothing to say.
 func (e *Env) ProjectLines() []string {
 	var lines []string
 	if e.Memory != nil {
@@ -45,6 +46,18 @@ func (e *Env) ProjectLines() []string {
 		}
 		for _, l := range e.Commands.Warnings {
 			lines = append(lines, fmt.Sprintf("warning: command %s: %s", Printable(e.Show(l.Path)), Printable(l.Reason)))
+		}
+	}
+	if e.Settings != nil {
+		if files := e.Settings.Files; len(files) > 0 {
+			names := make([]string, len(files))
+			for i, f := range files {
+				names[i] = Printable(e.Show(f))
+			}
+			lines = append(lines, fmt.Sprintf("settings from %s", strings.Join(names, ", ")))
+		}
+		for _, w := range e.Settings.Warnings {
+			lines = append(lines, "warning: settings: "+Printable(w))
 		}
 	}
 	return append(lines, e.hookLines...)

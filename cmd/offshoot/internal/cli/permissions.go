@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/offshoot-dev/offshoot/permission"
+	projectfiles "github.com/offshoot-dev/offshoot/project"
+)
+
+// modes are the permission modes --permission-mode takes.
+var modes = []permission.Mode{permission.Default, permission.AcceptEdits, permission.Plan, permission.BypassPermissions, permission.DontAsk}
+
+// permissionModeUsage is --permission-mode's help.
+const permissionModeUsage = "how tool calls no rule decides are treated: default (ask), acceptEdits (file changes allowed), plan (nothing that changes anything runs), bypassPermissions (all allowed but what a deny or ask rule names), dontAsk (all denied that no rule allows) (default: the settings' permissions.defaultMode, else default)"
+
+// policy returns the permission policy of a command that runs a main
+// agent: the settings files' rules (the project's allow rules and widening
+// mode once the user approved them, see settingsApproved), the mode of
+// --permission-mode or the settings, and the question asked at the
+// terminal through answer (nil: none to ask) or, with none, granted: the
+// tools the command line offers (--allow bash, the MCP servers the user
+// configured or approved), which run as before unless an ask rule or a
+// hook asks about the call; anything else asked about is denied, and
+// standard error says so.
+func (e *Env) policy(f AgentFlags, answer func(string) string, granted func(tool string) bool) (*permission.Policy, error) {
+	var mode permission.Mode
+	if f.PermissionMode != "" {
+		i := slices.IndexFunc(modes, func(m permission.Mode) bool { return strings.EqualFold(string(m), f.PermissionMode) })
+		if i < 0 {
+			return nil, Usagef("--permission-mode %s: give one of default, acceptEdits, plan, bypassPermissions, dontAsk", Printable(f.PermissionMode))
+		}
+		mode = modes[i]
+	}
+	e.Settings = projectfiles.LoadSettings(projectfiles.Options{Dir: e.ProjectDir, HomeDir: e.HomeDir})
+	e.SettingsTrusted = e.settingsApproved(e.Settings, f.ApproveSettings)
+	p := &permission.Policy{Settings: e.Settings.Permissions(e.SettingsTrusted), Mode: mode}
+	if answer != nil {
+		p.CanUseTool = askAtTerminal(answer, e.bash != nil && e.bash.Confined())
+		return p, nil
+	}
+	p.CanUseTool = func(_ context.Context, r permission.Request) (permission.Decision, error) {
+		if r.AskedBy == "" && granted(r.Tool) {
+			return permission.Decision{Allow: true, Reason: "the command line"}, nil
+		}
+		if r.AskedBy != "" {
+			e.Warn("denied %s: %s asks about it, and there is no terminal to ask", Printable(r.Tool), Printable(r.AskedBy))
+			return permission.Decision{Reason: r.AskedBy + " asks about it, and there is no one to ask: offshoot runs without a terminal"}, nil
+		}
+		e.Warn("denied %s: no rule allows it, and there is no terminal to ask; allow it with a rule in .claude/settings.json or --permission-mode", Printable(r.Tool))
+		return permission.Decision{Reason: "no rule allows it, and there is no one to ask: offshoot runs without a terminal"}, nil
+	}
+	return p, nil
+}
+
+// settingsApproved reports whether the project's settings take full
+// effect: there are none that widen anything, the user's configuration
+// records their hash for this project, or the user approves them now
+// (--approve-settings, or the question at a terminal, recorded). Not
+// approved, the project's allow rules and widening mode are left out with
+// a warning; its deny and ask rules hold all the same. Project hooks will
+// be approved by the same hash.
+func (e *Env) settingsApproved(s *projectfiles.Settings, approve bool) bool {
+	widens := len(s.Project.Allow) > 0 || s.Project.DefaultMode == permission.AcceptEdits || s.Project.DefaultMode == permission.BypassPermissions
+	if s.Hash == "" || !widens {
+		return true
+	}
+	ok, err := e.approved(settingsApprovalsKey, s.Hash)
+	if err != nil {
+		e.Warn("%v", err)
+	}
+	question := fmt.Sprintf("This project's settings allow tool calls to run without asking (%s). Apply them, now and in later runs while they stay unchanged?", describeWidening(s.Project))
+	switch {
+	case ok:
+		return true
+	case approve || (e.Ask != nil && e.Ask(question)):
+		if err := e.recordApproval(settingsApprovalsKey, s.Hash); err != nil {
+			e.Warn("the project's settings are approved for this run, but the approval could not be recorded: %v", err)
+		}
+		return true
+	}
+	e.Warn("the project's settings allow %s; not applied, as you have not approved them: read them, then approve them with --approve-settings (asked again when they change)", describeWidening(s.Project))
+	return false
+}
+
+// describeWidening says what a project's settings allow.
+func describeWidening(s permission.Settings) string {
+	var parts []string
+	for _, r := range s.Allow {
+		parts = append(parts, r.String())
+	}
+	if s.DefaultMode == permission.AcceptEdits || s.DefaultMode == permission.BypassPermissions {
+		parts = append(parts, "mode "+string(s.DefaultMode))
+	}
+	return Printable(truncateRunes(strings.Join(parts, ", "), 300))
+}
+
+// askAtTerminal returns the CanUseTool that asks the user with answer:
+// yes (this call), always (this tool, for the rest of the session), or
+// no. Questions are asked one at a time.
+func askAtTerminal(answer func(string) string, confined bool) func(context.Context, permission.Request) (permission.Decision, error) {
+	var mu sync.Mutex
+	always := map[string]bool{}
+	return func(ctx context.Context, r permission.Request) (permission.Decision, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if always[r.Tool] {
+			return permission.Decision{Allow: true, Reason: "the user"}, nil
+		}
+		a := answer(toolQuestion(r, confined))
+		if err := ctx.Err(); err != nil {
+			return permission.Decision{}, err // stopped while the user was asked
+		}
+		switch a {
+		case "a", "always":
+			always[r.Tool] = true
+			return permission.Decision{Allow: true, Reason: "the user"}, nil
+		case "y", "yes":
+			return permission.Decision{Allow: true, Reason: "the user"}, nil
+		}
+		return permission.Decision{Reason: "the user did not allow it; ask them about it, or do the work another way"}, nil
+	}
+}
+
+// toolQuestion is what the user is asked before a call runs.
+func toolQuestion(r permission.Request, confined bool) string {
+	who := "The agent"
+	if r.AgentType != "" {
+		who = "The " + Printable(r.AgentType) + " agent"
+	}
+	why := ""
+	if r.AskedBy != "" {
+		why = " (" + Printable(r.AskedBy) + " asks)"
+	}
+	if r.Tool == "bash" {
+		return who + why + " " + strings.TrimPrefix(bashQuestion(gjson.GetBytes(r.Input, "command").String(), confined), "The agent ")
+	}
+	return fmt.Sprintf("%s%s wants to use %s with %s\nAllow it? [y]es, [N]o, [a]lways in this session:", who, why, Printable(r.Tool), Printable(truncateRunes(string(r.Input), maxShownCommand)))
+}
