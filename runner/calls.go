@@ -63,6 +63,9 @@ func (r *run) runTools() error {
 			if err := r.ctx.Err(); err != nil {
 				return err
 			}
+			if w := r.parked(&res); w != nil {
+				return w
+			}
 			if err := r.record(&res); err != nil {
 				return err
 			}
@@ -92,10 +95,21 @@ func (r *run) runTools() error {
 				return fmt.Errorf("%w: tool %q must return one", errGoexit, group[k].Name)
 			}
 		}
+		var wait *Waiting
 		for k := range results {
+			if w := r.parked(&results[k]); w != nil {
+				if wait == nil {
+					wait = w
+					continue
+				}
+				results[k].outcome = tools.Outcome{Text: notAskedText}
+			}
 			if err := r.record(&results[k]); err != nil {
 				return err
 			}
+		}
+		if wait != nil {
+			return wait
 		}
 		r.next = j
 	}
@@ -162,8 +176,11 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 		}
 	}()
 	if r.req.Approve != nil {
-		if text, ok := r.approve(inv, c, t.Spec().Name); !ok {
+		if text, err := r.approve(inv, c, t.Spec().Name); err != nil {
 			res.outcome = tools.Outcome{Text: text}
+			if w, ok := errors.AsType[*Waiting](err); ok {
+				res.outcome.Err = w
+			}
 			returned = true
 			return
 		}
@@ -217,9 +234,8 @@ func jsonKind(c byte) string {
 }
 
 // approve asks Request.Approve whether call c of the tool name may run,
-// and when it may not, returns the text the model reads.
-func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (denial string, ok bool) {
-	var err error
+// and when it may not, returns its error and the text the model reads.
+func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (denial string, err error) {
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
@@ -229,9 +245,9 @@ func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (den
 		err = r.req.Approve(r.toolCtx, inv, c)
 	}()
 	if err == nil {
-		return "", true
+		return "", nil
 	}
-	return fmt.Sprintf("Permission to use the tool '%s' was denied: %s", name, err.Error()), false
+	return fmt.Sprintf("Permission to use the tool '%s' was denied: %s", name, err.Error()), err
 }
 
 // errAbandoned stops the loop of an abandoned evaluation (see
