@@ -41,12 +41,16 @@ var claudeTools = map[string][]string{
 	"taskoutput": {"TaskOutput"},
 	"taskstop":   {"TaskStop"},
 	"bash":       {"bash"},
+	// AskUserQuestion keeps its name: it is the root package's, offered
+	// with Options.AskUser.
+	"askuserquestion": {"AskUserQuestion"},
 }
 
 // optIn are the tools a program offers only when its user allows them
-// (the bash tool of package tools/shell): a Claude Code name for one that
-// is not offered is dropped with a warning that says so.
-var optIn = map[string]bool{"bash": true}
+// (the bash tool of package tools/shell), or when someone can answer them
+// (AskUserQuestion, with Options.AskUser): a Claude Code name for one
+// that is not offered is dropped with a warning that says so.
+var optIn = map[string]bool{"bash": true, "AskUserQuestion": true}
 
 // claudeOnly are Claude Code tools, lower-cased, that have no equivalent
 // in offshoot.
@@ -55,7 +59,7 @@ var claudeOnly = map[string]bool{
 	"webfetch": true, "websearch": true, "notebookedit": true, "notebookread": true,
 	"sendmessage": true, "taskcreate": true, "taskget": true, "tasklist": true, "taskupdate": true,
 	"teamcreate": true, "teamdelete": true, "exitplanmode": true, "enterplanmode": true,
-	"skill": true, "slashcommand": true, "askuserquestion": true, "lsp": true,
+	"skill": true, "slashcommand": true, "lsp": true,
 	"listmcpresourcestool": true, "readmcpresourcetool": true,
 }
 

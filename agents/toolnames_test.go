@@ -58,6 +58,16 @@ func TestNormalize(t *testing.T) {
 	assert.True(t, bad)
 }
 
+// Claude Code's AskUserQuestion is the tool of that name when the program
+// offers it (Options.AskUser), and else dropped with a warning.
+func TestAskUserQuestionMapping(t *testing.T) {
+	none := func(string) bool { return false }
+	offered := func(n string) bool { return n == "AskUserQuestion" }
+	assert.Equal(t, toolRef{names: []string{"AskUserQuestion"}, known: true}, resolveTool("AskUserQuestion", offered, none))
+	assert.Equal(t, toolRef{names: []string{"AskUserQuestion"}, known: true}, resolveTool("askuserquestion", offered, none))
+	assert.Equal(t, toolRef{notOffered: "AskUserQuestion"}, resolveTool("AskUserQuestion", none, none))
+}
+
 // TestBashMapping: Claude Code's Bash is the bash tool when the program
 // offers it, and else dropped with a warning that says how to offer it.
 func TestBashMapping(t *testing.T) {
