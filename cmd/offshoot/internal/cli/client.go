@@ -171,6 +171,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		DispatchSubagent:    prompts,
 		Logger:              e.Logger(),
 		MaxTurns:            f.MaxTurns,
+		AskUser:             e.askUser(),
 	}
 	if e.Stored != nil {
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID
