@@ -15,12 +15,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/offshoot-dev/offshoot"
+	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/store"
 	"github.com/offshoot-dev/offshoot/store/postgres"
 	"github.com/offshoot-dev/offshoot/store/sqlite"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 // askCall is the model's AskUserQuestion call of these tests.
@@ -155,4 +157,29 @@ func postgresDSN(t *testing.T) string {
 		return dsn + "&offshoot_schema=" + schema
 	}
 	return dsn + "?offshoot_schema=" + schema
+}
+
+// Only the main agent's run parks: an agent whose tool waits ends its
+// task, and the main agent's model reads that it stopped to wait; the
+// session waits for nothing.
+func TestAnAgentsWaitDoesNotParkTheMainAgent(t *testing.T) {
+	confirm, err := tools.New("confirm", "Ask for a confirmation.", func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
+		return tools.Result[string]{}, runner.Wait("Deploy?")
+	})
+	require.NoError(t, err)
+	m := scripted.New(
+		scripted.When(scripted.SystemContains("You deploy"), scripted.ToolCall("confirm", `{}`)),
+		scripted.ToolCall("Task", `{"subagent_type":"deployer","description":"Deploy","prompt":"Deploy it."}`),
+		scripted.Text("The deployer could not go on."),
+	)
+	c := newClient(t, m, offshoot.Options{Tools: []tools.Tool{confirm}, AskUser: park,
+		Agents: map[string]agents.Definition{"deployer": {Description: "Deploys.", Prompt: "You deploy."}}})
+	res := final(t, collect(t, c, "Deploy."))
+	require.NoError(t, res.Err)
+	assert.Equal(t, "The deployer could not go on.", res.Text)
+	_, waits := c.Waiting()
+	assert.False(t, waits)
+	calls := m.Calls()
+	last := calls[len(calls)-1].Request.Messages
+	assert.Contains(t, last[len(last)-1].Content, "waits for an answer to its confirm call")
 }
