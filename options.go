@@ -162,7 +162,9 @@ type Options struct {
 	// agent's and its agents' alike (runner.Request.Approve,
 	// subagent.Options.Approve): a nil error lets the call run; an error
 	// denies it, and the model reads the denial as the call's failed
-	// result. Nil: every call runs.
+	// result; runner.Wait(question) parks the main agent's call until
+	// Client.Answer, when it is asked again with the answer
+	// (runner.AnswerOf). Nil: every call runs.
 	Approver func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
 	// AskUser, when set, offers the main agent Claude Code's
 	// AskUserQuestion tool (agents that inherit its tools get it too) and

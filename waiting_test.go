@@ -23,6 +23,7 @@ import (
 	"github.com/offshoot-dev/offshoot/store/postgres"
 	"github.com/offshoot-dev/offshoot/store/sqlite"
 	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
 // askCall is the model's AskUserQuestion call of these tests.
@@ -182,4 +183,33 @@ func TestAnAgentsWaitDoesNotParkTheMainAgent(t *testing.T) {
 	calls := m.Calls()
 	last := calls[len(calls)-1].Request.Messages
 	assert.Contains(t, last[len(last)-1].Content, "waits for an answer to its confirm call")
+}
+
+// An Approver with no one to ask parks the call; Client.Answer asks it
+// again with the answer, and a yes runs the tool.
+func TestAnApproverWaits(t *testing.T) {
+	m := scripted.New(
+		scripted.ToolCalls(model.ToolCall{ID: "w1", Name: "write_file", Arguments: `{"file_path":"notes.md","content":"hi"}`}),
+		scripted.Text("Written."),
+	)
+	c := newClient(t, m, offshoot.Options{Approver: func(ctx context.Context, _ *tools.Invocation, call model.ToolCall) error {
+		switch answer, ok := runner.AnswerOf(ctx); {
+		case !ok:
+			return runner.Wait("May " + call.Name + " run?")
+		case answer == "yes":
+			return nil
+		}
+		return errors.New("the user said no")
+	}})
+	res := final(t, collect(t, c, "Write the notes."))
+	w, ok := errors.AsType[*runner.Waiting](res.Err)
+	require.True(t, ok, "%v", res.Err)
+	assert.True(t, w.Approval)
+	assert.Equal(t, "May write_file run?", w.Question)
+
+	res = final(t, collectSeq(t, c.Answer(within(t), "yes")))
+	require.NoError(t, res.Err)
+	assert.Equal(t, "Written.", res.Text)
+	_, written := vfs.Files(c.Session()).Get("notes.md")
+	assert.True(t, written)
 }

@@ -32,9 +32,10 @@ const maxResultBytes = 256 << 10
 
 // callResult is one executed tool call, waiting to be recorded.
 type callResult struct {
-	call    model.ToolCall
-	outcome tools.Outcome
-	rec     ToolInvoked
+	call     model.ToolCall
+	outcome  tools.Outcome
+	rec      ToolInvoked
+	approval bool // Approve asked to wait
 }
 
 // runTools executes the turn's calls from r.next on, in order. Each run of
@@ -179,7 +180,7 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 		if text, err := r.approve(inv, c, t.Spec().Name); err != nil {
 			res.outcome = tools.Outcome{Text: text}
 			if w, ok := errors.AsType[*Waiting](err); ok {
-				res.outcome.Err = w
+				res.outcome.Err, res.approval = w, true
 			}
 			returned = true
 			return
@@ -242,7 +243,7 @@ func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (den
 				err = fmt.Errorf("the approval check failed: panic: %v", v)
 			}
 		}()
-		err = r.req.Approve(r.toolCtx, inv, c)
+		err = r.req.Approve(r.approveCtx(c), inv, c)
 	}()
 	if err == nil {
 		return "", nil
@@ -283,6 +284,11 @@ func clipName(name string) string {
 // record (a closed session) ends the evaluation.
 func (r *run) record(res *callResult) error {
 	o := res.outcome
+	if a := r.answering; a != nil && a.call.ID == res.call.ID { // the answer's call
+		done := a.wait
+		done.Answered, r.answering = true, nil
+		o.Events = append(o.Events[:len(o.Events):len(o.Events)], done)
+	}
 	if len(o.Text) > maxResultBytes {
 		o.Text = clipResult(o.Text)
 		o.ValueJSON, o.Value = nil, nil // the value is in the text, cut

@@ -68,8 +68,10 @@ type Request struct {
 	// restored from a snapshot continues like the one it was taken from.
 	Continue string
 	// Answer, when not empty, answers the tool call the evaluation
-	// Continue names waits on (see Waiting): it is that call's result,
-	// the calls of its turn that had not run run, and the loop goes on.
+	// Continue names waits on (see Waiting): it is that call's result —
+	// or, when Approve asked to wait, the call is approved again, Approve
+	// reading the answer with AnswerOf — the calls of its turn that had
+	// not run run, and the loop goes on.
 	// It comes alone (no UserMessage, no Messages). Continuing an
 	// evaluation that waits without an Answer, and an Answer when nothing
 	// waits (or it was answered), are errors.
@@ -246,6 +248,10 @@ type run struct {
 	inboundSeen, spentSeen int
 	maxTurns               int
 	outputRetries          int // left
+
+	// answering is the parked call being answered, until its result is
+	// recorded (see Waiting).
+	answering *resumption
 
 	// The calls of the turn being run: calls[next:] are not recorded yet.
 	calls []model.ToolCall

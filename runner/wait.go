@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -45,6 +46,10 @@ type Waiting struct {
 	Tool       string `json:"tool"`
 	// Question is what the call asks, as the person will read it.
 	Question string `json:"question"`
+	// Approval says that Request.Approve asked to wait: when the answer
+	// comes, the call is approved again, Approve reading the answer
+	// (AnswerOf), and runs if it is approved.
+	Approval bool `json:"approval,omitempty"`
 	// Answered marks the record made when the answer came.
 	Answered bool `json:"answered,omitempty"`
 }
@@ -72,7 +77,39 @@ func (r *run) parked(res *callResult) *Waiting {
 	if !ok || w.CallID != "" {
 		return nil
 	}
-	return &Waiting{Evaluation: r.eval, CallID: res.call.ID, Tool: res.call.Name, Question: w.Question}
+	return &Waiting{Evaluation: r.eval, CallID: res.call.ID, Tool: res.call.Name, Question: w.Question, Approval: res.approval}
+}
+
+// answerKey keys the answer in the context of the approval it answers.
+type answerKey struct{}
+
+// AnswerOf returns the answer a person gave to the question an approval
+// function asked by returning Wait, when Request.Approve is asked again
+// about that call with it; false at every other call. An approval that
+// asks a person, and says yes on their yes, reads:
+//
+//	func(ctx context.Context, inv *tools.Invocation, c model.ToolCall) error {
+//		answer, ok := runner.AnswerOf(ctx)
+//		switch {
+//		case !ok:
+//			return runner.Wait("May " + c.Name + " run? (yes/no)")
+//		case answer == "yes":
+//			return nil
+//		}
+//		return errors.New("the user said no")
+//	}
+func AnswerOf(ctx context.Context) (string, bool) {
+	a, ok := ctx.Value(answerKey{}).(string)
+	return a, ok
+}
+
+// approveCtx is the context Approve is asked about call c with: the
+// tools' own, with the answer when c is the parked call being answered.
+func (r *run) approveCtx(c model.ToolCall) context.Context {
+	if a := r.answering; a != nil && a.call.ID == c.ID {
+		return context.WithValue(r.toolCtx, answerKey{}, r.req.Answer)
+	}
+	return r.toolCtx
 }
 
 // waitingOf returns the Waiting err ends this evaluation on, nil when it
@@ -152,8 +189,14 @@ func resumed(s *session.Session, id string) ([]model.Message, *resumption, error
 }
 
 // answer records Request.Answer as the result of the waiting call, and
-// sets the calls of its turn that had not run to run next.
+// sets the calls of its turn that had not run to run next. A call whose
+// approval waited runs again first, its approval reading the answer.
 func (r *run) answer(res *resumption) error {
+	if res.wait.Approval {
+		r.answering = res
+		r.calls, r.next = append([]model.ToolCall{res.call}, res.pending...), 0
+		return nil
+	}
 	done := res.wait
 	done.Answered = true
 	compact, _ := compactArgs(res.call.Arguments)

@@ -184,28 +184,58 @@ func TestWaitForkOfAWaitingSession(t *testing.T) {
 	assert.Zero(t, session.Len[Echoed](s))
 }
 
-// Request.Approve parks a call the same way: the answer is the call's
-// result, and the tool does not run.
+// Request.Approve parks a call the same way; on the answer the call is
+// approved again, Approve reading the answer (AnswerOf): a yes runs the
+// tool, a no is the denial the model reads.
 func TestWaitFromApprove(t *testing.T) {
-	s := newSession(t)
-	req := request(newPrompt(t, echoTool(t)), s, scripted.New(
-		scripted.ToolCalls(model.ToolCall{ID: "c1", Name: "echo", Arguments: `{"text":"hi"}`}),
-		scripted.Text("done"),
-	))
-	req.Approve = func(context.Context, *tools.Invocation, model.ToolCall) error {
-		return runner.Wait("May echo run?")
+	tests := map[string]struct {
+		answer, result string
+		ran            bool
+	}{
+		"yes": {answer: "yes", result: "echoed\n\n{\"echo\":\"hi\"}", ran: true},
+		"no":  {answer: "no", result: "Permission to use the tool 'echo' was denied: the user said no"},
 	}
-	resp, err := runner.Evaluate(ctx, req)
-	w, ok := errors.AsType[*runner.Waiting](err)
-	require.True(t, ok, "%v", err)
-	assert.Equal(t, "echo", w.Tool)
-	assert.Equal(t, "May echo run?", w.Question)
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			s := newSession(t)
+			req := request(newPrompt(t, echoTool(t)), s, scripted.New(
+				scripted.ToolCalls(model.ToolCall{ID: "c1", Name: "echo", Arguments: `{"text":"hi"}`}),
+				scripted.Text("done"),
+			))
+			var answers []string
+			req.Approve = func(ctx context.Context, _ *tools.Invocation, c model.ToolCall) error {
+				answer, ok := runner.AnswerOf(ctx)
+				answers = append(answers, answer)
+				switch {
+				case !ok:
+					return runner.Wait("May " + c.Name + " run?")
+				case answer == "yes":
+					return nil
+				}
+				return errors.New("the user said no")
+			}
+			resp, err := runner.Evaluate(ctx, req)
+			w, ok := errors.AsType[*runner.Waiting](err)
+			require.True(t, ok, "%v", err)
+			assert.Equal(t, runner.Waiting{Evaluation: resp.Evaluation, CallID: "c1", Tool: "echo", Question: "May echo run?", Approval: true}, *w)
+			assert.Zero(t, session.Len[runner.ToolInvoked](s))
 
-	req.UserMessage, req.Continue, req.Answer = "", resp.Evaluation, "The user said no."
-	resp2, err := runner.Evaluate(ctx, req)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"The user said no."}, toolMessages(resp2))
-	assert.Zero(t, session.Len[Echoed](s))
+			req.UserMessage, req.Continue, req.Answer = "", resp.Evaluation, tt.answer
+			resp2, err := runner.Evaluate(ctx, req)
+			require.NoError(t, err)
+			assert.Equal(t, "done", resp2.Text)
+			assert.Equal(t, []string{tt.result}, toolMessages(resp2)[:1])
+			assert.Equal(t, tt.ran, session.Len[Echoed](s) == 1)
+			assert.Equal(t, []string{"", tt.answer}, answers, "asked again with the answer")
+			latest, _ := session.Latest[runner.Waiting](s)
+			assert.True(t, latest.Answered)
+			rec, _ := session.Latest[runner.ToolInvoked](s)
+			assert.Equal(t, "c1", rec.CallID)
+
+			_, err = runner.Evaluate(ctx, req)
+			require.ErrorContains(t, err, "waits for no answer")
+		})
+	}
 }
 
 // Of calls run at once, the first that waits parks the evaluation, the
