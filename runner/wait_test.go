@@ -12,6 +12,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
+	"github.com/offshoot-dev/offshoot/sessiontest"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -115,6 +116,13 @@ func TestWaitParityWithAnAnswerAtOnce(t *testing.T) {
 
 	assert.Equal(t, resp1.Messages, resp2.Messages)
 	assert.Equal(t, runner.Conversation(atOnce.Snapshot(), resp1.Evaluation), runner.Conversation(parked.Snapshot(), resp2.Evaluation))
+	// The sessions hold the same conversation and the same tool events;
+	// the records of how the evaluations ran (two of them, one parked)
+	// differ, as do their timings.
+	d := sessiontest.Diff(atOnce.Snapshot(), parked.Snapshot(),
+		sessiontest.Ignore[runner.PromptRendered](), sessiontest.Ignore[runner.PromptExecuted](), sessiontest.Ignore[runner.ModelCalled](),
+		sessiontest.Ignore[runner.ContextUsage](), sessiontest.Ignore[runner.Waiting](), sessiontest.Ignore[runner.ToolInvoked]())
+	assert.Empty(t, d)
 	c1, c2 := m1.Calls(), m2.Calls()
 	require.Len(t, c2, len(c1))
 	assert.Equal(t, c1[len(c1)-1].Request.Messages, c2[len(c2)-1].Request.Messages)
