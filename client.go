@@ -193,6 +193,13 @@ func (c *Client) build(opts Options, router *model.Router, taskOpts task.Options
 	if skillTool != nil {
 		own = append(own, skillTool)
 	}
+	if opts.AskUser != nil {
+		ask, err := askUserTool(c, opts.AskUser)
+		if err != nil {
+			return fmt.Errorf("offshoot: the AskUserQuestion tool: %w", err)
+		}
+		own = append(own, ask)
+	}
 	taskOpts.Skills = preloads(opts.Skills)
 	fileTools, err := vfs.Tools(vfsOpts)
 	if err != nil {

@@ -28,7 +28,7 @@ type command struct {
 // it names one, is the main agent's model for this query. A model the
 // client does not know ends the query at once with an error that says so.
 func (c *Client) QueryCommand(ctx context.Context, cmd project.Command, args string) iter.Seq[Message] {
-	return c.query(ctx, cmd.Expand(args), &command{name: cmd.Name, allowedTools: cmd.AllowedTools, model: cmd.Model})
+	return c.query(ctx, cmd.Expand(args), &command{name: cmd.Name, allowedTools: cmd.AllowedTools, model: cmd.Model}, "")
 }
 
 // commandTurn returns the model and the tool filter of a command's query.

@@ -189,6 +189,18 @@ type Options struct {
 	// record is marked Denied. Its PostToolUse hooks run after each call
 	// that ran, their words added to the result. Nil: every call runs.
 	Permissions *permission.Policy
+	// AskUser, when set, offers the main agent Claude Code's
+	// AskUserQuestion tool (agents that inherit its tools get it too) and
+	// answers it: it gets the model's questions worded for a person, each
+	// with its numbered options, and returns the answer, which the model
+	// reads as the call's result word for word. When no one can answer
+	// now — a service, a pipe — return runner.Wait(question): the main
+	// agent's query then ends waiting (its ResultMessage.Err holds the
+	// *runner.Waiting; Client.Waiting says it), the process may exit, and
+	// Client.Answer continues the run exactly there, from the stored
+	// session. An agent's wait is not parked: its model reads that no one
+	// can answer now. Nil: no AskUserQuestion tool.
+	AskUser func(ctx context.Context, question string) (string, error)
 	// Logger is the logger the tools and the subagent engine report to;
 	// slog.Default() when nil.
 	Logger *slog.Logger

@@ -13,6 +13,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/permission"
 	"github.com/offshoot-dev/offshoot/project"
+	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
 )
@@ -42,7 +43,11 @@ func (c *Client) approval(skills *project.Skills, policy *permission.Policy) fun
 			return nil
 		}
 		r := c.permissionRequest(ctx, inv, call)
-		d := policy.Decide(ctx, r)
+		p, waited := waitable(policy)
+		d := p.Decide(ctx, r)
+		if err := *waited; err != nil {
+			return err // no one can answer now: the run waits (Client.Answer)
+		}
 		if !d.Allow {
 			return errors.New(d.Reason)
 		}
@@ -51,6 +56,25 @@ func (c *Client) approval(skills *project.Skills, policy *permission.Policy) fun
 		}
 		return nil
 	}
+}
+
+// waitable returns a copy of policy whose CanUseTool, when it answers
+// runner.Wait(question), has that error kept in *waited, so that the call
+// parks instead of being denied with the question's text.
+func waitable(policy *permission.Policy) (p *permission.Policy, waited *error) {
+	waited = new(error)
+	if policy.CanUseTool == nil {
+		return policy, waited
+	}
+	cp, can := *policy, policy.CanUseTool
+	cp.CanUseTool = func(ctx context.Context, r permission.Request) (permission.Decision, error) {
+		d, err := can(ctx, r)
+		if _, ok := errors.AsType[*runner.Waiting](err); ok {
+			*waited = err
+		}
+		return d, err
+	}
+	return &cp, waited
 }
 
 // withToolHooks returns the policy that decides the client's tool calls:

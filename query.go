@@ -2,6 +2,7 @@ package offshoot
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"slices"
 	"strings"
@@ -43,12 +44,13 @@ import (
 // it answer at once). A program that wants them all done waits with
 // Tasks().Wait(ctx) before it exits.
 func (c *Client) Query(ctx context.Context, prompt string) iter.Seq[Message] {
-	return c.query(ctx, prompt, nil)
+	return c.query(ctx, prompt, nil, "")
 }
 
 // query is Query, with the turn's options of a slash command when cmd is
-// not nil: its text expanded, its allowed-tools and model for this query.
-func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Seq[Message] {
+// not nil: its text expanded, its allowed-tools and model for this query;
+// or, when answer is not empty, Answer.
+func (c *Client) query(ctx context.Context, prompt string, cmd *command, answer string) iter.Seq[Message] {
 	return func(yield func(Message) bool) {
 		started := time.Now()
 		fail := func(err error) { yield(ResultMessage{Err: err, Duration: time.Since(started)}) }
@@ -62,7 +64,17 @@ func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Se
 		}
 		defer c.turn.Unlock()
 		cont := c.lastEvaluation()
-		if strings.TrimSpace(prompt) == "" && !c.pendingInbound() {
+		w, waiting := c.Waiting()
+		switch {
+		case answer != "" && !waiting:
+			fail(ErrNotWaiting)
+			return
+		case answer != "":
+			cont = w.Evaluation
+		case waiting:
+			fail(fmt.Errorf("offshoot: the session waits for an answer to its %s call: %q; answer it first (Client.Answer)", w.Tool, w.Question))
+			return
+		case strings.TrimSpace(prompt) == "" && !c.pendingInbound():
 			fail(ErrNothingToContinue)
 			return
 		}
@@ -71,9 +83,11 @@ func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Se
 			fail(err)
 			return
 		}
-		if err := c.endSkill(ctx); err != nil {
-			fail(err)
-			return
+		if answer == "" { // an answer goes on with the query's skill
+			if err := c.endSkill(ctx); err != nil {
+				fail(err)
+				return
+			}
 		}
 		m, modelName, filter := c.model, c.modelName, c.toolFilter
 		if cmd != nil {
@@ -104,16 +118,18 @@ func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Se
 		unsubscribe := c.session.Bus().SubscribeAll("offshoot.query", obs.observe)
 		defer unsubscribe()
 
-		message, err := c.userPrompt(turn, prompt)
-		if err != nil {
-			fail(err)
-			return
+		var message string // an answer is no prompt: no UserPromptSubmit
+		if answer == "" {
+			if message, err = c.userPrompt(turn, prompt); err != nil {
+				fail(err)
+				return
+			}
 		}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			req := runner.Request{
-				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: message, Continue: cont,
+				Prompt: c.main, Params: c.queryParams(), Session: c.session, UserMessage: message, Continue: cont, Answer: answer,
 				Model: m, ModelName: modelName, MaxTurns: c.maxTurns, Tools: inherited, ToolFilter: filter,
 				Approve: c.approve, AfterTool: c.afterTool, Logger: c.logger, Context: c.context,
 			}
@@ -125,7 +141,7 @@ func (c *Client) query(ctx context.Context, prompt string, cmd *command) iter.Se
 				}
 				// A Stop hook keeps the main agent working: its reason is
 				// the next message of the same conversation.
-				req.UserMessage, req.Continue = reason, resp.Evaluation
+				req.UserMessage, req.Continue, req.Answer = reason, resp.Evaluation, ""
 				var next *runner.Response
 				next, err = runner.Evaluate(turn, req)
 				resp = sum(resp, next)

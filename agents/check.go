@@ -228,6 +228,8 @@ func (e *env) checkTools(d *draft, f field, entries []string) []string {
 		switch {
 		case ref.malformed:
 			d.warn(line, f, fmt.Sprintf("%s in %s is neither a tool name nor a valid pattern; it is ignored", quote(entry), f))
+		case ref.notOffered == "AskUserQuestion":
+			d.warn(line, f, fmt.Sprintf("Claude Code's AskUserQuestion tool in %s is offered only where someone can answer it (offshoot run and chat offer it; a program sets Options.AskUser); %s", f, dropped))
 		case ref.notOffered != "":
 			opt := optIn[ref.notOffered]
 			d.warn(line, f, fmt.Sprintf("Claude Code's %s tool in %s %s the %s tool, which is not offered here (offshoot run and chat offer it with --allow %s); %s",

@@ -47,6 +47,9 @@ var claudeTools = []struct {
 	{"TaskStop", []string{"TaskStop"}},
 	{"Bash", []string{"bash"}},
 	{"WebFetch", []string{"web_fetch"}},
+	// AskUserQuestion keeps its name: it is the root package's, offered
+	// with Options.AskUser.
+	{"AskUserQuestion", []string{"AskUserQuestion"}},
 }
 
 // claudeIndex is claudeTools by lower-cased name.
@@ -59,12 +62,14 @@ var claudeIndex = func() map[string][]string {
 }()
 
 // optIn are the tools a program offers only when its user allows them
-// (the bash tool of package tools/shell, web_fetch of tools/webfetch): a
+// (the bash tool of package tools/shell, web_fetch of tools/webfetch), or
+// when someone can answer them (AskUserQuestion, with Options.AskUser): a
 // Claude Code name for one that is not offered is dropped with a warning
 // that says what the tool does and how run and chat offer it.
 var optIn = map[string]struct{ does, allow string }{
-	"bash":      {does: "runs commands with", allow: "bash"},
-	"web_fetch": {does: "fetches pages with", allow: "webfetch"},
+	"bash":            {does: "runs commands with", allow: "bash"},
+	"web_fetch":       {does: "fetches pages with", allow: "webfetch"},
+	"AskUserQuestion": {},
 }
 
 // claudeOnly are Claude Code tools, lower-cased, that have no equivalent
@@ -74,7 +79,7 @@ var claudeOnly = map[string]bool{
 	"websearch": true, "notebookedit": true, "notebookread": true,
 	"sendmessage": true, "taskcreate": true, "taskget": true, "tasklist": true, "taskupdate": true,
 	"teamcreate": true, "teamdelete": true, "exitplanmode": true, "enterplanmode": true,
-	"skill": true, "slashcommand": true, "askuserquestion": true, "lsp": true,
+	"skill": true, "slashcommand": true, "lsp": true,
 	"listmcpresourcestool": true, "readmcpresourcetool": true,
 }
 

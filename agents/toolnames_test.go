@@ -58,6 +58,16 @@ func TestNormalize(t *testing.T) {
 	assert.True(t, bad)
 }
 
+// Claude Code's AskUserQuestion is the tool of that name when the program
+// offers it (Options.AskUser), and else dropped with a warning.
+func TestAskUserQuestionMapping(t *testing.T) {
+	none := func(string) bool { return false }
+	offered := func(n string) bool { return n == "AskUserQuestion" }
+	assert.Equal(t, toolRef{names: []string{"AskUserQuestion"}, known: true}, resolveTool("AskUserQuestion", offered, none))
+	assert.Equal(t, toolRef{names: []string{"AskUserQuestion"}, known: true}, resolveTool("askuserquestion", offered, none))
+	assert.Equal(t, toolRef{notOffered: "AskUserQuestion"}, resolveTool("AskUserQuestion", none, none))
+}
+
 // TestOptInMapping: Claude Code's Bash and WebFetch are the bash and
 // web_fetch tools when the program offers them, and else dropped with a
 // warning that says how to offer them.

@@ -32,9 +32,10 @@ const maxResultBytes = 256 << 10
 
 // callResult is one executed tool call, waiting to be recorded.
 type callResult struct {
-	call    model.ToolCall
-	outcome tools.Outcome
-	rec     ToolInvoked
+	call     model.ToolCall
+	outcome  tools.Outcome
+	rec      ToolInvoked
+	approval bool // Approve asked to wait
 }
 
 // runTools executes the turn's calls from r.next on, in order. Each run of
@@ -62,6 +63,9 @@ func (r *run) runTools() error {
 			}
 			if err := r.ctx.Err(); err != nil {
 				return err
+			}
+			if w := r.parked(&res); w != nil {
+				return w
 			}
 			if err := r.record(&res); err != nil {
 				return err
@@ -92,10 +96,21 @@ func (r *run) runTools() error {
 				return fmt.Errorf("%w: tool %q must return one", errGoexit, group[k].Name)
 			}
 		}
+		var wait *Waiting
 		for k := range results {
+			if w := r.parked(&results[k]); w != nil {
+				if wait == nil {
+					wait = w
+					continue
+				}
+				results[k].outcome = tools.Outcome{Text: notAskedText}
+			}
 			if err := r.record(&results[k]); err != nil {
 				return err
 			}
+		}
+		if wait != nil {
+			return wait
 		}
 		r.next = j
 	}
@@ -162,9 +177,14 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 		}
 	}()
 	if r.req.Approve != nil {
-		text, rewritten, ok := r.approve(inv, c, t.Spec().Name)
-		if !ok {
-			res.outcome, res.rec.Denied = tools.Outcome{Text: text}, true
+		text, rewritten, err := r.approve(inv, c, t.Spec().Name)
+		if err != nil {
+			res.outcome = tools.Outcome{Text: text}
+			if w, ok := errors.AsType[*Waiting](err); ok {
+				res.outcome.Err, res.approval = w, true
+			} else {
+				res.rec.Denied = true
+			}
 			returned = true
 			return
 		}
@@ -241,27 +261,26 @@ func jsonKind(c byte) string {
 }
 
 // approve asks Request.Approve whether call c of the tool name may run,
-// and when it may not, returns the text the model reads; rewritten are
-// the arguments it is to run with instead of the model's, if Approve said
-// so (see Request.Approve).
-func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (denial string, rewritten json.RawMessage, ok bool) {
-	var err error
+// and when it may not, returns its error and the text the model reads;
+// rewritten are the arguments it is to run with instead of the model's, if
+// Approve said so (see Request.Approve).
+func (r *run) approve(inv *tools.Invocation, c model.ToolCall, name string) (denial string, rewritten json.RawMessage, err error) {
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
 				err = fmt.Errorf("the approval check failed: panic: %v", v)
 			}
 		}()
-		err = r.req.Approve(r.toolCtx, inv, c)
+		err = r.req.Approve(r.approveCtx(c), inv, c)
 	}()
 	var rw interface{ Arguments() json.RawMessage }
 	switch {
 	case err == nil:
-		return "", nil, true
+		return "", nil, nil
 	case errors.As(err, &rw):
-		return "", bytes.TrimSpace(rw.Arguments()), true
+		return "", bytes.TrimSpace(rw.Arguments()), nil
 	}
-	return fmt.Sprintf("Permission to use the tool '%s' was denied: %s", name, err.Error()), nil, false
+	return fmt.Sprintf("Permission to use the tool '%s' was denied: %s", name, err.Error()), nil, err
 }
 
 // errAbandoned stops the loop of an abandoned evaluation (see
@@ -297,6 +316,11 @@ func clipName(name string) string {
 // record (a closed session) ends the evaluation.
 func (r *run) record(res *callResult) error {
 	o := res.outcome
+	if a := r.answering; a != nil && a.call.ID == res.call.ID { // the answer's call
+		done := a.wait
+		done.Answered, r.answering = true, nil
+		o.Events = append(o.Events[:len(o.Events):len(o.Events)], done)
+	}
 	if len(o.Text) > maxResultBytes {
 		o.Text = clipResult(o.Text)
 		o.ValueJSON, o.Value = nil, nil // the value is in the text, cut

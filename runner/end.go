@@ -61,6 +61,8 @@ func (r *run) end(resp *Response, err error) error {
 	if answered {
 		cerr = r.commitWith(ctx, append(r.final[:3], rec)...)
 		r.final = nil
+	} else if w := r.waitingOf(err); w != nil {
+		cerr = r.commitWith(ctx, *w, rec)
 	} else {
 		cerr = r.commitWith(ctx, rec)
 	}
@@ -83,6 +85,8 @@ func (r *run) end(resp *Response, err error) error {
 func (r *run) failed(rec *PromptExecuted, err error) {
 	rec.Status, rec.Error, rec.ErrorType = statusFailed, err.Error(), errorKind(err)
 	switch {
+	case r.waitingOf(err) != nil:
+		rec.Status, rec.ErrorType = statusWaiting, statusWaiting
 	case errors.Is(err, ErrAbandoned):
 		rec.Status = statusAbandoned
 	case r.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):

@@ -51,6 +51,9 @@ type EvaluationError struct {
 
 // Error names the prompt, the phase and the cause.
 func (e *EvaluationError) Error() string {
+	if w, ok := e.Err.(*Waiting); ok && w.CallID != "" {
+		return fmt.Sprintf("runner: evaluating %s stopped to wait for an answer to its %s call %s: %s", e.Prompt, w.Tool, w.CallID, w.Question)
+	}
 	return fmt.Sprintf("runner: evaluating %s failed in the %s phase: %v", e.Prompt, e.Phase, e.Err)
 }
 

@@ -102,7 +102,8 @@ type ToolInvoked struct {
 
 // PromptExecuted records the end of an evaluation, whatever its outcome:
 // every evaluation that Evaluate starts (once the Request is complete)
-// ends with exactly one, succeeded, failed, cancelled or abandoned, so an
+// ends with exactly one, succeeded, failed, cancelled, abandoned or
+// waiting, so an
 // observer closes what it opened for the evaluation on it and never
 // guesses. The runner records it in the session; when the session refuses
 // the record (it was closed meanwhile), it is told to the bus's observers
@@ -140,7 +141,7 @@ type PromptExecuted struct {
 	// Evaluate returned), and ErrorType its kind: a model error's
 	// (model.ErrorKind: "rate_limited", "http_5xx", "timeout",
 	// "cancelled", …), or "abandoned", "max_turns", "budget_exceeded",
-	// "panic", "goexit", "render" (the prompt did not render or its tools
+	// "panic", "goexit", "waiting", "render" (the prompt did not render or its tools
 	// did not install), "record" (the session refused a record),
 	// "invalid_output" (the answer did not match the declared output), or
 	// "_OTHER". Both are empty for a success.
@@ -153,6 +154,10 @@ type PromptExecuted struct {
 func (e PromptExecuted) Succeeded() bool {
 	return e.Status == "" || e.Status == statusSucceeded
 }
+
+// Parked reports whether the evaluation ended waiting for an answer (see
+// Waiting): it neither succeeded nor failed, and goes on when answered.
+func (e PromptExecuted) Parked() bool { return e.Status == statusWaiting }
 
 // Inbound is a message for the evaluation running on the session — a
 // background task's notification, an operator's note. Dispatch it to the

@@ -21,6 +21,7 @@ var names = map[reflect.Type]string{
 	reflect.TypeFor[ContextUsage]():        "offshoot.runner.ContextUsage",
 	reflect.TypeFor[Compacted]():           "offshoot.runner.Compacted",
 	reflect.TypeFor[ToolResultsCleared]():  "offshoot.runner.ToolResultsCleared",
+	reflect.TypeFor[Waiting]():             "offshoot.runner.Waiting",
 }
 
 // reducers are the runner's own: the cursor of the inbound messages read,

@@ -54,7 +54,10 @@ func LogObserver(b *bus.Bus, logger *slog.Logger) (stop func()) {
 			msg = "prompt executed"
 			attrs = []slog.Attr{slog.String("prompt", e.NS+"/"+e.Key), slog.Int("turns", e.Turns),
 				slog.Int("tool_calls", e.ToolCalls), slog.Int("tokens", e.Usage.TotalTokens), slog.Duration("duration", e.Duration)}
-			if !e.Succeeded() {
+			switch {
+			case e.Parked():
+				attrs = append(attrs, slog.String("status", e.Status))
+			case !e.Succeeded():
 				level = slog.LevelWarn
 				attrs = append(attrs, slog.String("status", e.Status), slog.String("error", e.Error), slog.String("error_type", e.ErrorType))
 			}

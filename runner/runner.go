@@ -67,6 +67,15 @@ type Request struct {
 	// The prompt is still rendered, for its tools and output. A session
 	// restored from a snapshot continues like the one it was taken from.
 	Continue string
+	// Answer, when not empty, answers the tool call the evaluation
+	// Continue names waits on (see Waiting): it is that call's result —
+	// or, when Approve asked to wait, the call is approved again, Approve
+	// reading the answer with AnswerOf — the calls of its turn that had
+	// not run run, and the loop goes on.
+	// It comes alone (no UserMessage, no Messages). Continuing an
+	// evaluation that waits without an Answer, and an Answer when nothing
+	// waits (or it was answered), are errors.
+	Answer string
 	// Model answers; ModelName is the route it was chosen by ("main",
 	// "light", a configured name), as records (ModelCalled.Route) and tools
 	// call it. The records name the model by its id too, when it says it
@@ -250,6 +259,10 @@ type run struct {
 	maxTurns               int
 	outputRetries          int // left
 
+	// answering is the parked call being answered, until its result is
+	// recorded (see Waiting).
+	answering *resumption
+
 	// The calls of the turn being run: calls[next:] are not recorded yet.
 	calls []model.ToolCall
 	next  int
@@ -283,12 +296,23 @@ func (r *run) evaluate() (*Response, error) {
 	r.phase = PhaseRender
 	r.scope = &scope{parent: scopeOf(r.ctx), budget: int64(r.req.Budget)}
 	var earlier []model.Message
-	if r.eval = r.req.Continue; r.eval != "" {
+	var resume *resumption
+	r.eval = r.req.Continue
+	if err := r.checkAnswer(); err != nil {
+		return nil, r.fail(PhaseRender, err)
+	}
+	switch {
+	case r.req.Answer != "":
+		var err error
+		if earlier, resume, err = resumed(s, r.eval); err != nil {
+			return nil, r.fail(PhaseRender, err)
+		}
+	case r.eval != "":
 		var err error
 		if earlier, err = continued(s, r.eval); err != nil {
 			return nil, r.fail(PhaseRender, err)
 		}
-	} else {
+	default:
 		r.eval = s.NewID()
 	}
 	r.describeModel()
@@ -303,6 +327,11 @@ func (r *run) evaluate() (*Response, error) {
 	r.spentSeen = session.Len[Spent](s)
 	r.resp = &Response{NS: r.rendered.NS, Key: r.rendered.Key, Evaluation: r.eval, Rendered: r.rendered, Messages: r.messages}
 	r.setupContext()
+	if resume != nil {
+		if err := r.answer(resume); err != nil {
+			return r.partial(PhaseRecord, err)
+		}
+	}
 
 	r.maxTurns = r.req.MaxTurns
 	if r.maxTurns <= 0 {

@@ -313,7 +313,7 @@ func (o *Observer) promptExecuted(_ context.Context, env bus.Envelope, e runner.
 	}
 	var cause error
 	kind := e.ErrorType
-	if !e.Succeeded() {
+	if !e.Succeeded() && !e.Parked() { // a parked evaluation ended, waiting for an answer
 		cause = errors.New(e.Error)
 		if kind == "" {
 			kind = errorTypeOther

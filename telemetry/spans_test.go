@@ -2,6 +2,7 @@ package telemetry_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -395,4 +396,26 @@ func TestObserveSubscribesToRecordsOnly(t *testing.T) {
 	}
 	_, err = telemetry.Observe(nil, telemetry.Options{})
 	assert.ErrorContains(t, err, "needs the bus")
+}
+
+// TestParkedEvaluationIsNoError: an evaluation that ends waiting for an
+// answer (runner.Wait) ends its span without an error status.
+func TestParkedEvaluationIsNoError(t *testing.T) {
+	ctx := watchdog(t)
+	p := newProviders(t)
+	s := newSession(t)
+	obs, err := telemetry.Observe(s.Bus(), p.options())
+	require.NoError(t, err)
+	defer obs.Stop()
+	ask, err := tools.New("ask", "Ask the user.", func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
+		return tools.Result[string]{}, runner.Wait("Which one?")
+	})
+	require.NoError(t, err)
+	_, err = runner.Evaluate(ctx, runner.Request{Prompt: agentPrompt(t, "demo", "asker", ask), Session: s, UserMessage: "go",
+		Model: scripted.New(scripted.ToolCall("ask", `{}`)), ModelName: "scripted"})
+	_, waits := errors.AsType[*runner.Waiting](err)
+	require.True(t, waits, "%v", err)
+	spans := byName(p.spans.GetSpans(), "invoke_agent demo/asker")
+	require.Len(t, spans, 1)
+	assert.NotEqual(t, codes.Error, spans[0].Status.Code)
 }

@@ -79,6 +79,14 @@ error.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return cli.Usagef("%v; see '%s --help'", err, cmd.CommandPath())
 	})
-	root.AddCommand(democmd.Command(env), runcmd.Command(env), chatcmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env), sessionscmd.Command(env), uicmd.Command(env), workercmd.Command(env))
+	root.AddCommand(democmd.Command(env), runcmd.Command(env), chatcmd.Command(env), agentscmd.Command(env), snapshotcmd.Command(env), transcriptscmd.Command(env), sessionsWithAnswer(env), uicmd.Command(env), workercmd.Command(env))
 	return root
+}
+
+// sessionsWithAnswer is the sessions command with its answer subcommand,
+// which carries a run on as run does.
+func sessionsWithAnswer(env *cli.Env) *cobra.Command {
+	cmd := sessionscmd.Command(env)
+	cmd.AddCommand(runcmd.AnswerCommand(env))
+	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -182,6 +183,7 @@ func (c *chat) run(ctx context.Context) error {
 		c.say("offshoot chat: %s", l)
 	}
 	c.say("type a message; @NAME TEXT hands TEXT to an agent; /help lists the commands; /exit or Ctrl-D ends")
+	c.sayWaiting()
 
 	for {
 		text, err := c.read(ctx)
@@ -294,8 +296,12 @@ func (c *chat) turnOf(ctx context.Context, empty bool, typed string, query func(
 	if !errors.Is(res.Err, offshoot.ErrNothingToContinue) {
 		c.env.NoteTurn(context.WithoutCancel(ctx), c.client.Session().ID(), typed, int64(res.Usage.TotalTokens))
 	}
+	_, waits := c.client.Waiting()
+	c.env.NoteWaiting(context.WithoutCancel(ctx), c.client.Session().ID(), waits)
 	switch {
 	case res.Err == nil:
+	case waits:
+		c.sayWaiting()
 	case errors.Is(res.Err, offshoot.ErrNothingToContinue):
 		if empty {
 			return // an empty line with nothing new to read
@@ -315,6 +321,22 @@ func (c *chat) turnOf(ctx context.Context, empty bool, typed string, query func(
 			c.fail("the turn failed: %s; %s", what, todo)
 		}
 	}
+}
+
+// sayWaiting shows the question the session waits on, if any: the next
+// line typed is its answer.
+func (c *chat) sayWaiting() {
+	w, ok := c.client.Waiting()
+	if !ok {
+		return
+	}
+	c.say("the agent asks:\n%s", indent(cli.Printable(w.Question)))
+	c.say("your next line is the answer (a line starting with / is a command)")
+}
+
+// indent puts two spaces before each line of text.
+func indent(text string) string {
+	return "  " + strings.ReplaceAll(text, "\n", "\n  ")
 }
 
 // notified tells, between turns, that a background task ended; the tree

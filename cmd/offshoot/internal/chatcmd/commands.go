@@ -32,6 +32,10 @@ const help = `  TEXT           a message to the main agent
 
 // handle acts on one line; done is true when the chat ends.
 func (c *chat) handle(ctx context.Context, line string) (done bool) {
+	if _, waits := c.client.Waiting(); waits && !strings.HasPrefix(strings.TrimSpace(line), "/") {
+		c.turnOf(ctx, false, line, func(tctx context.Context) iter.Seq[offshoot.Message] { return c.client.Answer(tctx, line) })
+		return false
+	}
 	switch r := parse(line); r.kind {
 	case command:
 		return c.command(ctx, r)

@@ -209,6 +209,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		MaxTurns:            f.MaxTurns,
 		Hooks:               e.Hooks(f.ApproveHooks),
 		Permissions:         policy,
+		AskUser:             e.askUser(),
 	}
 	if e.Stored != nil {
 		opts.Store, opts.SessionID = e.Stored.Store, e.ResumedID

@@ -17,6 +17,9 @@ const (
 	questionTag = "offshoot.question"
 	turnsTag    = "offshoot.turns"
 	tokensTag   = "offshoot.tokens"
+	// waitingTag is set while the session waits for a person's answer
+	// (see NoteWaiting).
+	waitingTag = "offshoot.waiting"
 	// agentTag marks a subagent's session, and descriptionTag holds what
 	// it was asked (see package subagent).
 	agentTag       = "offshoot.agent"
@@ -38,13 +41,16 @@ type Summary struct {
 	Question string
 	Turns    int
 	Tokens   int64
+	// Waiting is set while the session waits for a person's answer
+	// ('offshoot sessions answer').
+	Waiting bool
 }
 
 // Summarize reads what run and chat kept in h's tags. A store's tags are
 // untrusted: a count that is not one reads as 0, and the question is
 // printed with Printable.
 func Summarize(h store.Header) Summary {
-	s := Summary{Kind: h.Tags[kindTag], Question: oneLine(h.Tags[questionTag])}
+	s := Summary{Kind: h.Tags[kindTag], Question: oneLine(h.Tags[questionTag]), Waiting: h.Tags[waitingTag] != ""}
 	if _, ok := h.Tags[agentTag]; ok {
 		// Its parent's counts came with its parent's tags.
 		return Summary{Kind: "agent", Question: oneLine(h.Tags[descriptionTag])}
@@ -65,6 +71,7 @@ func ForkTags(tags map[string]string) map[string]string {
 	tags = maps.Clone(tags)
 	delete(tags, turnsTag)
 	delete(tags, tokensTag)
+	delete(tags, waitingTag) // a fork at an earlier seq waits for nothing
 	return tags
 }
 

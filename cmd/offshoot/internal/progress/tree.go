@@ -287,7 +287,10 @@ func (t *tree) ended(session string, e runner.PromptExecuted) {
 		return
 	}
 	status := "done"
-	if !e.Succeeded() {
+	switch {
+	case e.Parked():
+		status = "waiting for an answer"
+	case !e.Succeeded():
 		status = t.paint(red, cli.Printable(e.Status)) + ": " + clip(firstLine(cli.Printable(e.Error)), 120)
 	}
 	spent := tokens(e.Usage)

@@ -21,6 +21,7 @@ import (
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/columns"
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/progress"
 	"github.com/offshoot-dev/offshoot/project"
+	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
@@ -71,9 +72,16 @@ it with 'offshoot sessions show ID'.
 Ctrl-C stops the run and every agent it started, and says so; a second
 Ctrl-C exits at once.
 
+When the agent asks the user a question (AskUserQuestion), run asks it at
+a terminal and goes on with the answer. Where no one can answer (standard
+input or output is no terminal) the run waits: it prints the question and
+how to answer, keeps the session, and exits with 3; 'offshoot sessions
+answer ID "ANSWER"' carries it on from there, with the rest of the run.
+
 Exit codes: 0 the task is done, 1 the run failed or was interrupted (with
 what to do next), or files could not be written back, 2 a usage or
-configuration error, such as no model configured.`,
+configuration error, such as no model configured, 3 the run waits for an
+answer.`,
 		Example: `  offshoot run "Summarize what the billing module does"
   offshoot run --agent code-reviewer --dir ./billing "Review the tax rules"
   offshoot run --write "Fix the typos in the README"
@@ -99,6 +107,9 @@ type run struct {
 	json    bool
 	noColor bool
 	task    string
+	// answer, when set, carries on the stored session that waits for it
+	// (sessions answer) instead of running task.
+	answer string
 
 	// writeFlags are --write and --dry-run (see writeBack).
 	writeFlags cli.WriteBackFlags
@@ -109,7 +120,7 @@ type run struct {
 }
 
 func (r *run) run(ctx context.Context) error {
-	if strings.TrimSpace(r.task) == "" {
+	if strings.TrimSpace(r.task) == "" && r.answer == "" {
 		return cli.Usagef("the task is empty; say what the agent should do, such as offshoot run \"Summarize the README\"")
 	}
 	if err := r.writeFlags.Check(); err != nil {
@@ -121,13 +132,16 @@ func (r *run) run(ctx context.Context) error {
 	}
 	defer r.env.CloseStore()
 	defer client.Close()
+	if _, waits := client.Waiting(); r.answer != "" && !waits {
+		return cli.Usagef("session %s waits for no answer: nothing was asked, or it was answered already; carry it on with 'offshoot chat --resume %s'", cli.Printable(client.Session().ID()), cli.Printable(client.Session().ID()))
+	}
 	stopTelemetry, err := r.env.Telemetry(ctx, client.Session().Bus(), r.env.Provider())
 	if err != nil {
 		return err
 	}
 	defer stopTelemetry()
 	if st := r.env.Stored; st != nil {
-		fmt.Fprintln(r.env.Err(), cli.SessionLine("run", client.Session().ID(), false, st.Where))
+		fmt.Fprintln(r.env.Err(), cli.SessionLine("run", client.Session().ID(), r.answer != "", st.Where))
 	}
 	out := r.env.Out()
 	var stop func()
@@ -144,7 +158,11 @@ func (r *run) run(ctx context.Context) error {
 		}
 	} else {
 		stop = progress.Tree(client.Session().Bus(), out, progress.Options{Color: r.env.UseColor(r.noColor), Width: r.env.TerminalWidth()})
-		r.say("%s, with %s of %s copied in", r.who(), filesOf(client), r.dir())
+		if r.answer != "" {
+			r.say("%s goes on with your answer, with the files of the stored session (%s)", r.who(), filesOf(client))
+		} else {
+			r.say("%s, with %s of %s copied in", r.who(), filesOf(client), r.dir())
+		}
 		if left := r.env.Copied.Summary(); left != "" {
 			r.say("%s", cli.Printable(left))
 		}
@@ -158,6 +176,8 @@ func (r *run) run(ctx context.Context) error {
 	}
 	tokens, err := r.work(ctx, client)
 	r.env.NoteTurn(context.WithoutCancel(ctx), client.Session().ID(), r.task, tokens)
+	w, waits := client.Waiting()
+	r.env.NoteWaiting(context.WithoutCancel(ctx), client.Session().ID(), waits)
 	// The tasks still running when the run failed or was interrupted end
 	// with it, and the tree shows them end.
 	client.Tasks().StopAll()
@@ -167,6 +187,17 @@ func (r *run) run(ctx context.Context) error {
 			return cli.Failf("%v", serr)
 		}
 		r.say("saved the session to %s; read it with 'offshoot snapshot show %s'", r.flags.Save, r.flags.Save)
+	}
+	if waits && errors.Is(err, errWaiting) {
+		for _, l := range cli.Waiting(w, client.Session().ID()) {
+			r.say("%s", l)
+		}
+		if r.env.Stored == nil {
+			r.say("no session is stored (--no-store), so the answer cannot come later: run the task again without --no-store, or at a terminal")
+		} else {
+			r.say("the files the agents changed stay in the session until the run ends")
+		}
+		return cli.Silent(cli.ExitWaiting)
 	}
 	if err != nil && ctx.Err() != nil {
 		return cli.Failf("the run was interrupted: it stopped, with every agent it started; run it again to start over")
@@ -182,7 +213,9 @@ func (r *run) run(ctx context.Context) error {
 // up to maxRounds times. It returns the tokens its queries spent.
 func (r *run) work(ctx context.Context, client *offshoot.Client) (tokens int64, err error) {
 	first := client.Query(ctx, r.task)
-	if name, args, ok := project.ParseCommandLine(r.task); ok {
+	if r.answer != "" {
+		first = client.Answer(ctx, r.answer)
+	} else if name, args, ok := project.ParseCommandLine(r.task); ok {
 		cmd, found := r.env.Commands.Find(name)
 		if !found {
 			return 0, cli.Usagef("there is no command /%s (.claude/commands/%s.md); to send a task that begins with /, begin it with a space", cli.Printable(name), cli.Printable(name))
@@ -191,6 +224,9 @@ func (r *run) work(ctx context.Context, client *offshoot.Client) (tokens int64, 
 	}
 	res := result(first)
 	tokens += int64(res.Usage.TotalTokens)
+	if _, ok := errors.AsType[*runner.Waiting](res.Err); ok {
+		return tokens, errWaiting
+	}
 	if err := r.failed(res); err != nil {
 		return tokens, err
 	}
@@ -214,11 +250,18 @@ func (r *run) work(ctx context.Context, client *offshoot.Client) (tokens int64, 
 		if errors.Is(res.Err, offshoot.ErrNothingToContinue) {
 			return tokens, nil
 		}
+		if _, ok := errors.AsType[*runner.Waiting](res.Err); ok {
+			return tokens, errWaiting
+		}
 		if err := r.failed(res); err != nil {
 			return tokens, err
 		}
 	}
 }
+
+// errWaiting is work's error when the run stopped to wait for an answer
+// (Client.Waiting says to what).
+var errWaiting = errors.New("the run waits for an answer")
 
 // query runs one query to its end and returns its result. The messages
 // themselves are printed from the session's bus.

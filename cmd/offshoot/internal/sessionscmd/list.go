@@ -34,6 +34,7 @@ type listedSession struct {
 	Created       time.Time `json:"created"`
 	Updated       time.Time `json:"updated"`
 	Seq           uint64    `json:"seq"`
+	Waiting       bool      `json:"waiting,omitempty"`
 }
 
 func (s *sessions) listCommand() *cobra.Command {
@@ -53,7 +54,9 @@ from, and the sessions of the subagents, as agent).
 At most --limit sessions are listed (%d by default); list says when more
 are stored. --json prints them as one JSON object, whole, for scripts:
 {"sessions": [{"id", "parent", "fork_seq", "kind", "first_question",
-"turns", "tokens", "created", "updated", "seq"}, …], "more": false}.`, cli.ShortLen, defaultLimit),
+"turns", "tokens", "created", "updated", "seq", "waiting"}, …], "more":
+false}. A session that waits for an answer ('offshoot sessions answer')
+is listed as waiting ("run, waiting"; "waiting": true).`, cli.ShortLen, defaultLimit),
 		Args: cli.Args(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit < 1 {
@@ -110,7 +113,7 @@ func (s *sessions) listJSON(hs []store.Header, more bool) error {
 		sum := cli.Summarize(h)
 		out.Sessions = append(out.Sessions, listedSession{
 			ID: h.ID, Parent: h.Parent, ForkSeq: h.ForkSeq, Kind: sum.Kind, FirstQuestion: sum.Question,
-			Turns: sum.Turns, Tokens: sum.Tokens, Created: h.Created, Updated: h.Updated, Seq: h.Seq,
+			Turns: sum.Turns, Tokens: sum.Tokens, Created: h.Created, Updated: h.Updated, Seq: h.Seq, Waiting: sum.Waiting,
 		})
 	}
 	b, err := json.Marshal(out)
@@ -134,7 +137,11 @@ func (s *sessions) listTable(hs []store.Header, forks bool) {
 	fmt.Fprintln(tw, header+"FIRST QUESTION")
 	for i, h := range hs {
 		sum := cli.Summarize(h)
-		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t", ids[i], orDash(sum.Kind), count(sum.Turns), tokens(sum.Tokens), minute(h.Updated))
+		kind := orDash(sum.Kind)
+		if sum.Waiting {
+			kind += ", waiting"
+		}
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t", ids[i], kind, count(sum.Turns), tokens(sum.Tokens), minute(h.Updated))
 		if forks {
 			from := "-"
 			if h.Parent != "" {

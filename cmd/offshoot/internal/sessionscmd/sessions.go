@@ -28,14 +28,15 @@ import (
 func Command(env *cli.Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "Read and manage the stored sessions of run and chat: list, show, history, fork, compact, rm, prune, apply",
+		Short: "Read and manage the stored sessions of run and chat: list, show, history, fork, compact, rm, prune, apply, answer",
 		Long: `run and chat keep their sessions in a store: .offshoot/sessions.db in the
 project by default, another SQLite file or a postgres:// URL with --store.
 A session is the log of what it committed, batch by batch (a model turn, a
 tool's result…), numbered by seq; a fork starts from another session at one
 of its seqs, and subagents' sessions are stored as forks of their parent's.
 These commands read that store (never creating it) and manage it; carry a
-session on with 'offshoot chat --resume ID'.`,
+session on with 'offshoot chat --resume ID', and a run that waits for an
+answer with 'offshoot sessions answer ID ANSWER'.`,
 	}
 	cli.Group(cmd)
 	s := &sessions{env: env}

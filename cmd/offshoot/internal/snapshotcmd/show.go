@@ -92,6 +92,7 @@ func conversations(w io.Writer, snap session.Snapshot, full bool) {
 	}
 	sums := spending(snap)
 	fmt.Fprintf(w, "\nconversations (%d):\n", len(evals))
+	wait, waits := waiting(snap)
 	for _, id := range evals {
 		msgs := runner.Conversation(snap, id)
 		head := "  " + cli.Printable(id)
@@ -108,6 +109,8 @@ func conversations(w io.Writer, snap session.Snapshot, full bool) {
 				plural(s.toolCalls, "tool call", "tool calls"), plural(s.tokens, "token", "tokens"))
 		}
 		switch {
+		case waits && wait.Evaluation == id:
+			head += fmt.Sprintf(", waiting for an answer to its %s call: %s", cli.Printable(wait.Tool), clipLine(cli.Printable(wait.Question)))
 		case s.finished > 0 && s.finished >= s.queries:
 			head += ", finished"
 		case s.queries > 1:
@@ -153,6 +156,25 @@ func spending(snap session.Snapshot) map[string]spent {
 		sums[e.Evaluation] = s
 	}
 	return sums
+}
+
+// waiting returns what snap waits for, when it waits for an answer (see
+// runner.Waiting).
+func waiting(snap session.Snapshot) (runner.Waiting, bool) {
+	var last runner.Waiting
+	for v := range snap.Items(reflect.TypeFor[runner.Waiting]()) {
+		last = v.(runner.Waiting)
+	}
+	return last, last.CallID != "" && !last.Answered
+}
+
+// clipLine is the first line of text, cut to 100 characters.
+func clipLine(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	if r := []rune(line); len(r) > 100 {
+		return string(r[:99]) + "…"
+	}
+	return line
 }
 
 // plural returns n with the singular or the plural noun, as n asks.
