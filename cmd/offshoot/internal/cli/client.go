@@ -182,12 +182,10 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		case "web_fetch":
 			return fetch != nil
 		}
-		for name := range servers {
-			if strings.HasPrefix(tool, "mcp__"+name+"__") {
-				return true
-			}
-		}
-		return false
+		// The agents have the tools of MCP servers the user configured or
+		// approved, and of their agent files' own servers (a project's
+		// only once approved).
+		return strings.HasPrefix(tool, "mcp__")
 	})
 	if err != nil {
 		e.CloseStore()
