@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/offshoot-dev/offshoot/permission"
+	"github.com/offshoot-dev/offshoot/runner"
 	projectfiles "github.com/offshoot-dev/offshoot/project"
 )
 
@@ -26,8 +27,10 @@ const permissionModeUsage = "how tool calls no rule decides are treated: default
 // terminal through answer (nil: none to ask) or, with none, granted: the
 // tools the command line offers (--allow bash, the MCP servers the user
 // configured or approved), which run as before unless an ask rule or a
-// hook asks about the call; anything else asked about is denied, and
-// standard error says so.
+// hook asks about the call; anything else asked about waits for the
+// user's answer (runner.Wait: offshoot sessions answer ID yes) when the
+// session is stored and the call is the main agent's, and is denied
+// otherwise, standard error saying so.
 func (e *Env) policy(f AgentFlags, answer func(string) string, granted func(tool string) bool) (*permission.Policy, error) {
 	var mode permission.Mode
 	if f.PermissionMode != "" {
@@ -44,9 +47,21 @@ func (e *Env) policy(f AgentFlags, answer func(string) string, granted func(tool
 		p.CanUseTool = askAtTerminal(answer, e.bash != nil && e.bash.Confined())
 		return p, nil
 	}
-	p.CanUseTool = func(_ context.Context, r permission.Request) (permission.Decision, error) {
+	stored, confined := e.Stored != nil, e.bash != nil && e.bash.Confined()
+	p.CanUseTool = func(ctx context.Context, r permission.Request) (permission.Decision, error) {
 		if r.AskedBy == "" && granted(r.Tool) {
 			return permission.Decision{Allow: true, Reason: "the command line"}, nil
+		}
+		if a, ok := runner.AnswerOf(ctx); ok { // the answer to a question it waited on
+			if yes(a) {
+				return permission.Decision{Allow: true, Reason: "the user"}, nil
+			}
+			return permission.Decision{Reason: "the user did not allow it; ask them about it, or do the work another way"}, nil
+		}
+		if stored && r.AgentType == "" {
+			// No one to ask now: the main agent's run waits for the
+			// answer (offshoot sessions answer ID yes).
+			return permission.Decision{}, runner.Wait(parkedQuestion(r, confined))
 		}
 		if r.AskedBy != "" {
 			e.Warn("denied %s: %s asks about it, and there is no terminal to ask", Printable(r.Tool), Printable(r.AskedBy))
@@ -125,6 +140,27 @@ func askAtTerminal(answer func(string) string, confined bool) func(context.Conte
 		}
 		return permission.Decision{Reason: "the user did not allow it; ask them about it, or do the work another way"}, nil
 	}
+}
+
+// yes reports whether a person's answer allows a call.
+func yes(answer string) bool {
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes", "a", "always":
+		return true
+	}
+	return false
+}
+
+// parkedQuestion is the question a run waits on when there is no terminal
+// to ask before a call runs: toolQuestion, answered later.
+func parkedQuestion(r permission.Request, confined bool) string {
+	q := toolQuestion(r, confined)
+	if i := strings.LastIndex(q, "\n"); i >= 0 && strings.Contains(q[i:], "[y]es") {
+		q = q[:i]
+	} else if i := strings.LastIndex(q, "? [y]es"); i >= 0 {
+		q = q[:i+1]
+	}
+	return q + "\nAnswer yes to allow it, or no."
 }
 
 // toolQuestion is what the user is asked before a call runs.
