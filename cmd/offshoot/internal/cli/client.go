@@ -91,7 +91,7 @@ func (f *AgentFlags) Add(cmd *cobra.Command) {
 	fl.IntVar(&f.MaxTurns, "max-turns", 0, fmt.Sprintf("the most model calls the main agent makes for one task or message (default %d)", runner.DefaultMaxTurns))
 	fl.BoolVar(&f.ApproveMCP, "approve-mcp", false, "start the MCP servers this project configures (.mcp.json), and remember that you approved them for this project until they change")
 	fl.BoolVar(&f.ApproveHooks, "approve-hooks", false, "run the hooks this project's settings configure (.claude/settings.json), and remember that you approved them for this project until they change")
-	fl.BoolVar(&f.ApproveSettings, "approve-settings", false, "apply the allow rules and mode of this project's settings (.claude/settings.json), and remember that you approved them for this project until they change")
+	fl.BoolVar(&f.ApproveSettings, "approve-settings", false, "apply the allow rules, mode and hooks of this project's settings (.claude/settings.json), and remember that you approved them for this project until they change")
 	fl.StringVar(&f.PermissionMode, "permission-mode", "", permissionModeUsage)
 	fl.StringSliceVar(&f.Allow, "allow", nil, allowUsage)
 	f.Store.Add(cmd, "keep the session in")
@@ -205,7 +205,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		DispatchSubagent:    prompts,
 		Logger:              e.Logger(),
 		MaxTurns:            f.MaxTurns,
-		Hooks:               e.Hooks(f.ApproveHooks),
+		Hooks:               e.Hooks(f.ApproveHooks || f.ApproveSettings), // approving the settings approves their hooks too
 		Permissions:         policy,
 		AskUser:             e.askUser(),
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/offshoot-dev/offshoot/permission"
-	"github.com/offshoot-dev/offshoot/runner"
 	projectfiles "github.com/offshoot-dev/offshoot/project"
+	"github.com/offshoot-dev/offshoot/runner"
 )
 
 // modes are the permission modes --permission-mode takes.
