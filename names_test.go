@@ -20,7 +20,7 @@ import (
 // Code's hook contract) added 19. This is a ratchet:
 // lower it as names are unexported, and raise it only by deciding to,
 // for a name a user needs.
-const maxExportedNames = 545
+const maxExportedNames = 544
 
 // The library's surface stays small: the exported top-level names —
 // types, functions, variables and constants — of its non-test files,
