@@ -23,6 +23,10 @@ const (
 	maxMessage = 512 << 10
 )
 
+// maxQueued bounds the bytes of the batches a publisher holds that are
+// not sent yet: past it, a commit waits for the sender (see Commit).
+const maxQueued = 64 << 20
+
 // publisher is the journal of a child's session on a worker: each batch
 // the child commits (once on is set, after the worker's own setup) is
 // numbered and queued, and a sender sends what is queued as one progress
@@ -50,9 +54,15 @@ type publisher struct {
 	uploads      context.Context
 	cancelUpload context.CancelFunc
 
+	// limit is maxQueued, or a test's bound.
+	limit int
+	// room is signalled when the sender has sent batches.
+	room chan struct{}
+
 	mu      sync.Mutex
 	n       int
 	pending []batch
+	queued  int // the bytes of pending and of the batches being sent
 	sent    []sent
 	err     error
 	wake    chan struct{}
@@ -70,14 +80,21 @@ type sent struct {
 func (p *publisher) start() {
 	p.wake, p.stop, p.stopped = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 	p.uploads, p.cancelUpload = context.WithCancel(context.Background())
+	p.room = make(chan struct{}, 1)
+	if p.limit == 0 {
+		p.limit = maxQueued
+	}
 	go p.send()
 	p.on.Store(true)
 }
 
 // Commit queues a batch: plain values, and no I/O while the session's
 // writers wait. It never fails the child's write: a batch that cannot be
-// encoded fails the job's result instead.
-func (p *publisher) Commit(_ context.Context, c session.Commit) error {
+// encoded fails the job's result instead. The queue is bounded (maxQueued
+// bytes): when the sender falls that far behind, Commit waits for it to
+// send, until ctx ends (the session bounds it: 30 s at most), and a batch
+// that found no room fails the job's result too.
+func (p *publisher) Commit(ctx context.Context, c session.Commit) error {
 	if !p.on.Load() {
 		return nil
 	}
@@ -101,6 +118,22 @@ func (p *publisher) Commit(_ context.Context, c session.Commit) error {
 		}
 		b.Events, b.Object, b.raw = nil, hashOf(raw), raw // the sender stores it
 	}
+	for p.queued > 0 && p.queued+b.size() > p.limit {
+		p.mu.Unlock()
+		select {
+		case <-p.room:
+		case <-ctx.Done():
+		}
+		p.mu.Lock()
+		if p.err != nil {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			p.err = fmt.Errorf("batch %d of the child: the worker was still sending the %d bytes before it: %w", b.N, p.queued, err)
+			return nil
+		}
+	}
+	p.queued += b.size()
 	p.pending = append(p.pending, b)
 	select {
 	case p.wake <- struct{}{}:
@@ -108,6 +141,9 @@ func (p *publisher) Commit(_ context.Context, c session.Commit) error {
 	}
 	return nil
 }
+
+// size is the bytes the batch holds until it is sent.
+func (b batch) size() int { return eventsSize(b.Events) + len(b.raw) }
 
 func eventsSize(events []typed) int {
 	n := 0
@@ -145,6 +181,11 @@ func (p *publisher) sendNext() bool {
 	batches := p.pending[:take:take]
 	p.pending = p.pending[take:]
 	p.mu.Unlock()
+	size := 0
+	for _, b := range batches {
+		size += b.size()
+	}
+	defer p.drained(size)
 	if err := p.store(p.uploads, batches); err != nil {
 		p.fail(err)
 		return false
@@ -190,6 +231,17 @@ func (p *publisher) store(ctx context.Context, batches []batch) error {
 	return nil
 }
 
+// drained takes size bytes off the queue and tells a commit waiting for room.
+func (p *publisher) drained(size int) {
+	p.mu.Lock()
+	p.queued -= size
+	p.mu.Unlock()
+	select {
+	case p.room <- struct{}{}:
+	default:
+	}
+}
+
 // fail notes the publisher's first error, for the job's result.
 func (p *publisher) fail(err error) {
 	p.mu.Lock()
@@ -233,7 +285,7 @@ func (p *publisher) flush(ctx context.Context) (int, []batch) {
 		}
 	}
 	tail := p.pending
-	p.pending = nil
+	p.pending, p.queued = nil, 0 // the sender is gone: what is left goes with the result
 	if p.err == nil {
 		if err := p.store(ctx, tail); err != nil {
 			p.err = err

@@ -165,3 +165,53 @@ func requireStopped(t *testing.T, pub *publisher) {
 		t.Fatal("flush returned with the sender still running")
 	}
 }
+
+// The batches a publisher holds unsent are bounded: past the bound, a
+// commit waits for the sender to make room, and goes on once it has; one
+// whose context ends first is not queued, and the job's result says so.
+func TestPublisherQueueIsBounded(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		cancel bool // the second commit's context is over
+	}{{"waits for room", false}, {"gives up with its context", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a watchdog
+			defer cancel()
+			slow := &blockingObjects{entered: make(chan string, 2), release: make(chan struct{})}
+			pub, replies := publisherFixture(t, ctx, func(o jetstream.ObjectStore) jetstream.ObjectStore { slow.ObjectStore = o; return slow })
+			pub.limit = maxInline + 1<<10 // one big batch fills it
+			s, err := session.New(session.WithRegistry(pub.reg), session.WithJournal(pub))
+			require.NoError(t, err)
+			defer s.Close()
+			pub.start()
+
+			require.NoError(t, s.Dispatch(ctx, noted{Text: strings.Repeat("a", maxInline+1)}))
+			<-slow.entered // the first is being stored, and fills the queue
+			second := noted{Text: strings.Repeat("b", maxInline+1)}
+			if tt.cancel {
+				over, stop := context.WithCancel(ctx)
+				stop()
+				require.NoError(t, s.Dispatch(over, second), "the publisher never fails the child's write")
+				close(slow.release)
+				pub.flush(ctx)
+				requireStopped(t, pub)
+				require.ErrorContains(t, pub.err, "batch 2 of the child: the worker was still sending")
+				require.ErrorIs(t, pub.err, context.Canceled)
+				return
+			}
+			done := make(chan error, 1)
+			go func() { done <- s.Dispatch(ctx, second) }()
+			close(slow.release) // the first is stored and sent: room for the second
+			require.NoError(t, <-done)
+			n, tail := pub.flush(ctx)
+			requireStopped(t, pub)
+			require.NoError(t, pub.err)
+			require.Equal(t, 2, n)
+			got := append(sentBatches(t, ctx, replies), tail...)
+			require.Len(t, got, 2)
+			require.Equal(t, []int{1, 2}, []int{got[0].N, got[1].N})
+			require.NotEmpty(t, got[1].Object)
+			require.Zero(t, pub.queued)
+		})
+	}
+}
