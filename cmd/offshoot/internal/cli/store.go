@@ -79,6 +79,17 @@ func (e *Env) storeWhere(f StoreFlags) (where, path string) {
 	return Printable(e.Show(path)), path
 }
 
+// StoreFile names the SQLite file of the store f picks as a person reads
+// it (shown with Show, without the DSN's options), for "it does not
+// exist"; the PostgreSQL URL without its password for PostgreSQL.
+func (e *Env) StoreFile(f StoreFlags) string {
+	where, path := e.storeWhere(f)
+	if path == "" {
+		return where
+	}
+	return Printable(e.Show(path))
+}
+
 // sqliteDSN splits --store's SQLite DSN into its file's absolute path (in
 // the project when it is relative) and the options that follow it
 // ("?_synchronous=FULL", or none), as store/sqlite reads them; an option

@@ -59,7 +59,7 @@ preview writing a session's files back to the project.`,
 			if st == nil {
 				where := cli.SessionsPath
 				if flags.DSN != "" {
-					where = cli.Printable(flags.DSN)
+					where = env.StoreFile(flags)
 				}
 				return cli.Usagef("no sessions stored yet: %s does not exist; run or chat stores them, or give a store with --store", where)
 			}
