@@ -31,6 +31,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/offshoot-dev/offshoot/internal/loopback"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
 )
@@ -117,21 +118,6 @@ func (s *Server) URL() string {
 	return "http://" + s.opts.Host + "/?token=" + url.QueryEscape(s.opts.Token)
 }
 
-// IsLoopback reports whether addr, a host and port, names this machine
-// only (a loopback address or localhost): a page served elsewhere can be
-// reached from the network.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
-}
-
 // allowedHosts returns the Host headers a request may carry.
 func allowedHosts(host string) (map[string]bool, error) {
 	h, port, err := net.SplitHostPort(host)
@@ -139,7 +125,7 @@ func allowedHosts(host string) (map[string]bool, error) {
 		return nil, fmt.Errorf("inspector: Options.Host %q is not a host and port (such as 127.0.0.1:8080): %v", host, err)
 	}
 	out := map[string]bool{strings.ToLower(host): true}
-	if IsLoopback(host) {
+	if loopback.Is(host) {
 		for _, name := range []string{"localhost", "127.0.0.1", "::1"} {
 			out[strings.ToLower(net.JoinHostPort(name, port))] = true
 		}

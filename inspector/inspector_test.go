@@ -184,15 +184,6 @@ func TestNewRefuses(t *testing.T) {
 	assert.Regexp(t, `^http://127\.0\.0\.1:8080/\?token=[0-9a-f]{48}$`, s.URL())
 }
 
-func TestIsLoopback(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1:0": true, "[::1]:80": true, "localhost:1": true, "LOCALHOST:1": true, "127.8.9.1:1": true,
-		"192.168.1.5:8080": false, "0.0.0.0:80": false, "[::]:80": false, "example.com:80": false,
-	} {
-		assert.Equal(t, want, inspector.IsLoopback(addr), addr)
-	}
-}
-
 // With actions allowed, the page forks, exports and previews.
 func TestActions(t *testing.T) {
 	r := filled(t, store.NewMemory())

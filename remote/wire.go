@@ -111,6 +111,9 @@ type batch struct {
 	// Object names the object the events are in, when they were too big
 	// for a message.
 	Object string `json:"object,omitempty"`
+	// raw is the events' JSON for Object, on the worker until it is
+	// stored (publisher.store).
+	raw []byte
 }
 
 // result is how a job ended on a worker.

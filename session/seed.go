@@ -69,7 +69,9 @@ func (s *Session) Reset() error {
 		return errJournaled("Reset")
 	}
 	_, err := s.write(context.Background(), func(cur *state) (*state, error) {
-		return &state{table: cur.table, layout: cur.layout, vecs: make([]pvec.Vector, len(cur.layout.types)), revision: cur.revision + 1, seq: cur.seq}, nil
+		next := newState(len(cur.layout.types))
+		next.table, next.layout, next.revision, next.seq = cur.table, cur.layout, cur.revision+1, cur.seq
+		return next, nil
 	})
 	return err
 }
@@ -79,7 +81,7 @@ func (s *Session) Reset() error {
 func (st *state) withSlice(t reflect.Type, v pvec.Vector) *state {
 	d := draft{layout: st.layout, vecs: st.vecs}
 	d.set(t, v)
-	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1, seq: st.seq}
+	return d.state(st.table, st.revision+1, st.seq)
 }
 
 // safely calls f, turning a panic into a *bus.PanicError.

@@ -64,7 +64,7 @@ func (st *state) apply(envs []bus.Envelope) (*state, error) {
 	}
 	// Every applied dispatch is a new revision, even one whose reducers
 	// left the slices as they were.
-	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1, seq: envs[len(envs)-1].Seq}, nil
+	return d.state(st.table, st.revision+1, envs[len(envs)-1].Seq), nil
 }
 
 // reduce runs one reducer, turning a panic into a *bus.PanicError.
@@ -84,7 +84,7 @@ func (st *state) withTable(t *table, slices ...reflect.Type) *state {
 	for _, s := range slices {
 		d.ensure(s)
 	}
-	return &state{table: t, layout: d.layout, vecs: d.vecs, revision: st.revision, seq: st.seq}
+	return d.state(t, st.revision, st.seq)
 }
 
 // adopt returns the state that st becomes when rolled back to src: src's
@@ -99,7 +99,7 @@ func (st *state) adopt(src *state) *state {
 			}
 		}
 	}
-	return &state{table: st.table, layout: d.layout, vecs: d.vecs, revision: st.revision + 1, seq: st.seq}
+	return d.state(st.table, st.revision+1, st.seq)
 }
 
 // newTypes returns the types of next that st lacks: its slice types and
@@ -158,11 +158,23 @@ func (l *layout) with(t reflect.Type) *layout {
 }
 
 // draft is the slices of a state being computed. It copies the vector table
-// on its first change, so an unchanged draft costs nothing.
+// on its first change, so an unchanged draft costs nothing; the copy and
+// the state that will hold it are one allocation (see newState).
 type draft struct {
 	layout *layout
 	vecs   []pvec.Vector
 	owned  bool
+	next   *state // the state allocated with vecs, once owned
+}
+
+// state returns the draft's state with table t, revision and seq.
+func (d *draft) state(t *table, revision, seq uint64) *state {
+	st := d.next
+	if st == nil {
+		st = new(state)
+	}
+	*st = state{table: t, layout: d.layout, vecs: d.vecs, revision: revision, seq: seq}
+	return st
 }
 
 func (d *draft) get(t reflect.Type) pvec.Vector {
@@ -180,9 +192,9 @@ func (d *draft) set(t reflect.Type, v pvec.Vector) {
 		i = d.layout.index[t]
 	}
 	if !d.owned {
-		nv := make([]pvec.Vector, len(d.layout.types))
-		copy(nv, d.vecs)
-		d.vecs, d.owned = nv, true
+		d.next = newState(len(d.layout.types))
+		copy(d.next.vecs, d.vecs)
+		d.vecs, d.owned = d.next.vecs, true
 	}
 	for len(d.vecs) < len(d.layout.types) {
 		d.vecs = append(d.vecs, pvec.Vector{})

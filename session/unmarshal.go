@@ -173,7 +173,7 @@ func (r *reader) slices() (*state, error) {
 	if r.token(); r.err != nil { // ]
 		return nil, errSyntax
 	}
-	return &state{table: emptyTable, layout: d.layout, vecs: d.vecs}, nil
+	return d.state(emptyTable, 0, 0), nil
 }
 
 // slice decodes one {"slice_type", "item_type", "items"} object. Items are

@@ -101,6 +101,7 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
-// genkit v1.4.0 (dotprompt) builds only against invopop/jsonschema v0.13;
-// offshoot (through the Anthropic SDK) asks for v0.14, which genkit does not use.
+// The root's anthropic-sdk-go asks for invopop/jsonschema v0.14, whose
+// ordered maps genkit's dotprompt does not build against; v0.13 builds
+// both, and no benchmark here calls the Anthropic SDK.
 replace github.com/invopop/jsonschema => github.com/invopop/jsonschema v0.13.0

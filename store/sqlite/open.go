@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/offshoot-dev/offshoot/internal/regfile"
+	"github.com/offshoot-dev/offshoot/internal/sqlitedsn"
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
 )
@@ -45,9 +46,9 @@ const busyTimeout = 10 * time.Second
 // file that holds another program's tables, or the tables of a newer
 // version of this package (a later schema), is refused too.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	path, sync, err := parseDSN(dsn)
+	path, sync, err := sqlitedsn.Split(dsn)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("store/sqlite: %w", err)
 	}
 	if path == "" {
 		return nil, errors.New("store/sqlite: the database path is empty")
@@ -98,43 +99,6 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	s.wal = newWALCheckpointer(wal)
 	return s, nil
-}
-
-// parseDSN splits Open's dsn into the file's path and the synchronous
-// setting its options ask for (NORMAL by default).
-func parseDSN(dsn string) (path, sync string, err error) {
-	sync = "NORMAL"
-	i := strings.LastIndexByte(dsn, '?')
-	if i < 0 || !isOptions(dsn[i+1:]) {
-		return dsn, sync, nil
-	}
-	for _, opt := range strings.Split(dsn[i+1:], "&") {
-		name, value, _ := strings.Cut(opt, "=")
-		switch name {
-		case "_synchronous":
-			switch v := strings.ToUpper(value); v {
-			case "NORMAL", "FULL", "EXTRA":
-				sync = v
-			default:
-				return "", "", fmt.Errorf("store/sqlite: %s: the store keeps NORMAL, FULL or EXTRA synchronous (OFF could lose or damage what Append said it kept)", opt)
-			}
-		default:
-			return "", "", fmt.Errorf("store/sqlite: the DSN %q has an unknown option %s; the options are _synchronous (NORMAL, FULL or EXTRA)", dsn, name)
-		}
-	}
-	return dsn[:i], sync, nil
-}
-
-// isOptions reports whether q reads as Open's options: name=value pairs
-// joined by &, each name starting with an underscore.
-func isOptions(q string) bool {
-	for _, opt := range strings.Split(q, "&") {
-		name, _, ok := strings.Cut(opt, "=")
-		if !ok || !strings.HasPrefix(name, "_") || strings.ContainsAny(name, "/\\") {
-			return false
-		}
-	}
-	return q != ""
 }
 
 // dsnOf is the driver's name for the file at path with the settings every

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/offshoot-dev/offshoot/internal/sqlitedsn"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
@@ -26,8 +27,9 @@ const SessionsPath = ".offshoot/sessions.db"
 // --no-store): the project's SQLite file by default.
 type StoreFlags struct {
 	// DSN is the store given with --store: a postgres:// or
-	// postgresql:// URL for PostgreSQL, else a SQLite file's path; empty
-	// for the project's file.
+	// postgresql:// URL for PostgreSQL (offshoot_schema=NAME picks the
+	// schema), else a SQLite file's path, optionally followed by options
+	// ("sessions.db?_synchronous=FULL"); empty for the project's file.
 	DSN string
 	// Off is set by --no-store: the session is kept in memory only.
 	Off bool
@@ -37,15 +39,16 @@ type StoreFlags struct {
 // "keep the session in").
 func (f *StoreFlags) Add(cmd *cobra.Command, verb string) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.DSN, "store", "", verb+" this store: a SQLite file, or a postgres:// URL (default: "+SessionsPath+" in the project)")
+	fl.StringVar(&f.DSN, "store", "", verb+" this store: a SQLite file (FILE?_synchronous=FULL to survive a power loss), or a postgres:// URL (default: "+SessionsPath+" in the project)")
 	fl.BoolVar(&f.Off, "no-store", false, "keep no session on disk")
 }
 
 // Stored is a store opened by OpenStore, with what a person reads of it.
 type Stored struct {
 	store.Store
-	// Where names the store as a person reads it: the file's path, shown
-	// with Env.Show, or the PostgreSQL URL without its password.
+	// Where names the store as a person reads it, and as --store takes
+	// it again: the file's path, shown with Env.Show, and the options
+	// --store gave it, or the PostgreSQL URL without its password.
 	Where string
 }
 
@@ -55,8 +58,8 @@ func isPostgres(dsn string) bool {
 	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
 }
 
-// storeWhere returns the name of the store f picks, and its file's
-// absolute path for SQLite ("" for PostgreSQL).
+// storeWhere returns the name of the store f picks (see Stored.Where),
+// and its file's absolute path for SQLite ("" for PostgreSQL).
 func (e *Env) storeWhere(f StoreFlags) (where, path string) {
 	switch {
 	case f.DSN == "":
@@ -67,12 +70,40 @@ func (e *Env) storeWhere(f StoreFlags) (where, path string) {
 		}
 		return "the PostgreSQL server of --store", ""
 	default:
-		path = f.DSN
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(e.ProjectDir, path)
+		path, options, err := e.sqliteDSN(f.DSN)
+		if err != nil {
+			return Printable(f.DSN), path
 		}
+		return Printable(e.Show(path) + options), path
 	}
 	return Printable(e.Show(path)), path
+}
+
+// StoreFile names the SQLite file of the store f picks as a person reads
+// it (shown with Show, without the DSN's options), for "it does not
+// exist"; the PostgreSQL URL without its password for PostgreSQL.
+func (e *Env) StoreFile(f StoreFlags) string {
+	where, path := e.storeWhere(f)
+	if path == "" {
+		return where
+	}
+	return Printable(e.Show(path))
+}
+
+// sqliteDSN splits --store's SQLite DSN into its file's absolute path (in
+// the project when it is relative) and the options that follow it
+// ("?_synchronous=FULL", or none), as store/sqlite reads them; an option
+// it does not take is an error. On error, path is the whole DSN's.
+func (e *Env) sqliteDSN(dsn string) (path, options string, err error) {
+	file, _, err := sqlitedsn.Split(dsn)
+	if err != nil {
+		file = dsn
+	}
+	options = dsn[len(file):]
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(e.ProjectDir, file)
+	}
+	return file, options, err
 }
 
 // OpenStore opens the store f picks; nil with --no-store. With existing,
@@ -94,6 +125,13 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 		}
 		return &Stored{Store: st, Where: where}, nil
 	}
+	options := ""
+	if f.DSN != "" {
+		var err error
+		if _, options, err = e.sqliteDSN(f.DSN); err != nil {
+			return nil, Usagef("--store %s: %s; give a SQLite file's path, optionally followed by ?_synchronous=FULL (or NORMAL, EXTRA), or a postgres:// URL", where, Printable(err.Error()))
+		}
+	}
 	if existing {
 		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -107,7 +145,7 @@ func (e *Env) OpenStore(ctx context.Context, f StoreFlags, existing bool) (*Stor
 		_, err := os.Lstat(path)
 		created = errors.Is(err, os.ErrNotExist)
 	}
-	st, err := sqlite.Open(ctx, path)
+	st, err := sqlite.Open(ctx, path+options)
 	if err != nil {
 		todo := "give another file with --store, or run with --no-store"
 		if f.DSN == "" {

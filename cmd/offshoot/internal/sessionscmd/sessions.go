@@ -94,7 +94,7 @@ func (s *sessions) where() string {
 	if s.flags.DSN == "" {
 		return cli.SessionsPath
 	}
-	return cli.Printable(s.env.Show(s.flags.DSN))
+	return s.env.StoreFile(s.flags)
 }
 
 func (s *sessions) showCommand() *cobra.Command {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/cmd/offshoot/internal/cli"
 	"github.com/offshoot-dev/offshoot/inspector"
+	"github.com/offshoot-dev/offshoot/internal/loopback"
 )
 
 // Command returns the ui command.
@@ -58,7 +59,7 @@ preview writing a session's files back to the project.`,
 			if st == nil {
 				where := cli.SessionsPath
 				if flags.DSN != "" {
-					where = cli.Printable(flags.DSN)
+					where = env.StoreFile(flags)
 				}
 				return cli.Usagef("no sessions stored yet: %s does not exist; run or chat stores them, or give a store with --store", where)
 			}
@@ -73,7 +74,7 @@ preview writing a session's files back to the project.`,
 			}
 			defer ln.Close()
 			addr := ln.Addr().String()
-			if !inspector.IsLoopback(addr) {
+			if !loopback.Is(addr) {
 				env.Warn("ui listens on %s, an address other machines may reach: anyone with the URL's token can read the sessions; use 127.0.0.1 unless you mean it", addr)
 			}
 			ui, err := inspector.New(st, inspector.Options{Host: addr, Reducers: sets, AllowActions: actions, ProjectDir: env.ProjectDir})
