@@ -63,12 +63,32 @@ func indentLines(text, prefix string) string {
 
 // Waiting returns what a run parked on says, for a person: the question
 // and how to answer it, as lines, for the command (run, chat) of session
-// id.
-func Waiting(w runner.Waiting, id string) []string {
+// id, whose flags f the answer needs again (the tools --allow gave, the
+// agent), so that the run goes on with the tools it had.
+func Waiting(w runner.Waiting, id string, f AgentFlags) []string {
+	again := ""
+	if f.Agent != "" {
+		again += " --agent " + shellWord(f.Agent)
+	}
+	for _, a := range f.Allow {
+		again += " --allow " + shellWord(a)
+	}
 	return []string{
 		"the agent asks:\n" + indentLines(Printable(w.Question), "  "),
-		fmt.Sprintf("the run waits for your answer: offshoot sessions answer %s \"YOUR ANSWER\"", Printable(id)),
+		fmt.Sprintf("the run waits for your answer: offshoot sessions answer %s \"YOUR ANSWER\"%s", Printable(id), again),
 	}
+}
+
+// shellWord quotes s for a shell when it holds more than letters, digits
+// and -_=.,/:
+func shellWord(s string) string {
+	plain := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=.,/:", r))
+	}) < 0
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(Printable(s), "'", `'\''`) + "'"
 }
 
 // NoteWaiting records in the stored session id whether it waits for an

@@ -189,7 +189,7 @@ func (r *run) run(ctx context.Context) error {
 		r.say("saved the session to %s; read it with 'offshoot snapshot show %s'", r.flags.Save, r.flags.Save)
 	}
 	if waits && errors.Is(err, errWaiting) {
-		for _, l := range cli.Waiting(w, client.Session().ID()) {
+		for _, l := range cli.Waiting(w, client.Session().ID(), r.flags) {
 			r.say("%s", l)
 		}
 		if r.env.Stored == nil {
