@@ -111,5 +111,5 @@ func bashQuestion(command string, confined bool) string {
 	if !confined {
 		where = "UNCONFINED, as you (bubblewrap is not installed here): it starts in a copy of the files, but can read and change anything you can, your keys and offshoot's environment included, and reach the network"
 	}
-	return fmt.Sprintf("The agent wants to run a command %s:\n  $ %s\nRun it? [y]es, [N]o, [a]lways in this chat:", where, Printable(truncateRunes(command, maxShownCommand)))
+	return fmt.Sprintf("The agent wants to run a command %s:\n  $ %s\nRun it? [y]es, [N]o, [a]lways in this session:", where, Printable(truncateRunes(command, maxShownCommand)))
 }
