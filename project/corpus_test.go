@@ -68,6 +68,13 @@ type decision struct {
 	why   string
 }
 
+// grep is a call of offshoot's grep tool over path ("" for the
+// project).
+func grep(pattern, path string) permission.Request {
+	in, _ := json.Marshal(map[string]string{"pattern": pattern, "path": path})
+	return permission.Request{Tool: "grep", Input: in}
+}
+
 // file is a call of offshoot's tool (read_file, write_file, edit_file)
 // on the file path.
 func file(tool, path string) permission.Request {
@@ -93,6 +100,7 @@ func TestCorpusSettings(t *testing.T) {
 		repo      string
 		allow     []string
 		deny      []string
+		ask       []string
 		env       map[string]string
 		hooks     []hookWant
 		decisions []decision
@@ -212,7 +220,12 @@ func TestCorpusSettings(t *testing.T) {
 				{file("read_file", "./secrets/key"), false, "the deny rule Read(./secrets/**) of the settings"},
 				{file("read_file", "config/.env"), true, "default mode"}, // ./.env is the project's root's only
 				{file("read_file", "src/flowspec/cli.py"), true, "default mode"},
+				// Claude Code checks writes against Edit rules (its
+				// Write(path) rules match no call); offshoot's Write rules
+				// name write_file, so here the Write rule is the one named.
+				// Either way the file is not written.
 				{file("write_file", "CLAUDE.md"), false, "the deny rule Write(./CLAUDE.md) of the settings"},
+				{file("edit_file", "CLAUDE.md"), false, "the deny rule Edit(./CLAUDE.md) of the settings"},
 				{file("edit_file", "uv.lock"), false, "the deny rule Edit(./uv.lock) of the settings"},
 				{file("edit_file", "memory/constitution.md"), false, "the deny rule Edit(./memory/constitution.md) of the settings"},
 				{file("write_file", ".env.local"), false, "the deny rule Write(./.env.*) of the settings"},
@@ -231,6 +244,35 @@ func TestCorpusSettings(t *testing.T) {
 				{bash("curling --version"), false, ""},    // a prefix ends at a word: asked, not denied
 				{bash("uv run pytest tests/"), false, ""}, // no allow rule: asked
 				{fetch("https://docs.astral.sh/uv/"), false, ""},
+				// Claude Code searches the project and leaves the denied
+				// files out; offshoot's grep cannot leave them out, so a
+				// search that would read them is denied (by the first such
+				// rule) and the model is told to search a folder outside
+				// them (docs/claude-code.md, "What differs").
+				{grep("TODO", ""), false, "the deny rule Read(./.env) of the settings names files this search would read; search a folder outside them"},
+				{grep("TODO", "secrets"), false, "the deny rule Read(./secrets/**) of the settings"},
+				{grep("TODO", "src"), true, "default mode"},
+			},
+		},
+		{
+			// pydantic-ai's settings before its ask rules were removed:
+			// an ask rule asks even where an allow rule would allow.
+			repo: "pydantic-ai-e50bed4",
+			allow: []string{
+				"Bash(rg:*)", "Bash(ls:*)", "Bash(tree:*)", "Bash(grep:*)", "Bash(git log:*)", "Bash(git diff:*)", "Bash(git grep:*)",
+				"Bash(git show:*)", "Bash(git status:*)", "Bash(gh pr view:*)", "Bash(gh pr checks:*)", "Bash(gh pr list:*)",
+				"Bash(gh pr diff:*)", "Bash(gh issue view:*)", "Bash(gh issue list:*)", "Bash(gh run view:*)", "Bash(gh run list:*)",
+				"Bash(uv run:*)", "Bash(make:*)",
+			},
+			ask: []string{"Bash(git add:*)", "Bash(git checkout:*)", "Bash(git commit:*)", "Bash(git push:*)", "Bash(gh pr create:*)"},
+			decisions: []decision{
+				{bash("git status"), true, ""},
+				{bash("git push origin my-branch"), false, "the ask rule Bash(git push:*) asks about it, and there is no one to ask"},
+				{bash("make format && git add -A && git commit -m 'x'"), false, "the ask rule Bash(git add:*) asks about it, and there is no one to ask"},
+				{bash("git checkout -b fix"), false, "the ask rule Bash(git checkout:*) asks about it, and there is no one to ask"},
+				{bash("gh pr create --fill"), false, "the ask rule Bash(gh pr create:*) asks about it, and there is no one to ask"},
+				{bash("gh pr view 123"), true, ""},
+				{bash("git stash"), false, ""},
 			},
 		},
 	} {
@@ -242,7 +284,7 @@ func TestCorpusSettings(t *testing.T) {
 			require.NotEmpty(t, s.Hash)
 			require.Equal(t, tc.allow, rules(s.Project.Allow))
 			require.Equal(t, tc.deny, rules(s.Project.Deny))
-			require.Empty(t, s.Project.Ask)
+			require.Equal(t, tc.ask, rules(s.Project.Ask))
 			require.Empty(t, s.Project.DefaultMode, "no file names a mode")
 
 			data, err := os.ReadFile(filepath.Join(dir, ".claude/settings.json"))
