@@ -1,7 +1,9 @@
 package offshoot_test
 
 import (
+	"context"
 	"iter"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +13,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/project"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 // collectSeq runs a query's messages to their end and returns them.
@@ -71,4 +74,33 @@ func TestQueryCommand(t *testing.T) {
 	res = final(t, collectSeq(t, c.QueryCommand(within(t), bad, "")))
 	require.Error(t, res.Err)
 	assert.Contains(t, res.Err.Error(), `offshoot: the command /odd: its model "gpt-99"`)
+}
+
+// A public slash command whose allowed-tools are argument rules
+// (claude-agent-sdk-python's /commit: Bash(git add:*), Bash(git
+// status:*), Bash(git commit:*)) keeps the tool they name for its turn,
+// as Claude Code lets those commands run; the permission rules decide
+// each call. Its /re-review mixes names and rules.
+func TestQueryCommandArgumentRules(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS("project/testdata/corpus/claude-agent-sdk-python")))
+	cmds := project.LoadCommands(project.Options{Dir: dir})
+	bash, err := tools.New("bash", "Run a command.", func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
+		return tools.OK("ran", ""), nil
+	})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"commit", []string{"bash"}},
+		{"re-review", []string{"bash", "read_file", "glob", "grep"}},
+	} {
+		cmd, ok := cmds.Find(tc.name)
+		require.True(t, ok, tc.name)
+		m := scripted.New(scripted.Text("Done."))
+		c := newClient(t, m, offshoot.Options{Tools: []tools.Tool{bash}})
+		require.NoError(t, final(t, collectSeq(t, c.QueryCommand(within(t), cmd, "328"))).Err)
+		assert.Equal(t, tc.want, toolNamesOf(m.Calls()[0].Request), tc.name)
+	}
 }
