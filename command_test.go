@@ -76,27 +76,28 @@ func TestQueryCommand(t *testing.T) {
 	assert.Contains(t, res.Err.Error(), `offshoot: the command /odd: its model "gpt-99"`)
 }
 
-// A public slash command whose allowed-tools are argument rules
+// Public slash commands whose allowed-tools are argument rules
 // (claude-agent-sdk-python's /commit: Bash(git add:*), Bash(git
-// status:*), Bash(git commit:*)) keeps the tool they name for its turn,
+// status:*), Bash(git commit:*)) keep the tool they name for their turn,
 // as Claude Code lets those commands run; the permission rules decide
-// each call. Its /re-review mixes names and rules.
+// each call. /re-review and github-mcp-server's /add-tool mix names and
+// rules (Agent is Task).
 func TestQueryCommandArgumentRules(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, os.CopyFS(dir, os.DirFS("project/testdata/corpus/claude-agent-sdk-python")))
-	cmds := project.LoadCommands(project.Options{Dir: dir})
 	bash, err := tools.New("bash", "Run a command.", func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
 		return tools.OK("ran", ""), nil
 	})
 	require.NoError(t, err)
 	for _, tc := range []struct {
-		name string
-		want []string
+		repo, name string
+		want       []string
 	}{
-		{"commit", []string{"bash"}},
-		{"re-review", []string{"bash", "read_file", "glob", "grep"}},
+		{"claude-agent-sdk-python", "commit", []string{"bash"}},
+		{"claude-agent-sdk-python", "re-review", []string{"bash", "read_file", "glob", "grep"}},
+		{"github-mcp-server", "add-tool", []string{"bash", "read_file", "write_file", "edit_file", "glob", "grep", "Task"}},
 	} {
-		cmd, ok := cmds.Find(tc.name)
+		dir := t.TempDir()
+		require.NoError(t, os.CopyFS(dir, os.DirFS("project/testdata/corpus/"+tc.repo)))
+		cmd, ok := project.LoadCommands(project.Options{Dir: dir}).Find(tc.name)
 		require.True(t, ok, tc.name)
 		m := scripted.New(scripted.Text("Done."))
 		c := newClient(t, m, offshoot.Options{Tools: []tools.Tool{bash}})

@@ -577,6 +577,29 @@ func TestCorpusCommands(t *testing.T) {
 			expanded:  []string{"Keep feedback concise.\n\n---"},
 		},
 		{
+			repo: "github-mcp-server", name: "add-tool",
+			description: "Add a new MCP tool to pkg/github/ following the canonical pattern (constructor + register + test + snapshot + docs)",
+			hint:        "<tool_name_snake_case> <github domain e.g. issues|repositories|actions>",
+			tools: []string{
+				"Read", "Edit", "Write", "Bash(go test:*)", "Bash(go build:*)", "Bash(go vet:*)", "Bash(script/test:*)",
+				"Bash(script/lint:*)", "Bash(script/generate-docs:*)", "Bash(UPDATE_TOOLSNAPS=*)", "Bash(git status:*)",
+				"Bash(git diff:*)", "Bash(git add:*)", "Glob", "Grep", "Agent",
+			},
+			bodyStart: "Delegate to the `tool-adder` subagent. Arguments: `$ARGUMENTS`.",
+			args:      "list_gists gists",
+			expanded:  []string{"Delegate to the `tool-adder` subagent. Arguments: `list_gists gists`.\n"},
+		},
+		{
+			repo: "github-mcp-server", name: "check-pr",
+			description: "Show the current state of a PR in israel2606/github-mcp-server (checks, comments, mergeability)",
+			hint:        "<pr-number>",
+			tools:       []string{"mcp__github__pull_request_read", "mcp__github__get_job_logs", "mcp__github__list_pull_requests"},
+			bodyStart:   "Read PR `$ARGUMENTS` from `israel2606/github-mcp-server` and report:",
+			args:        "2809",
+			expanded:    []string{"Read PR `2809` from `israel2606/github-mcp-server` and report:"},
+			notExpanded: []string{"$ARGUMENTS"},
+		},
+		{
 			// No frontmatter: the first line describes it, all tools stay.
 			repo: "claude-code-action", name: "commit-and-pr",
 			description: "Let's commit the changes. Run tests, typechecks, and format checks. Then commit,…",
