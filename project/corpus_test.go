@@ -59,9 +59,10 @@ func fetch(url string) permission.Request {
 }
 
 // decision is a call put to a corpus project's policy, and what Claude
-// Code decides: allow true runs it unasked; false asks (here no one
-// answers, so it is denied, the reason saying no rule allows it) or, with
-// why, is denied for that reason.
+// Code decides: allow true runs it unasked (by an allow rule, unless why
+// says otherwise); false asks (here no one answers, so it is denied, the
+// reason saying no rule allows it) or, when why is set, is denied or
+// asked about for that reason.
 type decision struct {
 	call  permission.Request
 	allow bool
