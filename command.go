@@ -8,6 +8,7 @@ import (
 
 	"github.com/offshoot-dev/offshoot/agents"
 	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/permission"
 	"github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/tools"
 )
@@ -24,7 +25,8 @@ type command struct {
 // expanded (project.Command.Expand), is the message; its allowed-tools,
 // when it has some, are the only tools the main agent may use in this
 // query (Claude Code's names mapped to offshoot's; an entry with an
-// argument rule, such as Bash(git add:*), gives nothing); its model, when
+// argument rule, such as Bash(git add:*), gives its tool, whose calls the
+// permission rules decide); its model, when
 // it names one, is the main agent's model for this query. A model the
 // client does not know ends the query at once with an error that says so.
 func (c *Client) QueryCommand(ctx context.Context, cmd project.Command, args string) iter.Seq[Message] {
@@ -51,7 +53,7 @@ func (c *Client) commandTurn(cmd command, inherited tools.Toolset) (model.Model,
 	if available, err = available.With(c.tools.Tools()...); err != nil {
 		return nil, "", filter, fmt.Errorf("offshoot: the command /%s: %w", cmd.name, err)
 	}
-	allowed, err := agents.Definition{Tools: cmd.allowedTools}.ResolveTools(available, false)
+	allowed, err := agents.Definition{Tools: ruledTools(cmd.allowedTools)}.ResolveTools(available, false)
 	var missing *agents.MissingToolsError
 	switch {
 	case errors.As(err, &missing):
@@ -63,4 +65,18 @@ func (c *Client) commandTurn(cmd command, inherited tools.Toolset) (model.Model,
 		return m, name, tools.Filter{Deny: []string{"*"}}, nil
 	}
 	return m, name, tools.Filter{Allow: allowed.Names()}, nil
+}
+
+// ruledTools returns a command's allowed-tools with each argument rule
+// (Bash(git add:*)) replaced by the tool it names (Bash): the turn keeps
+// that tool, and the permission rules decide each of its calls.
+func ruledTools(entries []string) []string {
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if r, err := permission.ParseRule(e); err == nil && r.Specifier != "" {
+			e = r.Tool
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -1,7 +1,9 @@
 package offshoot_test
 
 import (
+	"context"
 	"iter"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +13,7 @@ import (
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/project"
+	"github.com/offshoot-dev/offshoot/tools"
 )
 
 // collectSeq runs a query's messages to their end and returns them.
@@ -71,4 +74,34 @@ func TestQueryCommand(t *testing.T) {
 	res = final(t, collectSeq(t, c.QueryCommand(within(t), bad, "")))
 	require.Error(t, res.Err)
 	assert.Contains(t, res.Err.Error(), `offshoot: the command /odd: its model "gpt-99"`)
+}
+
+// Public slash commands whose allowed-tools are argument rules
+// (claude-agent-sdk-python's /commit: Bash(git add:*), Bash(git
+// status:*), Bash(git commit:*)) keep the tool they name for their turn,
+// as Claude Code lets those commands run; the permission rules decide
+// each call. /re-review and github-mcp-server's /add-tool mix names and
+// rules (Agent is Task).
+func TestQueryCommandArgumentRules(t *testing.T) {
+	bash, err := tools.New("bash", "Run a command.", func(context.Context, *tools.Invocation, struct{}) (tools.Result[string], error) {
+		return tools.OK("ran", ""), nil
+	})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		repo, name string
+		want       []string
+	}{
+		{"claude-agent-sdk-python", "commit", []string{"bash"}},
+		{"claude-agent-sdk-python", "re-review", []string{"bash", "read_file", "glob", "grep"}},
+		{"github-mcp-server", "add-tool", []string{"bash", "read_file", "write_file", "edit_file", "glob", "grep", "Task"}},
+	} {
+		dir := t.TempDir()
+		require.NoError(t, os.CopyFS(dir, os.DirFS("project/testdata/corpus/"+tc.repo)))
+		cmd, ok := project.LoadCommands(project.Options{Dir: dir}).Find(tc.name)
+		require.True(t, ok, tc.name)
+		m := scripted.New(scripted.Text("Done."))
+		c := newClient(t, m, offshoot.Options{Tools: []tools.Tool{bash}})
+		require.NoError(t, final(t, collectSeq(t, c.QueryCommand(within(t), cmd, "328"))).Err)
+		assert.Equal(t, tc.want, toolNamesOf(m.Calls()[0].Request), tc.name)
+	}
 }
