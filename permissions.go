@@ -16,6 +16,7 @@ import (
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
 	"github.com/offshoot-dev/offshoot/tools"
+	"github.com/offshoot-dev/offshoot/tools/vfs"
 )
 
 // approval returns the one approval of every tool call of the client's
@@ -119,6 +120,9 @@ func (c *Client) permissionRequest(ctx context.Context, inv *tools.Invocation, c
 	}
 	if c.session != nil {
 		r.SessionID = c.session.ID()
+	}
+	if inv != nil && inv.Session != nil {
+		r.Files = vfs.Files(inv.Session).FS() // the files the call's agent sees
 	}
 	if chain := subagent.Chain(ctx); subagent.Depth(ctx) > 0 && len(chain) > 0 {
 		r.AgentType = chain[len(chain)-1]

@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"errors"
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -75,8 +77,11 @@ func segments(pat, segs []string) bool {
 // path rule pattern names: dir is the project or a folder above the
 // pattern's fixed part ("secrets" of ./secrets/**). Only patterns
 // anchored at the project are looked at: one that names a file at any
-// depth (*.env) would make every search reach it.
-func searchReaches(pattern, dir string) bool {
+// depth (*.env) would make every search reach it. With files (the agents'
+// files, when known), a search reaches only what is there: a pattern whose
+// fixed part names nothing in files (an .env file the agents were never
+// given) is not reached.
+func searchReaches(pattern, dir string, files fs.FS) bool {
 	if strings.HasPrefix(pattern, "//") || strings.HasPrefix(pattern, "~") {
 		return false
 	}
@@ -94,5 +99,12 @@ func searchReaches(pattern, dir string) bool {
 	}
 	prefix := strings.Join(fixed, "/")
 	dir = path.Clean("/" + dir)[1:]
-	return dir == "" || prefix == dir || strings.HasPrefix(prefix, dir+"/")
+	if dir != "" && prefix != dir && !strings.HasPrefix(prefix, dir+"/") {
+		return false
+	}
+	if files == nil || prefix == "" || !fs.ValidPath(prefix) {
+		return true
+	}
+	_, err := fs.Stat(files, prefix)
+	return !errors.Is(err, fs.ErrNotExist)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"strings"
 
@@ -50,6 +51,10 @@ type Request struct {
 	// AgentType names the agent making the call ("" for the main
 	// agent), AgentID that agent's own id (its session's).
 	AgentType, AgentID string
+	// Files, when set, are the agents' files as the call sees them: a
+	// search (grep) of a folder above what a Read deny rule names is
+	// refused only when such files are there to be read.
+	Files fs.FS
 	// AskedBy, for CanUseTool, names what sent the call to it: "the ask
 	// rule Bash(git push:*)", "a PreToolUse hook", or "" when nothing
 	// decided it.
@@ -124,7 +129,7 @@ func (p *Policy) decide(ctx context.Context, r Request, mode Mode, hook string) 
 	}
 	if call.Tool == "grep" {
 		for _, rule := range p.Settings.Deny {
-			if rule.names(call.Tool) && rule.Specifier != "" && searchReaches(rule.Specifier, call.Path) {
+			if rule.names(call.Tool) && rule.Specifier != "" && searchReaches(rule.Specifier, call.Path, r.Files) {
 				return Decision{Reason: fmt.Sprintf("the deny rule %s of the settings names files this search would read; search a folder outside them", rule)}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/require"
 
@@ -181,6 +182,39 @@ func TestPathRules(t *testing.T) {
 	require.Equal(t, "the deny rule Read(./secrets/**) of the settings names files this search would read; search a folder outside them",
 		p.Decide(ctx, call("grep", `{"pattern":"key"}`)).Reason)
 	require.True(t, p.Decide(ctx, call("edit_file", `{"file_path":"src/a/b.go"}`)).Allow)
+}
+
+// TestSearchReachesOnlyWhatIsThere: with the agents' files known, a search
+// of the project is denied only when the files a Read deny rule names are
+// among them; an .env file that was never copied in cannot be read.
+func TestSearchReachesOnlyWhatIsThere(t *testing.T) {
+	ctx := context.Background()
+	p := Policy{Settings: Settings{Deny: Rules{{Tool: "Read", Specifier: "./.env"}, {Tool: "Read", Specifier: "./secrets/**"}}}, Mode: DontAsk}
+	grep := func(files fstest.MapFS) Decision {
+		r := call("grep", `{"pattern":"key"}`)
+		if files != nil {
+			r.Files = files
+		}
+		return p.Decide(ctx, r)
+	}
+	for _, tt := range []struct {
+		name    string
+		files   fstest.MapFS
+		allowed bool
+	}{
+		{"files unknown", nil, false},
+		{"neither there", fstest.MapFS{"main.go": {}}, true},
+		{".env there", fstest.MapFS{"main.go": {}, ".env": {}}, false},
+		{"secrets there", fstest.MapFS{"secrets/key.pem": {}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := grep(tt.files)
+			require.Equal(t, tt.allowed, d.Allow, d.Reason)
+		})
+	}
+	r := call("read_file", `{"file_path":".env"}`)
+	r.Files = fstest.MapFS{}
+	require.False(t, p.Decide(ctx, r).Allow, "the rule itself holds whatever the files")
 }
 
 // TestHooks: a PreToolUse hook's deny denies (even in bypassPermissions);

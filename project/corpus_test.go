@@ -255,7 +255,9 @@ func TestCorpusSettings(t *testing.T) {
 				// files out; offshoot's grep cannot leave them out, so a
 				// search that would read them is denied (by the first such
 				// rule) and the model is told to search a folder outside
-				// them (docs/claude-code.md, "What differs").
+				// them (docs/claude-code.md, "What differs"). These
+				// requests carry no files (Request.Files), so the rules
+				// are taken to name files that are there.
 				{grep("TODO", ""), false, "the deny rule Read(./.env) of the settings names files this search would read; search a folder outside them"},
 				{grep("TODO", "secrets"), false, "the deny rule Read(./secrets/**) of the settings"},
 				{grep("TODO", "src"), true, "default mode"},
