@@ -144,9 +144,11 @@ type Func func(ctx context.Context, in Input) (Output, error)
 type Hook struct {
 	Event Event
 	// Matcher selects by tool name (PreToolUse, PostToolUse: Claude
-	// Code's names such as Bash or Write|Edit, a regular expression
-	// matched whole), by trigger (PreCompact) or by source
-	// (SessionStart). "" or "*" matches everything.
+	// Code's names such as Bash or Write|Edit, each matched exactly, or a
+	// regular expression found anywhere in the name, such as
+	// mcp__github__.*), by trigger (PreCompact) or by source
+	// (SessionStart), as Claude Code reads it. "" or "*" matches
+	// everything.
 	Matcher string
 	// Func is a Go hook; Command a command hook, run with sh -c as
 	// Claude Code runs one: Input as JSON on its stdin; exit status 0 goes
@@ -306,9 +308,30 @@ func (k Hook) matches(in Input) bool {
 	default:
 		return true
 	}
-	re, err := regexp.Compile("^(?:" + k.Matcher + ")$")
+	return matcherSelects(k.Matcher, subject)
+}
+
+// simpleMatcher is a matcher Claude Code reads as names, not as a regular
+// expression: letters, digits, _, -, spaces, and | or , between names.
+var simpleMatcher = regexp.MustCompile(`^[A-Za-z0-9_ ,|-]+$`)
+
+// matcherSelects reports whether matcher selects subject as Claude Code
+// reads it: a simple matcher ("Bash", "Write|Edit") names exactly the
+// subjects it lists; any other is a regular expression found anywhere in
+// the subject ("^Notebook", "mcp__memory__.*"); one that does not compile
+// selects only itself.
+func matcherSelects(matcher, subject string) bool {
+	if simpleMatcher.MatchString(matcher) {
+		for _, name := range strings.FieldsFunc(matcher, func(r rune) bool { return r == '|' || r == ',' }) {
+			if strings.TrimSpace(name) == subject {
+				return true
+			}
+		}
+		return false
+	}
+	re, err := regexp.Compile(matcher)
 	if err != nil {
-		return k.Matcher == subject
+		return matcher == subject
 	}
 	return re.MatchString(subject)
 }

@@ -48,3 +48,34 @@ func TestRunMatchesAndMerges(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, hooks.Output{}, out)
 }
+
+// TestMatcherAsClaudeCodeReadsIt: a matcher of names matches exactly the
+// names it lists; any other is a regular expression found anywhere in the
+// tool's name.
+func TestMatcherAsClaudeCodeReadsIt(t *testing.T) {
+	for _, tt := range []struct {
+		matcher, tool string
+		want          bool
+	}{
+		{"Bash", "Bash", true},
+		{"Bash", "BashOutput", false},
+		{"Write|Edit", "Edit", true},
+		{"Write|Edit", "MultiEdit", false},
+		{"Write, Edit", "Write", true},
+		{"mcp__github", "mcp__github__create_issue", false},
+		{"mcp__github__.*", "mcp__github__create_issue", true},
+		{"^Notebook", "NotebookEdit", true},
+		{"Notebook.*", "NotebookEdit", true},
+		{"^Bash$", "Bash", true},
+		{"^Bash$", "BashOutput", false},
+		{"Edit(", "Edit(", true},
+		{"Edit(", "Edit", false},
+	} {
+		h := &hooks.Hooks{List: []hooks.Hook{{Event: hooks.PreToolUse, Matcher: tt.matcher, Func: func(context.Context, hooks.Input) (hooks.Output, error) {
+			return hooks.Output{AdditionalContext: "matched"}, nil
+		}}}}
+		out, err := h.Run(context.Background(), hooks.Input{Event: hooks.PreToolUse, ToolName: tt.tool})
+		require.NoError(t, err)
+		require.Equal(t, tt.want, out.AdditionalContext == "matched", "%q on %q", tt.matcher, tt.tool)
+	}
+}
