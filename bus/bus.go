@@ -86,6 +86,9 @@ func (b *Bus) Publish(ctx context.Context, envs ...Envelope) Result {
 		return res
 	}
 	subs := b.subs.Load()
+	if len(subs.all) == 0 && len(subs.typed) == 0 {
+		return res // no one to tell
+	}
 	var now time.Time
 	for i := range envs {
 		env := envs[i]

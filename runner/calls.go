@@ -49,7 +49,7 @@ func (r *run) runTools() error {
 	for r.next < len(calls) {
 		i := r.next
 		j := i + 1
-		if r.concurrentSafe(calls[i]) {
+		if j < len(calls) && r.concurrentSafe(calls[i]) { // the last call runs alone
 			for j < len(calls) && r.concurrentSafe(calls[j]) {
 				j++
 			}
@@ -149,9 +149,13 @@ func (r *run) execute(c model.ToolCall, res *callResult) {
 	if sent := strings.TrimSpace(c.Arguments); !valid || (sent != "" && sent != string(compact)) {
 		args = json.RawMessage(sent)
 	}
-	if err := checkArguments(t.Spec().Name, args); err != nil {
-		res.outcome = tools.Outcome{Text: err.Error(), Err: err}
-		return
+	// Valid arguments were checked as JSON by compactArgs: only an object
+	// is left to make sure of.
+	if !valid || args[0] != '{' {
+		if err := checkArguments(c.Name, args); err != nil {
+			res.outcome = tools.Outcome{Text: err.Error(), Err: err}
+			return
+		}
 	}
 	inv := &tools.Invocation{
 		Session: r.req.Session, Bus: r.req.Session.Bus(), CallID: c.ID,
@@ -360,9 +364,11 @@ func (r *run) record(res *callResult) error {
 	if r.used == nil {
 		r.used = map[string]bool{}
 	}
-	if _, known := r.toolset.Lookup(res.call.Name); known && !r.used[res.call.Name] {
-		r.used[res.call.Name] = true
-		r.resp.ToolsUsed = append(r.resp.ToolsUsed, res.call.Name)
+	if name := res.call.Name; !r.used[name] {
+		if _, known := r.toolset.Lookup(name); known {
+			r.used[name] = true
+			r.resp.ToolsUsed = append(r.resp.ToolsUsed, name)
+		}
 	}
 	r.resp.Messages = append(r.resp.Messages, msg.Message)
 	return nil
@@ -370,17 +376,43 @@ func (r *run) record(res *callResult) error {
 
 // compactArgs returns the arguments compacted when they are valid JSON
 // (valid), and as a JSON string otherwise, so the record is always valid
-// JSON.
+// JSON. Arguments that are compact already (as models send them, mostly)
+// are copied as they are, without json.Compact's second pass.
 func compactArgs(args string) (compact json.RawMessage, valid bool) {
 	if strings.TrimSpace(args) == "" {
 		return json.RawMessage("{}"), true
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, []byte(args)); err == nil {
-		return buf.Bytes(), true
+	b := []byte(strings.Trim(args, " \t\n\r")) // JSON's white space only
+	if !json.Valid(b) {
+		s, _ := json.Marshal(args)
+		return s, false
 	}
-	s, _ := json.Marshal(args)
-	return s, false
+	if isCompact(b) {
+		return b, true
+	}
+	var buf bytes.Buffer
+	_ = json.Compact(&buf, b) // valid JSON: it cannot fail
+	return buf.Bytes(), true
+}
+
+// isCompact reports whether valid JSON has no white space between its
+// tokens (a string's own spaces are its content).
+func isCompact(js []byte) bool {
+	inString, escaped := false, false
+	for _, c := range js {
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			escaped = c == '\\'
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == ' ', c == '\t', c == '\n', c == '\r':
+			return false
+		}
+	}
+	return true
 }
 
 // clipResult cuts a tool result's text to maxResultBytes, at a character

@@ -48,7 +48,15 @@ func (s *Session) Dispatch(ctx context.Context, events ...any) error {
 	if len(events) == 0 {
 		return nil
 	}
-	envs := make([]bus.Envelope, len(events))
+	// A batch of a few events (a runner's turn makes two of two and
+	// three) is enveloped on the stack: the envelopes live until
+	// Dispatch returns, and a journal gets a copy of its own (see commit).
+	var room [4]bus.Envelope
+	envs := room[:0]
+	if len(events) > len(room) {
+		envs = make([]bus.Envelope, 0, len(events))
+	}
+	envs = envs[:len(events)]
 	for i, e := range events {
 		if e == nil {
 			return fmt.Errorf("session: event %d is nil; dispatch a value of a concrete type", i)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/offshoot-dev/offshoot/bus"
@@ -74,7 +75,9 @@ func (s *Session) commit(ctx context.Context, batch []bus.Envelope, next *state)
 	}
 	ctx, cancel := context.WithTimeout(ctx, commitTimeout)
 	defer cancel()
-	c := Commit{Batch: batch, State: s.snapshotOf(next), Registry: s.reg}
+	// The journal may keep the batch: it gets a copy, as Dispatch's
+	// envelopes do not outlive it.
+	c := Commit{Batch: slices.Clone(batch), State: s.snapshotOf(next), Registry: s.reg}
 	if err := s.journal.Commit(ctx, c); err != nil {
 		return &JournalError{Session: s.id, First: batch[0].Seq, Last: batch[len(batch)-1].Seq, Err: err}
 	}

@@ -43,16 +43,18 @@ func (st *state) apply(envs []bus.Envelope) (*state, error) {
 		et := reflect.TypeOf(payload)
 		entries := st.table.byEvent[et]
 		if len(entries) == 0 {
-			d.set(et, d.get(et).Append(payload))
+			j := d.slot(et)
+			d.vecs[j] = d.vecs[j].Append(payload)
 			continue
 		}
 		rc := ReducerContext{Envelope: envs[i]}
 		for _, e := range entries {
-			v := d.get(e.slice)
 			if e.apply == nil {
-				d.set(e.slice, v.Append(payload))
+				j := d.slot(e.slice)
+				d.vecs[j] = d.vecs[j].Append(payload)
 				continue
 			}
+			v := d.get(e.slice)
 			out, err := reduce(e, rc, v, payload)
 			if err != nil {
 				return nil, &ReducerError{Index: i, Event: e.event, Slice: e.slice, Err: err}
@@ -186,6 +188,13 @@ func (d *draft) get(t reflect.Type) pvec.Vector {
 
 // set replaces (or adds) the vector of slice type t.
 func (d *draft) set(t reflect.Type, v pvec.Vector) {
+	d.vecs[d.slot(t)] = v
+}
+
+// slot returns the position of slice type t in the draft's vector table,
+// which it makes the draft's own, adding t (empty) when new: one lookup
+// for a change that reads the vector and writes it back.
+func (d *draft) slot(t reflect.Type) int {
 	i, ok := d.layout.index[t]
 	if !ok {
 		d.layout = d.layout.with(t)
@@ -199,7 +208,7 @@ func (d *draft) set(t reflect.Type, v pvec.Vector) {
 	for len(d.vecs) < len(d.layout.types) {
 		d.vecs = append(d.vecs, pvec.Vector{})
 	}
-	d.vecs[i] = v
+	return i
 }
 
 // ensure makes sure slice type t exists (empty when new).

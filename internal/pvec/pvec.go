@@ -39,16 +39,16 @@ type branch struct {
 // Two Vectors that compare equal with == are the very same version.
 type Vector struct {
 	count   int
-	shift   uint
 	root    *branch
 	tail    *leaf
-	tailLen int
+	shift   uint32 // 32 bits each, so that a Vector is four words:
+	tailLen int32  // a session's state copies a table of them per commit
 }
 
 // Len returns the number of items.
 func (v Vector) Len() int { return v.count }
 
-func (v Vector) tailOffset() int { return v.count - v.tailLen }
+func (v Vector) tailOffset() int { return v.count - int(v.tailLen) }
 
 // At returns the item at index i. It panics when i is out of range, as
 // indexing a Go slice does.
@@ -107,7 +107,7 @@ func (v Vector) Append(x any) Vector {
 	return Vector{count: v.count + 1, shift: shift, root: root, tail: t, tailLen: 1}
 }
 
-func pushTail(count int, level uint, parent *branch, tail *leaf) *branch {
+func pushTail(count int, level uint32, parent *branch, tail *leaf) *branch {
 	ret := &branch{}
 	if parent != nil {
 		ret.kids = parent.kids
@@ -125,7 +125,7 @@ func pushTail(count int, level uint, parent *branch, tail *leaf) *branch {
 	return ret
 }
 
-func newPath(level uint, l *leaf) any {
+func newPath(level uint32, l *leaf) any {
 	if level == 0 {
 		return l
 	}
@@ -153,7 +153,7 @@ func (v Vector) Set(i int, x any) Vector {
 	return nv
 }
 
-func setPath(level uint, n any, i int, x any) any {
+func setPath(level uint32, n any, i int, x any) any {
 	if level == 0 {
 		l := &leaf{}
 		l.items = n.(*leaf).items
