@@ -117,7 +117,7 @@ func NewClient(opts Options) (*Client, error) {
 		notifyClient: opts.OnTaskNotification, agentServers: opts.ProjectAgentServers,
 	}
 	policy := withToolHooks(opts.Permissions, opts.Hooks)
-	c.approve, c.afterTool = c.approval(opts.Skills, policy), c.afterToolOf(policy)
+	c.approve, c.afterTool = c.approval(opts.Skills, policy, opts.Approver), c.afterToolOf(policy)
 	eo := opts.Subagents
 	eo.OnTaskNotification = append([]func(context.Context, subagent.TaskNotification){c.notified}, eo.OnTaskNotification...)
 	if eo.Transcripts == "" {

@@ -189,6 +189,16 @@ type Options struct {
 	// record is marked Denied. Its PostToolUse hooks run after each call
 	// that ran, their words added to the result. Nil: every call runs.
 	Permissions *permission.Policy
+	// Approver, when set, is asked before every tool call of every agent
+	// that the permission path (Permissions, a skill's allowed-tools)
+	// lets run: a nil error lets the call run; an error denies it, and the
+	// model reads the denial as the call's failed result;
+	// runner.Wait(question) parks the main agent's call until
+	// Client.Answer, when it is asked again with the answer
+	// (runner.AnswerOf). It is the program's last word, kept for programs
+	// that approve calls in code; Permissions.CanUseTool is the place for
+	// a person's answer. Nil: the permission path decides alone.
+	Approver func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error
 	// AskUser, when set, offers the main agent Claude Code's
 	// AskUserQuestion tool (agents that inherit its tools get it too) and
 	// answers it: it gets the model's questions worded for a person, each

@@ -23,8 +23,9 @@ import (
 // agents — the main agent's (runner.Request.Approve), its subagents' and
 // dispatch_subagent's children's (subagent.Options.Approve): first the
 // active skill's allowed-tools (when a skill has some), then the policy,
-// told which agent makes the call. Nil when neither decides anything.
-func (c *Client) approval(skills *project.Skills, policy *permission.Policy) func(context.Context, *tools.Invocation, model.ToolCall) error {
+// told which agent makes the call, then the program's Approver. Nil when
+// none decides anything.
+func (c *Client) approval(skills *project.Skills, policy *permission.Policy, approver func(context.Context, *tools.Invocation, model.ToolCall) error) func(context.Context, *tools.Invocation, model.ToolCall) error {
 	narrows := false
 	if skills != nil {
 		for _, k := range skills.All {
@@ -32,7 +33,7 @@ func (c *Client) approval(skills *project.Skills, policy *permission.Policy) fun
 		}
 	}
 	if !narrows && policy == nil {
-		return nil
+		return approver
 	}
 	return func(ctx context.Context, inv *tools.Invocation, call model.ToolCall) error {
 		if narrows && inv != nil && inv.Session != nil {
@@ -41,7 +42,7 @@ func (c *Client) approval(skills *project.Skills, policy *permission.Policy) fun
 			}
 		}
 		if policy == nil {
-			return nil
+			return approve(ctx, approver, inv, call)
 		}
 		r := c.permissionRequest(ctx, inv, call)
 		p, waited := waitable(policy)
@@ -52,11 +53,23 @@ func (c *Client) approval(skills *project.Skills, policy *permission.Policy) fun
 		if !d.Allow {
 			return errors.New(d.Reason)
 		}
+		if err := approve(ctx, approver, inv, call); err != nil {
+			return err
+		}
 		if d.UpdatedInput != nil && !sameJSON(d.UpdatedInput, r.Input) {
 			return updatedInput(d.UpdatedInput) // the rules passed this input: it runs
 		}
 		return nil
 	}
+}
+
+// approve asks the program's Approver, if any, about a call the rules let
+// run.
+func approve(ctx context.Context, approver func(context.Context, *tools.Invocation, model.ToolCall) error, inv *tools.Invocation, call model.ToolCall) error {
+	if approver == nil {
+		return nil
+	}
+	return approver(ctx, inv, call)
 }
 
 // waitable returns a copy of policy whose CanUseTool, when it answers
