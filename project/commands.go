@@ -79,28 +79,11 @@ func (c *Commands) Find(name string) (Command, bool) {
 // valid YAML is read line by line, with a warning.
 func LoadCommands(opts Options) *Commands {
 	c := &Commands{}
-	byName := map[string]int{}
-	add := func(dir, source string) {
-		for _, sub := range []string{".offshoot/commands", ".claude/commands"} {
-			for _, k := range c.scan(filepath.Join(dir, filepath.FromSlash(sub)), source) {
-				if i, dup := byName[k.Name]; dup {
-					c.LeftOut = append(c.LeftOut, LeftOut{Path: k.Path, Reason: fmt.Sprintf("command /%s is defined by %s too, which wins", k.Name, c.All[i].Path)})
-					continue
-				}
-				byName[k.Name] = len(c.All)
-				c.All = append(c.All, k)
-			}
-		}
-	}
-	if opts.HomeDir != "" {
-		add(opts.HomeDir, "user")
-	}
-	if opts.Dir != "" {
-		if dir, err := filepath.Abs(opts.Dir); err == nil {
-			add(repositoryRoot(dir), "project")
-		}
-	}
-	slices.SortFunc(c.All, func(a, b Command) int { return strings.Compare(a.Name, b.Name) })
+	c.All = layered(opts, "commands", c.scan,
+		func(k Command) string { return k.Name }, func(k Command) string { return k.Path }, &c.LeftOut,
+		func(name, winner string) string {
+			return fmt.Sprintf("command /%s is defined by %s too, which wins", name, winner)
+		})
 	return c
 }
 

@@ -98,28 +98,11 @@ func (s *Skills) Find(name string) (Skill, bool) {
 // SKILL.md that is not a regular file, or over 1 MiB, is left out.
 func LoadSkills(opts Options) *Skills {
 	s := &Skills{}
-	byName := map[string]int{}
-	add := func(dir, source string) {
-		for _, sub := range []string{".offshoot/skills", ".claude/skills"} {
-			for _, k := range s.scan(filepath.Join(dir, filepath.FromSlash(sub)), source) {
-				if i, dup := byName[k.Name]; dup {
-					s.LeftOut = append(s.LeftOut, LeftOut{Path: k.Path, Reason: fmt.Sprintf("skill %q is defined by %s too, which wins", k.Name, s.All[i].Path)})
-					continue
-				}
-				byName[k.Name] = len(s.All)
-				s.All = append(s.All, k)
-			}
-		}
-	}
-	if opts.HomeDir != "" {
-		add(opts.HomeDir, "user")
-	}
-	if opts.Dir != "" {
-		if dir, err := filepath.Abs(opts.Dir); err == nil {
-			add(repositoryRoot(dir), "project")
-		}
-	}
-	slices.SortFunc(s.All, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	s.All = layered(opts, "skills", s.scan,
+		func(k Skill) string { return k.Name }, func(k Skill) string { return k.Path }, &s.LeftOut,
+		func(name, winner string) string {
+			return fmt.Sprintf("skill %q is defined by %s too, which wins", name, winner)
+		})
 	return s
 }
 
