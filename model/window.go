@@ -2,10 +2,10 @@ package model
 
 import "strings"
 
-// DefaultWindow is the context window of a model whose family
+// defaultWindow is the context window of a model whose family
 // DefaultContextWindow does not know: 128k tokens, which most current
 // models have at least.
-const DefaultWindow = 128_000
+const defaultWindow = 128_000
 
 // defaultOutput is the answer's bound of a model whose family is not
 // known.
@@ -46,7 +46,7 @@ var families = []struct {
 // DefaultContextWindow returns the context window and the answer's bound,
 // in tokens, of the model with the given id: those of its family when it
 // is a well-known one (gpt-4o, gpt-4.1, gpt-5, the o-series, claude-*,
-// gemini, llama, qwen, mistral, deepseek), else DefaultWindow and 16,384.
+// gemini, llama, qwen, mistral, deepseek), else 128,000 and 16,384.
 // A "provider/" prefix ("openai/gpt-4o") and the case are ignored.
 func DefaultContextWindow(id string) (window, maxOutput int) {
 	id = strings.ToLower(strings.TrimSpace(id))
@@ -60,7 +60,7 @@ func DefaultContextWindow(id string) (window, maxOutput int) {
 		}
 	}
 	if best < 0 {
-		return DefaultWindow, defaultOutput
+		return defaultWindow, defaultOutput
 	}
 	return families[best].window, families[best].output
 }

@@ -23,8 +23,8 @@ func TestDefaultContextWindow(t *testing.T) {
 		{"claude-3-5-haiku", 200_000, 8_192},
 		{"meta-llama/llama-3.1-8b-instruct", 128_000, 8_192},
 		{"qwen2.5-coder", 128_000, 8_192},
-		{"some-local-model", model.DefaultWindow, 16_384},
-		{"", model.DefaultWindow, 16_384},
+		{"some-local-model", 128_000, 16_384},
+		{"", 128_000, 16_384},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
