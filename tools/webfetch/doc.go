@@ -1,13 +1,15 @@
 // Package webfetch gives a model the web_fetch tool, Claude Code's
 // WebFetch: it fetches one URL and returns the page as Markdown.
 //
-// The model gives a url and a prompt, what it looks for. Claude Code runs
-// a small model over the page to answer the prompt; this tool returns the
-// page itself (HTML converted to Markdown by
-// github.com/JohannesKaufmann/html-to-markdown; plain text, Markdown and
-// JSON as they are), headed by the prompt, and the calling model reads it.
-// Other content types (images, PDFs, archives) are refused with words the
-// model reads.
+// The model gives a url and a prompt, what it looks for. The page is read
+// as Markdown (HTML converted by github.com/JohannesKaufmann/html-to-markdown;
+// plain text, Markdown and JSON as they are). As in Claude Code, a small
+// model (Options.Model) reads it and answers the prompt, and the calling
+// model reads that answer, so a long page does not fill its context; the
+// small model's tokens count for the calling evaluation. Without
+// Options.Model, or when the small model fails, the calling model reads
+// the page itself, headed by the prompt. Other content types (images,
+// PDFs, archives) are refused with words the model reads.
 //
 // It is bounded: 30 seconds for the whole fetch (Options.Timeout), at most
 // 5 MiB of body read (Options.MaxBytes; the rest is cut, and the model is

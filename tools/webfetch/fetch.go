@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -20,7 +21,7 @@ type params struct {
 	// URL is the page to fetch.
 	URL string `json:"url" validate:"required,max=2000" jsonschema:"the full URL of the page, http or https, such as https://go.dev/doc/"`
 	// Prompt is what the model looks for in the page.
-	Prompt string `json:"prompt,omitempty" validate:"max=10000" jsonschema:"what you are looking for in the page; it heads the page returned"`
+	Prompt string `json:"prompt,omitempty" validate:"max=10000" jsonschema:"what you are looking for in the page"`
 }
 
 // result is what a call gives the program; the model reads it in words
@@ -47,6 +48,7 @@ type fetcher struct {
 	timeout   time.Duration
 	maxBytes  int64
 	userAgent string
+	reader    model.Model // Options.Model
 }
 
 // tooManyRedirects stops a chain of redirects.
@@ -108,6 +110,20 @@ func (f *fetcher) call(ctx context.Context, _ *tools.Invocation, p params) (tool
 	res.Cut = res.Cut || textCut
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n", oneLine(p.Prompt, "the page"))
+	if f.reader != nil {
+		answer, err := read(ctx, f.reader, res.URL, mediaType+how, text, p.Prompt)
+		if err == nil {
+			fmt.Fprintf(&b, "The page %s (%s%s), read for your prompt by a small model. Its answer:\n\n%s", res.URL, mediaType, how, answer)
+			if cut || textCut {
+				b.WriteString("\n\n[The page is longer than was read: the small model read only its beginning.]")
+			}
+			return tools.OK(b.String(), res), nil
+		}
+		if ctx.Err() != nil {
+			return tools.Result[result]{}, ctx.Err()
+		}
+		fmt.Fprintf(&b, "The small model that reads pages could not read this one (%s), so here is the page itself.\n", oneLine(err.Error(), "it failed"))
+	}
 	fmt.Fprintf(&b, "The page %s (%s%s), as it is, not summarized: read it for the answer.\n\n", res.URL, mediaType, how)
 	b.WriteString(text)
 	if cut {

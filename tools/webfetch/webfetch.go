@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/offshoot-dev/offshoot/internal/version"
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/tools"
 )
 
@@ -43,6 +44,14 @@ type Options struct {
 	// public internet: 127.0.0.0/8 and ::1/128 for a server on this
 	// machine (tests do), 10.0.0.0/8 for an intranet. Nothing when empty.
 	Allow []netip.Prefix
+	// Model, when set, reads the page for the calling model, as Claude
+	// Code's WebFetch has a small, fast model do: it is given the page and
+	// the call's prompt, and its answer is the result, so a long page does
+	// not fill the caller's context (offshoot run and chat give the light
+	// model). What it spends counts for the calling evaluation (its
+	// ChildUsage and budget). When it fails, the page itself is the
+	// result. Nil: the page itself, whole, is the result.
+	Model model.Model
 }
 
 // New returns the web_fetch tool, or what in opts is wrong. The tool is
@@ -60,12 +69,14 @@ func New(opts Options) (tools.Tool, error) {
 			return nil, fmt.Errorf("webfetch: Options.Allow holds an invalid prefix; give prefixes such as 127.0.0.0/8")
 		}
 	}
-	return newFetcher(opts, lookupHost).tool()
+	f := newFetcher(opts, lookupHost)
+	f.reader = opts.Model
+	return f.tool()
 }
 
 // tool is the web_fetch tool over f.
 func (f *fetcher) tool() (tools.Tool, error) {
-	return tools.New("web_fetch", describe(f.timeout), f.call,
+	return tools.New("web_fetch", describe(f.timeout, f.reader != nil), f.call,
 		tools.ConcurrentSafe(), tools.ExcludeValue(),
 		tools.WithExamples(tools.Example[params, result]{
 			Description: "read a page of documentation",
@@ -98,11 +109,17 @@ func newFetcher(opts Options, lookup func(ctx context.Context, host string) ([]n
 	return f
 }
 
-// describe is the tool's description for the model.
-func describe(timeout time.Duration) string {
+// describe is the tool's description for the model; read says whether a
+// small model reads the page for it.
+func describe(timeout time.Duration, read bool) string {
+	how := fmt.Sprintf("the page is returned whole (at most %d characters), not summarized, with your prompt above it; read it for the answer", maxChars)
+	if read {
+		how = "a small model reads the page and answers your prompt from it, and you get its answer, not the page; " +
+			"ask precisely (\"the exact flags of the build command\", not \"tell me about it\"); without a prompt you get what the page holds"
+	}
 	return fmt.Sprintf("Fetch a web page by its URL and read it as Markdown (HTML is converted; plain text, Markdown and JSON come as they are; "+
 		"images, PDFs and other files are refused). Give the full http or https URL, and in prompt what you are looking for: "+
-		"the page is returned whole (at most %d characters), not summarized, with your prompt above it; read it for the answer. "+
+		"%s. "+
 		"Only public internet addresses are reached; a redirect to another host is not followed but returned, for you to fetch if you wish. "+
-		"A fetch takes at most %s. Do not put secrets or data from your files in a URL.", maxChars, timeout)
+		"A fetch takes at most %s. Do not put secrets or data from your files in a URL.", how, timeout)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/tools"
 	"github.com/offshoot-dev/offshoot/tools/shell"
 	"github.com/offshoot-dev/offshoot/tools/webfetch"
@@ -23,7 +24,7 @@ const (
 )
 
 // allowUsage is the help of --allow.
-const allowUsage = "give the agents a tool they do not get otherwise: bash (shell commands on a copy of their files, inside bubblewrap; chat asks before each command), bash=unconfined where bubblewrap is not installed, or webfetch (web pages of the public internet, as Markdown); repeat the flag or separate with commas for several"
+const allowUsage = "give the agents a tool they do not get otherwise: bash (shell commands on a copy of their files, inside bubblewrap; chat asks before each command), bash=unconfined where bubblewrap is not installed, or webfetch (web pages of the public internet, read for the agents by the light model); repeat the flag or separate with commas for several"
 
 // allowed is what --allow allows.
 type allowed struct {
@@ -72,13 +73,21 @@ func (e *Env) bashTool(values []string, ask bool) (*shell.Tool, error) {
 }
 
 // webFetchTool returns the web_fetch tool --allow asks for, or nil when
-// it asks for none.
-func webFetchTool(values []string) (tools.Tool, error) {
+// it asks for none. The light model of router reads the pages for the
+// agents, as Claude Code's small model does (the main one when no light
+// one is configured).
+func webFetchTool(values []string, router *model.Router) (tools.Tool, error) {
 	a, err := parseAllow(values)
 	if err != nil || !a.webFetch {
 		return nil, err
 	}
-	tool, err := webfetch.New(webfetch.Options{})
+	var reader model.Model
+	if router != nil {
+		if reader, err = router.Resolve(model.Light, nil); err != nil {
+			reader = router.Main()
+		}
+	}
+	tool, err := webfetch.New(webfetch.Options{Model: reader})
 	if err != nil {
 		return nil, Failf("--allow webfetch: %v; this is a bug, please report it", err)
 	}

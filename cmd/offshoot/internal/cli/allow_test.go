@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/model"
+	"github.com/offshoot-dev/offshoot/model/scripted"
 	"github.com/offshoot-dev/offshoot/permission"
 )
 
@@ -83,15 +85,18 @@ func TestBashTool(t *testing.T) {
 }
 
 // TestWebFetchTool: --allow webfetch gives the web_fetch tool, and
-// nothing else does.
+// nothing else does; the light model reads the pages.
 func TestWebFetchTool(t *testing.T) {
-	tool, err := webFetchTool([]string{"bash"})
+	tool, err := webFetchTool([]string{"bash"}, nil)
 	require.NoError(t, err)
 	assert.Nil(t, tool)
-	tool, err = webFetchTool([]string{"webfetch"})
+	router, err := model.NewStaticRouter(map[string]model.Model{model.Main: scripted.New(), model.Light: scripted.New()}, nil)
+	require.NoError(t, err)
+	tool, err = webFetchTool([]string{"webfetch"}, router)
 	require.NoError(t, err)
 	require.NotNil(t, tool)
 	assert.Equal(t, "web_fetch", tool.Spec().Name)
+	assert.Contains(t, tool.Spec().Description, "a small model reads the page")
 }
 
 // TestAskAtTerminal: each call is asked about, showing it and the agent

@@ -166,7 +166,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		e.CloseStore()
 		return nil, err
 	}
-	fetch, err := webFetchTool(f.Allow)
+	fetch, err := webFetchTool(f.Allow, router)
 	if err != nil {
 		e.CloseStore()
 		if bash != nil {
