@@ -18,8 +18,9 @@ import (
 // the jobs of two programs that number their agents alike). Version 3
 // carries the job's secret, and every message about the job a MAC by it
 // (see mac.go). Version 4 carries the prompt as the parent rendered it,
-// rather than its params.
-const wireVersion = 4
+// rather than its params. Version 5 lets an approval rewrite the call's
+// arguments: a worker of version 4 would run the model's.
+const wireVersion = 5
 
 // Bounds of what a worker accepts from a job message.
 const (
