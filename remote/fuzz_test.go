@@ -31,6 +31,7 @@ func TestDecodeJobRefusesWhatIsNotAJob(t *testing.T) {
 		{"reply elsewhere", `{"v":5,"secret":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","token":"t","id":"i","session":"s","reply":"_INBOX.x"}`, "not a progress subject"},
 		{"token with a dot", `{"v":5,"secret":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","token":"a.b","id":"i","session":"s","reply":"offshoot.progress.a.b"}`, "not a subject token"},
 		{"bad snapshot", `{"v":5,"secret":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","token":"t","id":"i","session":"s","reply":"offshoot.progress.a.t","snapshot":"../x"}`, "not a sha256"},
+		{"after-tool subject elsewhere", `{"v":5,"secret":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","token":"t","id":"i","session":"s","reply":"offshoot.progress.a.t","after_tool":"offshoot.approve.a.t"}`, "not an after-tool subject"},
 		{"the last version", `{"v":4,"secret":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","token":"t","id":"i","session":"s","reply":"offshoot.progress.a.t"}`, "wire version 4 and this worker reads version 5"},
 		{"negative limit", `{"v":5,"secret":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","token":"t","id":"i","session":"s","reply":"offshoot.progress.a.t","max_turns":-1}`, "negative limit"},
 	} {
