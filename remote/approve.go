@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,9 +21,25 @@ type approval struct {
 	Call model.ToolCall `json:"call"`
 }
 
+// approvalReply is the parent's answer: a denial, or the arguments the
+// call runs with instead of the model's (the parent's approver rewrote
+// them: runner.Request.Approve), or neither (the call runs as it is).
 type approvalReply struct {
-	Denied string `json:"denied,omitempty"`
+	Denied    string `json:"denied,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
 }
+
+// rewritten is the parent's approval of a call with other arguments, as
+// the worker's runner reads it (runner.Request.Approve): it checks them
+// as it checks the model's.
+type rewritten json.RawMessage
+
+func (r rewritten) Error() string {
+	return "the delegating agent's approver changed the call's arguments"
+}
+
+// Arguments returns the arguments the call runs with.
+func (r rewritten) Arguments() json.RawMessage { return json.RawMessage(r) }
 
 // maxApprovalBytes bounds an approval request the parent reads.
 const maxApprovalBytes = 1 << 20
@@ -48,11 +65,13 @@ func (x *Executor) answerApprovals(ctx context.Context, j *job, w *waiter, inv *
 		default:
 			c := *inv
 			c.CallID = a.Call.ID
-			if err := askSafely(ctx, approve, &c, a.Call); err != nil {
-				rep.Denied = err.Error()
-			}
+			rep = approvalOf(askSafely(ctx, approve, &c, a.Call))
 		}
 		data, _ := json.Marshal(rep)
+		if room := replyRoom(x.nc); len(data) > room {
+			data, _ = json.Marshal(approvalReply{Denied: fmt.Sprintf(
+				"the approver rewrote the call's arguments to %d bytes, more than the %d an approval carries to the worker", len(rep.Arguments), room)})
+		}
 		r := &nats.Msg{Subject: m.Reply, Data: data, Header: nats.Header{}}
 		sign(r.Header, j.Secret, macApproval, approvalKey(j.key(), m.Data), data)
 		_ = m.RespondMsg(r)
@@ -61,6 +80,32 @@ func (x *Executor) answerApprovals(ctx context.Context, j *job, w *waiter, inv *
 		return nil, fmt.Errorf("answering the subagent's approval requests: %w", err)
 	}
 	return func() { _ = sub.Unsubscribe() }, nil
+}
+
+// approvalOf is the reply that says what the approver's err says: no
+// error lets the call run; an error with the method Arguments lets it run
+// with those arguments (trimmed, empty for the model's); any other
+// denies it.
+func approvalOf(err error) approvalReply {
+	var rw interface{ Arguments() json.RawMessage }
+	switch {
+	case err == nil:
+		return approvalReply{}
+	case errors.As(err, &rw):
+		return approvalReply{Arguments: string(bytes.TrimSpace(rw.Arguments()))}
+	}
+	return approvalReply{Denied: err.Error()}
+}
+
+// replyRoom is the most bytes the parent's answer to a worker's request
+// may have: an approval request's bound, or less when the server's
+// maximum payload is less (room left for the headers).
+func replyRoom(nc *nats.Conn) int {
+	room := maxApprovalBytes
+	if p := int(nc.MaxPayload()); p > 0 && p-1024 < room {
+		room = p - 1024
+	}
+	return room
 }
 
 func askSafely(ctx context.Context, approve func(context.Context, *tools.Invocation, model.ToolCall) error, inv *tools.Invocation, call model.ToolCall) (err error) {
@@ -78,7 +123,10 @@ func approvalKey(key string, request []byte) string { return key + "." + hashOf(
 // asker is a worker's approver of a child's tool calls: it asks the
 // parent on the job's approval subject and waits for the answer as long
 // as the call's context allows. A parent that cannot be asked, or an
-// answer without the parent's MAC, denies.
+// answer without the parent's MAC, denies. An answer that rewrites the
+// call's arguments is an error with the method Arguments, as the parent's
+// approver's was: the worker's runner runs the call with them, checked
+// as it checks the model's.
 func asker(nc *nats.Conn, j *job) func(context.Context, *tools.Invocation, model.ToolCall) error {
 	return func(ctx context.Context, _ *tools.Invocation, call model.ToolCall) error {
 		data, err := json.Marshal(approval{Call: call})
@@ -95,11 +143,14 @@ func asker(nc *nats.Conn, j *job) func(context.Context, *tools.Invocation, model
 			return errors.New("the answer to the approval request did not come from the delegating agent (its MAC did not match), so the call is denied")
 		}
 		var rep approvalReply
-		if err := json.Unmarshal(m.Data, &rep); err != nil {
+		if len(m.Data) > maxApprovalBytes || json.Unmarshal(m.Data, &rep) != nil {
 			return errors.New("the delegating agent's approval was unreadable")
 		}
-		if rep.Denied != "" {
+		switch {
+		case rep.Denied != "":
 			return errors.New(rep.Denied)
+		case rep.Arguments != "":
+			return rewritten(rep.Arguments)
 		}
 		return nil
 	}

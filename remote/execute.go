@@ -68,10 +68,22 @@ func (x *Executor) Execute(ctx context.Context, job *subagent.Job) (*runner.Resp
 	}
 	w := newWaiter()
 	w.job, w.child = j, child
+	// The child's calls as the parent's approver and AfterTool know them.
+	inv := &tools.Invocation{Session: child, Bus: child.Bus(), PromptNS: rendered.NS, PromptKey: rendered.Key, Tools: rendered.Tools,
+		Model: req.Model, ModelName: req.ModelName, CacheKey: req.CacheKey, Logger: req.Logger}
 	if j.Approve != "" {
-		inv := &tools.Invocation{Session: child, Bus: child.Bus(), PromptNS: rendered.NS, PromptKey: rendered.Key, Tools: rendered.Tools,
-			Model: req.Model, ModelName: req.ModelName, CacheKey: req.CacheKey, Logger: req.Logger}
 		stop, err := x.answerApprovals(ctx, j, w, inv, req.Approve)
+		if err != nil {
+			return nil, failed(runner.PhaseRender, err)
+		}
+		defer stop()
+	}
+	if j.AfterTool != "" {
+		logger := req.Logger
+		if logger == nil {
+			logger = x.setup.Logger
+		}
+		stop, err := x.answerAfterTool(ctx, j, w, inv, logger, req.AfterTool)
 		if err != nil {
 			return nil, failed(runner.PhaseRender, err)
 		}
@@ -258,6 +270,9 @@ func (x *Executor) job(ctx context.Context, sj *subagent.Job, rendered *prompt.R
 	}
 	if req.Approve != nil {
 		j.Approve = "offshoot.approve." + x.id + "." + j.Token
+	}
+	if req.AfterTool != nil {
+		j.AfterTool = "offshoot.aftertool." + x.id + "." + j.Token
 	}
 	if bus.Observed[runner.Delta](req.Session.Bus()) {
 		j.Deltas = deltaSubject(x.id, j.Token)

@@ -10,8 +10,9 @@ import (
 )
 
 // Every message about a job that a worker sends the parent (progress,
-// result, a delta, an approval request) and every message the parent
-// sends the worker about it (an approval, a cancel) carries a MAC by the job's secret: a
+// result, a delta, an approval request, an after-tool request) and every
+// message the parent sends the worker about it (an approval, an
+// after-tool note, a cancel) carries a MAC by the job's secret: a
 // fresh random key that travels inside the job, which only the pool's
 // workers read. Anyone else who can publish on the server can send a
 // message on the job's subjects, but not one that passes: the parent
@@ -32,12 +33,14 @@ const macHeader = "Offshoot-Mac"
 
 // What a MAC binds a message to: its kind.
 const (
-	macBatch    = "batch"
-	macResult   = "result"
-	macDelta    = "delta"
-	macAsk      = "approval-request"
-	macApproval = "approval"
-	macCancel   = "cancel"
+	macBatch     = "batch"
+	macResult    = "result"
+	macDelta     = "delta"
+	macAsk       = "approval-request"
+	macApproval  = "approval"
+	macAfterAsk  = "after-tool-request"
+	macAfterNote = "after-tool"
+	macCancel    = "cancel"
 )
 
 // newSecret returns a fresh job secret.

@@ -42,6 +42,9 @@ func (w *worker) request(ctx context.Context, j *job, s *session.Session) (runne
 	if j.Approve != "" {
 		req.Approve = asker(w.nc, j)
 	}
+	if j.AfterTool != "" {
+		req.AfterTool = teller(w.nc, j, w.setup.Logger)
+	}
 	return req, nil
 }
 

@@ -18,8 +18,11 @@ import (
 // the jobs of two programs that number their agents alike). Version 3
 // carries the job's secret, and every message about the job a MAC by it
 // (see mac.go). Version 4 carries the prompt as the parent rendered it,
-// rather than its params.
-const wireVersion = 4
+// rather than its params. Version 5 names the subject a worker tells the
+// parent's AfterTool of each call on, and an approval may rewrite the
+// call's arguments: a worker of version 4 would run the model's
+// arguments, and tell no PostToolUse hook.
+const wireVersion = 5
 
 // Bounds of what a worker accepts from a job message.
 const (
@@ -43,9 +46,11 @@ type job struct {
 	Secret []byte `json:"secret"`
 	// Reply is the subject the worker publishes progress and the result
 	// on (offshoot.progress.<executor>.<token>); Approve, when set, the
-	// subject it asks before each tool call.
-	Reply   string `json:"reply"`
-	Approve string `json:"approve,omitempty"`
+	// subject it asks before each tool call; AfterTool, when set, the
+	// subject it tells of each call that ran, with its result.
+	Reply     string `json:"reply"`
+	Approve   string `json:"approve,omitempty"`
+	AfterTool string `json:"after_tool,omitempty"`
 	// Deltas, when set, is the subject to publish the pieces of the
 	// child's model answers on as they stream.
 	Deltas string `json:"deltas,omitempty"`
@@ -206,6 +211,7 @@ func decodeJob(data []byte) (*job, error) {
 	check(j.Session != "" && len(j.Session) <= maxIDLen, "its session id is empty or too long")
 	check(validReply(j.Reply, "offshoot.progress."), "its reply subject %q is not a progress subject", clip(j.Reply))
 	check(j.Approve == "" || validReply(j.Approve, "offshoot.approve."), "its approval subject %q is not an approval subject", clip(j.Approve))
+	check(j.AfterTool == "" || validReply(j.AfterTool, "offshoot.aftertool."), "its after-tool subject %q is not an after-tool subject", clip(j.AfterTool))
 	check(j.Deltas == "" || validReply(j.Deltas, "offshoot.delta."), "its delta subject %q is not a delta subject", clip(j.Deltas))
 	check(j.Snapshot == "" || isHash(j.Snapshot), "its snapshot name %q is not a sha256", clip(j.Snapshot))
 	check(len(j.Messages) <= maxJobMessages, "it carries %d messages, over %d", len(j.Messages), maxJobMessages)
