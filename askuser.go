@@ -42,7 +42,9 @@ const askUserDescription = `Ask the user questions when you need their decision 
 // that would wait reads that no one can answer now.
 func askUserTool(c *Client, ask func(ctx context.Context, question string) (string, error)) (tools.Tool, error) {
 	return tools.New(askUserToolName, askUserDescription, func(ctx context.Context, inv *tools.Invocation, p askUserParams) (tools.Result[struct{}], error) {
-		answer, err := ask(ctx, p.text())
+		question := p.text()
+		c.notify(ctx, "idle_prompt", "offshoot is waiting for your answer: "+clipRunes(oneLine(question), maxNotification))
+		answer, err := ask(ctx, question)
 		if err != nil {
 			if _, ok := errors.AsType[*runner.Waiting](err); ok {
 				if inv.Session == nil || inv.Session != c.session {

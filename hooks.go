@@ -169,3 +169,24 @@ func stopReason(out hooks.Output) string {
 	}
 	return "no reason given"
 }
+
+// maxNotification bounds, in characters, the question a Notification
+// hook's message quotes.
+const maxNotification = 300
+
+// clipRunes cuts s to at most n characters, marking the cut.
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// notify runs the Notification hooks of kind typ with message; they
+// decide nothing.
+func (c *Client) notify(ctx context.Context, typ, message string) {
+	if !c.hooks.Has(hooks.Notification) {
+		return
+	}
+	_, _ = c.hooks.Run(ctx, hooks.Input{Event: hooks.Notification, SessionID: c.session.ID(), NotificationType: typ, Message: message})
+}

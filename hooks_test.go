@@ -16,6 +16,7 @@ import (
 	"github.com/offshoot-dev/offshoot/hooks"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/permission"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
@@ -254,4 +255,47 @@ func TestHooksPreCompactRefusesAutomatic(t *testing.T) {
 	assert.Equal(t, "PreCompact:auto", s.events()[0])
 	assert.Empty(t, light.Calls(), "no summary written")
 	assert.Zero(t, session.Len[runner.Compacted](c.Session()))
+}
+
+// Notification hooks run when the run needs a person, as Claude Code's
+// do: "permission_prompt" before a call is put to CanUseTool,
+// "idle_prompt" before the model's question is put to AskUser; a
+// matcher selects the kind; their answer changes nothing.
+func TestHooksNotification(t *testing.T) {
+	var s, prompts seen
+	permissionOnly := prompts.hook(hooks.Notification, nil)
+	permissionOnly.Matcher = "permission_prompt"
+	h := &hooks.Hooks{List: []hooks.Hook{
+		s.hook(hooks.Notification, func(hooks.Input) hooks.Output { return hooks.Output{Block: true, Reason: "ignored"} }),
+		permissionOnly,
+	}}
+	m := scripted.New(
+		scripted.ToolCalls(model.ToolCall{ID: "w1", Name: "write_file", Arguments: `{"file_path":"notes.md","content":"hi"}`}),
+		scripted.ToolCalls(askCall),
+		scripted.Text("Done."),
+	)
+	c := newClient(t, m, offshoot.Options{Hooks: h,
+		Permissions: &permission.Policy{
+			Settings: permission.Settings{Ask: permission.Rules{{Tool: "Write"}}},
+			CanUseTool: func(context.Context, permission.Request) (permission.Decision, error) {
+				return permission.Decision{Allow: true}, nil
+			},
+		},
+		AskUser: func(context.Context, string) (string, error) { return "SQLite", nil },
+	})
+	res := final(t, collect(t, c, "Write the notes, then ask."))
+	require.NoError(t, res.Err)
+	assert.Equal(t, "Done.", res.Text)
+
+	require.Len(t, s.ins, 2)
+	assert.Equal(t, "permission_prompt", s.ins[0].NotificationType)
+	assert.Equal(t, "offshoot needs your permission to use Write", s.ins[0].Message)
+	assert.Equal(t, "idle_prompt", s.ins[1].NotificationType)
+	assert.Contains(t, s.ins[1].Message, "Which database?")
+	for _, in := range s.ins {
+		assert.Equal(t, hooks.Notification, in.Event)
+		assert.Equal(t, c.Session().ID(), in.SessionID)
+	}
+	require.Len(t, prompts.ins, 1, "the matcher selects the kind")
+	assert.Equal(t, "permission_prompt", prompts.ins[0].NotificationType)
 }

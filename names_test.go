@@ -17,22 +17,22 @@ import (
 // on the surface the review measured: 463 names then, of which 455 remain
 // and 8 went (task.CallContext, Data, Stats; tools.RawExample;
 // store.Journal, JournalOptions, NewJournal; postgres.Options). The faces
-// added since, each asked for by a spec, brought 102: model/anthropic
+// added since, each asked for by a spec, brought 103: model/anthropic
 // and its test server 10 (anthropic.md); in runner, context management 9
 // (context.md), runs that wait for a person 3 and 1 in the root
 // (claude-code.md), and a worker running a child through the runner's
-// own code 3 (Render, Sets, Recorded); hooks 20, permission 15, project
-// 19 and agents 2 (claude-code.md); inspector 3 (inspector.md);
-// store/journal 3 and the store's limits and checks 4 (a backend a
-// stranger can implement); model's providers and windows 5; remote.Stats,
-// session.Commit, subagent.SetUp and webfetch 2. Each package was read
-// for a name no user needs: model.DefaultWindow went (-1), the rest are
-// named by the specs, the docs or the examples, or are types and values
-// of what users hold (an event, a field's type, a result's enum). This
-// is the ceiling for that surface (455 + 101); it is a ratchet: lower
-// it as names are unexported, and raise it only by deciding to, for a
-// name a user needs.
-const maxExportedNames = 556
+// own code 3 (Render, Sets, Recorded); hooks 21 (with Notification),
+// permission 15, project 19 and agents 2 (claude-code.md); inspector 3
+// (inspector.md); store/journal 3 and the store's limits and checks 4 (a
+// backend a stranger can implement); model's providers and windows 5;
+// remote.Stats, session.Commit, subagent.SetUp and webfetch 2. Each
+// package was read for a name no user needs: model.DefaultWindow went
+// (-1); the rest are named by the specs, the docs or the examples, or are
+// types and values of what users hold (an event, a field's type, a
+// result's enum). This is the ceiling for that surface (455 + 102); it is
+// a ratchet: lower it as names are unexported, and raise it only by
+// deciding to, for a name a user needs.
+const maxExportedNames = 557
 
 // The library's surface stays small: the exported top-level names —
 // types, functions, variables and constants — of its non-test files,

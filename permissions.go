@@ -92,11 +92,12 @@ func waitable(policy *permission.Policy) (p *permission.Policy, waited *error) {
 }
 
 // withToolHooks returns the policy that decides the client's tool calls:
-// policy, its PreToolUse and PostToolUse hooks being h when it names none.
-// With no policy, h's tool hooks get one that lets every call run that
-// they do not deny, as a client without Permissions does.
+// policy, its PreToolUse, PostToolUse and Notification hooks being h when
+// it names none. With no policy, h's tool hooks get one that lets every
+// call run that they do not deny, as a client without Permissions does.
 func withToolHooks(policy *permission.Policy, h *hooks.Hooks) *permission.Policy {
-	if !h.Has(hooks.PreToolUse) && !h.Has(hooks.PostToolUse) {
+	tool := h.Has(hooks.PreToolUse) || h.Has(hooks.PostToolUse)
+	if !tool && !(policy != nil && h.Has(hooks.Notification)) {
 		return policy
 	}
 	if policy == nil {

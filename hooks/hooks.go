@@ -1,6 +1,7 @@
 // Package hooks runs a program's hooks at the points of an agent's life
 // Claude Code names — PreToolUse, PostToolUse, UserPromptSubmit, Stop,
-// SubagentStart, SubagentStop, PreCompact, SessionStart, SessionEnd — with
+// SubagentStart, SubagentStop, PreCompact, SessionStart, SessionEnd,
+// Notification — with
 // Claude Code's contract: a hook is given an Input (the JSON a command
 // hook reads on stdin) and answers with an Output (the JSON it may print
 // on stdout). A hook is a Go function or, from a settings file, a command.
@@ -55,6 +56,12 @@ const (
 	SessionStart Event = "SessionStart"
 	// SessionEnd runs when a session ends.
 	SessionEnd Event = "SessionEnd"
+	// Notification runs when the run needs a person: its
+	// NotificationType is "permission_prompt" before a tool call is put
+	// to the person (or program) who decides it, "idle_prompt" before
+	// the model's question is put to the user; Message says what for. It
+	// decides nothing: its answer is ignored.
+	Notification Event = "Notification"
 )
 
 // DefaultTimeout is how long a hook may run when its Timeout is zero.
@@ -98,6 +105,11 @@ type Input struct {
 	// Reason why the session ended (SessionEnd).
 	Source string `json:"source,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	// Message is what the run needs a person for, and NotificationType
+	// which kind of need it is, "permission_prompt" or "idle_prompt"
+	// (Notification).
+	Message          string `json:"message,omitempty"`
+	NotificationType string `json:"notification_type,omitempty"`
 }
 
 // The permission decisions a PreToolUse hook may answer.
@@ -305,6 +317,8 @@ func (k Hook) matches(in Input) bool {
 		subject = in.Trigger
 	case SessionStart:
 		subject = in.Source
+	case Notification:
+		subject = in.NotificationType
 	default:
 		return true
 	}

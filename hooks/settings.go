@@ -22,7 +22,7 @@ const (
 
 // events are the events a settings file may name, in the order their
 // hooks are listed.
-var events = []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStart, SubagentStop, PreCompact, SessionStart, SessionEnd}
+var events = []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStart, SubagentStop, PreCompact, SessionStart, SessionEnd, Notification}
 
 // ParseSettings reads the "hooks" and "env" of a Claude Code settings
 // file's JSON (.claude/settings.json, .claude/settings.local.json,

@@ -21,7 +21,8 @@ func TestParseSettings(t *testing.T) {
 				{"matcher": "Bash(", "hooks": [{"type": "command", "command": "never"}]}
 			],
 			"Stop": [{"hooks": [{"type": "command", "command": "go test ./...", "timeout": 0.5}, {"type": "command", "command": "x", "timeout": -1}]}],
-			"Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
+			"Notification": [{"matcher": "permission_prompt", "hooks": [{"type": "command", "command": "notify-send hi"}]}],
+			"PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
 			"SessionStart": {"not": "a list"},
 			"SessionEnd": [{"hooks": [{"type": "command"}, 7]}]
 		}
@@ -31,6 +32,7 @@ func TestParseSettings(t *testing.T) {
 		{Event: hooks.PreToolUse, Matcher: "Bash", Command: "./guard.sh", Timeout: 30 * time.Second},
 		{Event: hooks.PreToolUse, Matcher: "Write|Edit", Command: "./fmt.sh"},
 		{Event: hooks.Stop, Command: "go test ./...", Timeout: 500 * time.Millisecond},
+		{Event: hooks.Notification, Matcher: "permission_prompt", Command: "notify-send hi"},
 	}, h.List)
 	require.Equal(t, map[string]string{"GOFLAGS": "-mod=mod"}, h.Env)
 	all := strings.Join(warnings, "\n")
@@ -41,7 +43,7 @@ func TestParseSettings(t *testing.T) {
 		`hooks.PreToolUse[1].hooks[1]: hooks of type "prompt" are not supported`,
 		`hooks.PreToolUse[2]: its matcher "Bash(" is not a regular expression`,
 		"hooks.Stop[0].hooks[1]: its timeout -1 is not a number of seconds",
-		"hooks.Notification: offshoot has no such event",
+		"hooks.PermissionRequest: offshoot has no such event",
 		"hooks.SessionStart: a list of",
 		"hooks.SessionEnd[0].hooks[0]: it has no command",
 		"hooks.SessionEnd[0].hooks[1]: a hook is",

@@ -181,6 +181,7 @@ func (p *Policy) ask(ctx context.Context, r Request, call Call, mode Mode, why s
 		return Decision{Reason: "no rule allows it, and there is no one to ask; " + hint}
 	}
 	r.AskedBy = why
+	p.notify(ctx, r, call)
 	d, err := p.CanUseTool(ctx, r)
 	if err != nil {
 		return Decision{Reason: err.Error()}
@@ -281,4 +282,16 @@ func (p *Policy) AfterTool(ctx context.Context, r Request, result string) string
 		parts = append(parts, c)
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// notify runs the Notification hooks before the call is put to
+// CanUseTool, as Claude Code's before its permission prompt; they decide
+// nothing.
+func (p *Policy) notify(ctx context.Context, r Request, call Call) {
+	if !p.Hooks.Has(hooks.Notification) {
+		return
+	}
+	_, _ = p.Hooks.Run(ctx, hooks.Input{Event: hooks.Notification, SessionID: r.SessionID, PermissionMode: string(p.mode()),
+		AgentID: r.AgentID, AgentType: r.AgentType, NotificationType: "permission_prompt",
+		Message: "offshoot needs your permission to use " + agents.ClaudeToolName(call.Tool)})
 }
