@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/offshoot-dev/offshoot/agents"
@@ -59,7 +62,18 @@ type Request struct {
 	// rule Bash(git push:*)", "a PreToolUse hook", or "" when nothing
 	// decided it.
 	AskedBy string
+	// Suggestions, for CanUseTool, are the allow rules that would let
+	// this call, and calls like it, run unasked — what Claude Code offers
+	// as "don't ask again": Bash(go test:*) for "go test ./...", one rule
+	// for each part of a chained command, WebFetch(domain:go.dev), Write.
+	// They cover the call (Suggestions.Covers(r.Call())); nil when no rule
+	// would, as for a command that runs another's output ($(…)).
+	Suggestions Rules
 }
+
+// Call returns the call as the rules see it: the tool and, from its
+// input, the command, file or address.
+func (r Request) Call() Call { return callOf(r.Tool, r.Input) }
 
 // Decision is the policy's answer for one call.
 type Decision struct {
@@ -167,7 +181,15 @@ func (p *Policy) decide(ctx context.Context, r Request, mode Mode, hook string) 
 // ask puts the call to CanUseTool; why names what sent it there ("" for
 // no rule deciding it).
 func (p *Policy) ask(ctx context.Context, r Request, call Call, mode Mode, why string) Decision {
-	hint := fmt.Sprintf("to allow it, add %q to permissions.allow in .claude/settings.json", suggest(call))
+	suggested := suggest(call)
+	hint := "no single rule would allow it: it runs the output of another command"
+	if len(suggested) > 0 {
+		var quoted []string
+		for _, s := range suggested {
+			quoted = append(quoted, strconv.Quote(s.String()))
+		}
+		hint = fmt.Sprintf("to allow it, add %s to permissions.allow in .claude/settings.json", strings.Join(quoted, " and "))
+	}
 	if mode == DontAsk {
 		if why != "" {
 			return Decision{Reason: fmt.Sprintf("%s asks about it, and dontAsk mode asks no one", why)}
@@ -180,7 +202,7 @@ func (p *Policy) ask(ctx context.Context, r Request, call Call, mode Mode, why s
 		}
 		return Decision{Reason: "no rule allows it, and there is no one to ask; " + hint}
 	}
-	r.AskedBy = why
+	r.AskedBy, r.Suggestions = why, suggested
 	p.notify(ctx, r, call)
 	d, err := p.CanUseTool(ctx, r)
 	if err != nil {
@@ -217,20 +239,45 @@ func callOf(tool string, input json.RawMessage) Call {
 	return c
 }
 
-// suggest returns the allow rule that would let the call run.
-func suggest(c Call) string {
+// suggest returns the allow rules that would let the call c, and calls
+// like it, run unasked (see Request.Suggestions).
+func suggest(c Call) Rules {
 	name := claudeName(c.Tool)
 	switch effectOf(c.Tool) {
 	case runs:
-		if f := strings.Fields(c.Command); len(f) > 0 {
-			return fmt.Sprintf("Bash(%s:*)", f[0])
+		var rules Rules
+		for _, p := range splitCommand(c.Command) {
+			if substitutes(p) {
+				return nil
+			}
+			r := Rule{Tool: name, Specifier: commandPrefix(p) + ":*"}
+			if !slices.Contains(rules, r) {
+				rules = append(rules, r)
+			}
+		}
+		if len(rules) > 0 {
+			return rules
 		}
 	case fetches:
 		if u, err := url.Parse(c.URL); err == nil && u.Hostname() != "" {
-			return fmt.Sprintf("WebFetch(domain:%s)", u.Hostname())
+			return Rules{{Tool: "WebFetch", Specifier: "domain:" + u.Hostname()}}
 		}
 	}
-	return name
+	return Rules{{Tool: name}}
+}
+
+// subcommand is a word that names what a command does rather than what it
+// does it to: "test" in "go test", "status" in "git status".
+var subcommand = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// commandPrefix is the prefix of the command part a suggested rule
+// allows: its first word, and the second when it is a subcommand.
+func commandPrefix(part string) string {
+	f := strings.Fields(part)
+	if len(f) > 1 && subcommand.MatchString(f[1]) {
+		return f[0] + " " + f[1]
+	}
+	return f[0]
 }
 
 // claudeNames are Claude Code's names of tools offshoot has, in the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -121,7 +122,7 @@ func TestPolicyReasons(t *testing.T) {
 	require.Equal(t, "the deny rule Bash(rm:*) of the settings", p.Decide(ctx, call("bash", `{"command":"ls && rm -rf /"}`)).Reason)
 	d := p.Decide(ctx, call("bash", `{"command":"make lint"}`))
 	require.False(t, d.Allow)
-	require.Equal(t, `no rule allows it, and there is no one to ask; to allow it, add "Bash(make:*)" to permissions.allow in .claude/settings.json`, d.Reason)
+	require.Equal(t, `no rule allows it, and there is no one to ask; to allow it, add "Bash(make lint:*)" to permissions.allow in .claude/settings.json`, d.Reason)
 	p.Mode = DontAsk
 	require.Contains(t, p.Decide(ctx, call("web_fetch", `{"url":"https://go.dev/doc"}`)).Reason, `"WebFetch(domain:go.dev)"`)
 	p.Mode = Plan
@@ -326,4 +327,39 @@ func FuzzDecide(f *testing.F) {
 			require.False(t, d.Allow)
 		}
 	})
+}
+
+// TestSuggestions: CanUseTool is told the allow rules that would let the
+// call, and calls like it, run unasked — Claude Code's "don't ask again"
+// — and they cover the call: a command's prefix (a subcommand kept), one
+// for each part of a chained command, none for a command that
+// substitutes another's output; a page's domain; a tool by its name.
+func TestSuggestions(t *testing.T) {
+	for _, tt := range []struct {
+		call Request
+		want string
+	}{
+		{call("bash", `{"command":"go test ./..."}`), "Bash(go test:*)"},
+		{call("bash", `{"command":"ls"}`), "Bash(ls:*)"},
+		{call("bash", `{"command":"rm -rf build"}`), "Bash(rm:*)"},
+		{call("bash", `{"command":"cat notes.md"}`), "Bash(cat:*)"},
+		{call("bash", `{"command":"go vet ./... && git status | head"}`), "Bash(go vet:*) Bash(git status:*) Bash(head:*)"},
+		{call("bash", `{"command":"echo $(cat secret)"}`), ""},
+		{call("write_file", `{"file_path":"a.md"}`), "Write"},
+		{call("web_fetch", `{"url":"https://go.dev/doc/"}`), "WebFetch(domain:go.dev)"},
+		{call("mcp__github__create_issue", `{}`), "mcp__github__create_issue"},
+	} {
+		var got Request
+		p := Policy{Settings: Settings{Ask: Rules{{Tool: "Write"}}}, // default mode lets edits of the agents' copy run
+			CanUseTool: func(_ context.Context, r Request) (Decision, error) { got = r; return Decision{}, nil }}
+		p.Decide(context.Background(), tt.call)
+		var names []string
+		for _, r := range got.Suggestions {
+			names = append(names, r.String())
+		}
+		require.Equal(t, tt.want, strings.Join(names, " "), string(tt.call.Input))
+		if tt.want != "" {
+			require.True(t, got.Suggestions.Covers(tt.call.Call()), "the suggestions cover %s", tt.call.Input)
+		}
+	}
 }

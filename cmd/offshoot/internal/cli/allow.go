@@ -114,11 +114,11 @@ func checkConfinement(confined bool, a allowed, ask bool) error {
 // question shows.
 const maxShownCommand = 2000
 
-// bashQuestion is what the user is asked before a command runs.
+// bashQuestion shows the command the agent wants to run, and where.
 func bashQuestion(command string, confined bool) string {
 	where := "in a sandbox, on a copy of the files"
 	if !confined {
 		where = "UNCONFINED, as you (bubblewrap is not installed here): it starts in a copy of the files, but can read and change anything you can, your keys and offshoot's environment included, and reach the network"
 	}
-	return fmt.Sprintf("The agent wants to run a command %s:\n  $ %s\nRun it? [y]es, [N]o, [a]lways in this session:", where, Printable(truncateRunes(command, maxShownCommand)))
+	return fmt.Sprintf("The agent wants to run a command %s:\n  $ %s", where, Printable(truncateRunes(command, maxShownCommand)))
 }

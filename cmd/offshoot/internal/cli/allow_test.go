@@ -100,8 +100,8 @@ func TestWebFetchTool(t *testing.T) {
 }
 
 // TestAskAtTerminal: each call is asked about, showing it and the agent
-// making it; yes runs it, anything else refuses it, always runs every
-// later call of that tool unasked.
+// making it; yes runs it, anything else refuses it, always runs later
+// calls like it unasked — the rules suggested, not the whole tool.
 func TestAskAtTerminal(t *testing.T) {
 	ctx := context.Background()
 	var asked []string
@@ -114,7 +114,11 @@ func TestAskAtTerminal(t *testing.T) {
 	}
 	canUse := askAtTerminal(ask, false)
 	call := func(agent, name, command string) permission.Decision {
-		d, err := canUse(ctx, permission.Request{Tool: name, AgentType: agent, Input: json.RawMessage(`{"command": "` + command + `"}`)})
+		r := permission.Request{Tool: name, AgentType: agent, Input: json.RawMessage(`{"command": "` + command + `"}`)}
+		if name == "bash" {
+			r.Suggestions = permission.Rules{{Tool: "Bash", Specifier: strings.Fields(command)[0] + " " + strings.Fields(command)[1] + ":*"}}
+		}
+		d, err := canUse(ctx, r)
 		require.NoError(t, err)
 		return d
 	}
@@ -125,7 +129,7 @@ func TestAskAtTerminal(t *testing.T) {
 	assert.Contains(t, asked[0], "$ make test")
 	assert.Contains(t, asked[0], "UNCONFINED")
 	assert.Contains(t, asked[0], "your keys", "the question says what unconfined means")
-	assert.Contains(t, asked[0], "[y]es, [N]o, [a]lways")
+	assert.Contains(t, asked[0], "Run it? [y]es, [N]o, [a]lways allow Bash(make test:*) in this session:")
 	for range 3 {
 		d := call("builder", "bash", "rm -rf build")
 		require.False(t, d.Allow)
@@ -133,10 +137,14 @@ func TestAskAtTerminal(t *testing.T) {
 	}
 	assert.Contains(t, asked[1], "The builder agent wants to run a command")
 	require.True(t, call("", "bash", "go vet").Allow)
-	require.True(t, call("", "bash", "go test").Allow, "always: not asked again")
+	require.True(t, call("", "bash", "go vet -x ./...").Allow, "always: not asked again")
 	assert.Len(t, asked, 5)
-	require.False(t, call("", "mcp__github__create_issue", "x").Allow, "always is for one tool")
-	assert.Contains(t, asked[5], "The agent wants to use mcp__github__create_issue with")
+	next = append(next, "n")
+	require.False(t, call("", "bash", "rm -rf build").Allow, "always is for calls like the one allowed, not the whole tool")
+	assert.Len(t, asked, 6)
+	require.False(t, call("", "mcp__github__create_issue", "x").Allow)
+	assert.Contains(t, asked[6], "The agent wants to use mcp__github__create_issue with")
+	assert.Contains(t, asked[6], "Allow it? [y]es, [N]o:", "no suggestion, no always")
 	assert.Contains(t, toolQuestion(permission.Request{Tool: "bash", AskedBy: "the ask rule Bash(git push:*)", Input: json.RawMessage(`{"command":"git push"}`)}, true),
 		"The agent (the ask rule Bash(git push:*) asks) wants to run a command in a sandbox")
 	assert.Empty(t, next)

@@ -116,15 +116,17 @@ func describeWidening(s permission.Settings) string {
 }
 
 // askAtTerminal returns the CanUseTool that asks the user with answer:
-// yes (this call), always (this tool, for the rest of the session), or
-// no. Questions are asked one at a time.
+// yes (this call), always (calls like it, for the rest of the session:
+// the rules the policy suggests, as Claude Code's "don't ask again" —
+// Bash(go test:*) for "go test ./...", not every command), or no.
+// Questions are asked one at a time.
 func askAtTerminal(answer func(string) string, confined bool) func(context.Context, permission.Request) (permission.Decision, error) {
 	var mu sync.Mutex
-	always := map[string]bool{}
+	var always permission.Rules
 	return func(ctx context.Context, r permission.Request) (permission.Decision, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if always[r.Tool] {
+		if len(always) > 0 && always.Covers(r.Call()) {
 			return permission.Decision{Allow: true, Reason: "the user"}, nil
 		}
 		a := answer(toolQuestion(r, confined))
@@ -133,7 +135,7 @@ func askAtTerminal(answer func(string) string, confined bool) func(context.Conte
 		}
 		switch a {
 		case "a", "always":
-			always[r.Tool] = true
+			always = append(always, r.Suggestions...)
 			return permission.Decision{Allow: true, Reason: "the user"}, nil
 		case "y", "yes":
 			return permission.Decision{Allow: true, Reason: "the user"}, nil
@@ -152,19 +154,30 @@ func yes(answer string) bool {
 }
 
 // parkedQuestion is the question a run waits on when there is no terminal
-// to ask before a call runs: toolQuestion, answered later.
+// to ask before a call runs: what the call is, answered later.
 func parkedQuestion(r permission.Request, confined bool) string {
-	q := toolQuestion(r, confined)
-	if i := strings.LastIndex(q, "\n"); i >= 0 && strings.Contains(q[i:], "[y]es") {
-		q = q[:i]
-	} else if i := strings.LastIndex(q, "? [y]es"); i >= 0 {
-		q = q[:i+1]
-	}
-	return q + "\nAnswer yes to allow it, or no."
+	return callShown(r, confined) + "\nAnswer yes to allow it, or no."
 }
 
-// toolQuestion is what the user is asked before a call runs.
+// toolQuestion is what the user is asked at the terminal before a call
+// runs: the call, and the answers, "always" naming what it allows.
 func toolQuestion(r permission.Request, confined bool) string {
+	verb := "Allow it?"
+	if r.Tool == "bash" {
+		verb = "Run it?"
+	}
+	if len(r.Suggestions) == 0 {
+		return callShown(r, confined) + "\n" + verb + " [y]es, [N]o:"
+	}
+	var rules []string
+	for _, s := range r.Suggestions {
+		rules = append(rules, s.String())
+	}
+	return fmt.Sprintf("%s\n%s [y]es, [N]o, [a]lways allow %s in this session:", callShown(r, confined), verb, Printable(truncateRunes(strings.Join(rules, ", "), maxShownCommand)))
+}
+
+// callShown says which agent wants to make the call r, and the call.
+func callShown(r permission.Request, confined bool) string {
 	who := "The agent"
 	if r.AgentType != "" {
 		who = "The " + Printable(r.AgentType) + " agent"
@@ -176,5 +189,5 @@ func toolQuestion(r permission.Request, confined bool) string {
 	if r.Tool == "bash" {
 		return who + why + " " + strings.TrimPrefix(bashQuestion(gjson.GetBytes(r.Input, "command").String(), confined), "The agent ")
 	}
-	return fmt.Sprintf("%s%s wants to use %s with %s\nAllow it? [y]es, [N]o, [a]lways in this session:", who, why, Printable(r.Tool), Printable(truncateRunes(string(r.Input), maxShownCommand)))
+	return fmt.Sprintf("%s%s wants to use %s with %s", who, why, Printable(r.Tool), Printable(truncateRunes(string(r.Input), maxShownCommand)))
 }
