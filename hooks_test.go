@@ -16,6 +16,7 @@ import (
 	"github.com/offshoot-dev/offshoot/hooks"
 	"github.com/offshoot-dev/offshoot/model"
 	"github.com/offshoot-dev/offshoot/model/scripted"
+	"github.com/offshoot-dev/offshoot/permission"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/session"
 	"github.com/offshoot-dev/offshoot/store"
@@ -196,6 +197,7 @@ func TestHooksPreCompact(t *testing.T) {
 	require.Len(t, light.Calls(), 1)
 	assert.Contains(t, light.Calls()[0].Request.Messages[0].Content, "Keep the dates.", "the hook's guidance")
 	assert.Equal(t, []string{"PreCompact:manual"}, s.events())
+	assert.Equal(t, "default", s.ins[0].PermissionMode)
 }
 
 // Command hooks from a settings file: a prompt blocked by exit 2, the
@@ -254,4 +256,49 @@ func TestHooksPreCompactRefusesAutomatic(t *testing.T) {
 	assert.Equal(t, "PreCompact:auto", s.events()[0])
 	assert.Empty(t, light.Calls(), "no summary written")
 	assert.Zero(t, session.Len[runner.Compacted](c.Session()))
+}
+
+// Every hook is told the run's permission mode as Claude Code tells it:
+// the policy's (its Mode, else its settings' defaultMode), "default"
+// with none. The main agent keeps no transcript file, so its hooks get
+// no transcript_path; a subagent's stop hooks get its transcript's.
+func TestHooksInputPermissionMode(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy *permission.Policy
+		want   string
+	}{
+		{"no policy", nil, "default"},
+		{"its mode", &permission.Policy{Mode: permission.AcceptEdits, Settings: permission.Settings{DefaultMode: permission.Plan}}, "acceptEdits"},
+		{"its settings' mode", &permission.Policy{Settings: permission.Settings{DefaultMode: permission.DontAsk}}, "dontAsk"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s seen
+			var list []hooks.Hook
+			for _, ev := range []hooks.Event{hooks.SessionStart, hooks.UserPromptSubmit, hooks.SubagentStart, hooks.SubagentStop, hooks.Stop, hooks.SessionEnd} {
+				list = append(list, s.hook(ev, nil))
+			}
+			m := scripted.New(
+				scripted.When(scripted.SystemContains("You watch builds."), scripted.Text("The build is red.")),
+				scripted.ToolCall("Task", `{"subagent_type":"watcher","description":"Watch","prompt":"Watch the build."}`),
+				scripted.Text("Done."),
+			)
+			transcripts := t.TempDir()
+			c, err := offshoot.NewClient(offshoot.Options{Model: m, Agents: testAgents, Hooks: &hooks.Hooks{List: list},
+				Permissions: tc.policy, Subagents: ids(), Transcripts: transcripts})
+			require.NoError(t, err)
+			require.NoError(t, final(t, collect(t, c, "How is the build?")).Err)
+			require.NoError(t, c.Close())
+
+			require.Equal(t, []string{"SessionStart:startup", "UserPromptSubmit", "SubagentStart:watcher", "SubagentStop:watcher", "Stop", "SessionEnd"}, s.events())
+			for _, in := range s.ins {
+				assert.Equal(t, tc.want, in.PermissionMode, in.Event)
+				if in.Event == hooks.SubagentStop {
+					assert.True(t, strings.HasPrefix(in.TranscriptPath, transcripts), in.TranscriptPath)
+				} else {
+					assert.Empty(t, in.TranscriptPath, in.Event)
+				}
+			}
+		})
+	}
 }

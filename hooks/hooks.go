@@ -64,10 +64,19 @@ const DefaultTimeout = 60 * time.Second
 // standard input, field for field as Claude Code writes it. Fields that do
 // not belong to the event are left empty.
 type Input struct {
-	SessionID      string `json:"session_id"`
+	SessionID string `json:"session_id"`
+	// TranscriptPath is the agent's transcript file: a subagent's under
+	// the client's Transcripts (SubagentStop), "" for the main agent,
+	// which keeps none (its conversation is in its session).
 	TranscriptPath string `json:"transcript_path,omitempty"`
 	// Cwd is the project's directory.
-	Cwd            string `json:"cwd,omitempty"`
+	Cwd string `json:"cwd,omitempty"`
+	// PermissionMode is the mode tool calls are decided in (default,
+	// acceptEdits, plan, bypassPermissions, dontAsk): the policy's
+	// (offshoot.Options.Permissions), "default" when there is none —
+	// but for PreToolUse and PostToolUse, which a client without one
+	// runs under a policy of its own that lets every call run
+	// (bypassPermissions).
 	PermissionMode string `json:"permission_mode,omitempty"`
 	Event          Event  `json:"hook_event_name"`
 	// ToolName is the tool's name as Claude Code calls it where it has
