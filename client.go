@@ -83,6 +83,7 @@ type Client struct {
 	notifyClient func(context.Context, TaskNotificationMessage)
 	dispatch     *prompt.Registry // the prompts of dispatch_subagent, nil without it
 	hooks        *hooks.Hooks     // Options.Hooks, nil without any
+	hookMode     string           // the permission mode the hooks are told
 	startContext string           // the SessionStart hooks' context, for the first query
 
 	turn   sync.Mutex // held by the running query

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/offshoot-dev/offshoot/hooks"
+	"github.com/offshoot-dev/offshoot/permission"
 	"github.com/offshoot-dev/offshoot/runner"
 	"github.com/offshoot-dev/offshoot/subagent"
 )
@@ -32,6 +33,10 @@ func (c *Client) setupHooks(opts Options, eo *subagent.Options) {
 		h.Logger = slog.Default()
 	}
 	c.hooks = &h
+	c.hookMode = string(permission.BypassPermissions) // no policy: every call runs
+	if opts.Permissions != nil {
+		c.hookMode = string(opts.Permissions.EffectiveMode())
+	}
 	if h.Has(hooks.SubagentStart) {
 		eo.StartHooks = append(slices.Clone(eo.StartHooks), c.subagentStart)
 	}
@@ -43,18 +48,32 @@ func (c *Client) setupHooks(opts Options, eo *subagent.Options) {
 	}
 }
 
+// input is the input of a hook at ev in session sessionID, with what
+// Claude Code gives at every event: the run's permission mode (that of
+// Options.Permissions; bypassPermissions with none, as a client without
+// one lets every call run), the project's directory as
+// cwd (hooks.Hooks.Run fills it in), and no transcript path, for the main
+// agent keeps no transcript file (its conversation is in its session).
+func (c *Client) input(ev hooks.Event, sessionID string) hooks.Input {
+	return hooks.Input{Event: ev, SessionID: sessionID, PermissionMode: c.hookMode}
+}
+
 // subagentStart runs the SubagentStart hooks: their context is added to
 // the child's first message.
 func (c *Client) subagentStart(ctx context.Context, e subagent.SubagentStart) (string, error) {
-	out, err := c.hooks.Run(ctx, hooks.Input{Event: hooks.SubagentStart, SessionID: e.ParentSessionID, AgentID: e.AgentID, AgentType: e.AgentType})
+	in := c.input(hooks.SubagentStart, e.ParentSessionID)
+	in.AgentID, in.AgentType = e.AgentID, e.AgentType
+	out, err := c.hooks.Run(ctx, in)
 	return out.AdditionalContext, err
 }
 
 // subagentStop runs the SubagentStop hooks: a block keeps the child
 // working, with the reason as its next message.
 func (c *Client) subagentStop(ctx context.Context, e subagent.SubagentStop) (string, error) {
-	out, err := c.hooks.Run(ctx, hooks.Input{Event: hooks.SubagentStop, SessionID: e.ParentSessionID, AgentID: e.AgentID, AgentType: e.AgentType,
-		TranscriptPath: e.TranscriptPath, StopHookActive: e.StopHookActive, LastAssistantMessage: e.LastMessage})
+	in := c.input(hooks.SubagentStop, e.ParentSessionID)
+	in.AgentID, in.AgentType, in.TranscriptPath = e.AgentID, e.AgentType, e.TranscriptPath
+	in.StopHookActive, in.LastAssistantMessage = e.StopHookActive, e.LastMessage
+	out, err := c.hooks.Run(ctx, in)
 	if err != nil || !out.Block || out.Stop {
 		return "", err
 	}
@@ -71,7 +90,9 @@ func (c *Client) preCompact(next func(context.Context, runner.CompactionInfo) (s
 		if info.Trigger == "manual" {
 			trigger = "manual"
 		}
-		out, err := c.hooks.Run(ctx, hooks.Input{Event: hooks.PreCompact, SessionID: info.SessionID, Trigger: trigger, CustomInstructions: info.Guidance})
+		in := c.input(hooks.PreCompact, info.SessionID)
+		in.Trigger, in.CustomInstructions = trigger, info.Guidance
+		out, err := c.hooks.Run(ctx, in)
 		if err != nil {
 			return "", true
 		}
@@ -95,14 +116,18 @@ func (c *Client) sessionStart() {
 	if c.lastEvaluation() != "" {
 		source = "resume"
 	}
-	out, _ := c.hooks.Run(context.Background(), hooks.Input{Event: hooks.SessionStart, SessionID: c.session.ID(), Source: source})
+	in := c.input(hooks.SessionStart, c.session.ID())
+	in.Source = source
+	out, _ := c.hooks.Run(context.Background(), in)
 	c.startContext = out.AdditionalContext
 }
 
 // sessionEnd runs the SessionEnd hooks, at Close.
 func (c *Client) sessionEnd() {
 	if c.hooks.Has(hooks.SessionEnd) {
-		_, _ = c.hooks.Run(context.Background(), hooks.Input{Event: hooks.SessionEnd, SessionID: c.session.ID(), Reason: "other"})
+		in := c.input(hooks.SessionEnd, c.session.ID())
+		in.Reason = "other"
+		_, _ = c.hooks.Run(context.Background(), in)
 	}
 }
 
@@ -116,7 +141,9 @@ func (c *Client) userPrompt(ctx context.Context, prompt string) (string, error) 
 		extra = append(extra, c.startContext)
 	}
 	if strings.TrimSpace(prompt) != "" && c.hooks.Has(hooks.UserPromptSubmit) {
-		out, err := c.hooks.Run(ctx, hooks.Input{Event: hooks.UserPromptSubmit, SessionID: c.session.ID(), Prompt: prompt})
+		in := c.input(hooks.UserPromptSubmit, c.session.ID())
+		in.Prompt = prompt
+		out, err := c.hooks.Run(ctx, in)
 		if err != nil {
 			return "", err
 		}
@@ -141,7 +168,9 @@ func (c *Client) stopped(ctx context.Context, last string, blocks int) (string, 
 	if !c.hooks.Has(hooks.Stop) {
 		return "", nil
 	}
-	out, err := c.hooks.Run(ctx, hooks.Input{Event: hooks.Stop, SessionID: c.session.ID(), StopHookActive: blocks > 0, LastAssistantMessage: last})
+	in := c.input(hooks.Stop, c.session.ID())
+	in.StopHookActive, in.LastAssistantMessage = blocks > 0, last
+	out, err := c.hooks.Run(ctx, in)
 	if err != nil || !out.Block || out.Stop {
 		return "", err
 	}
@@ -188,5 +217,7 @@ func (c *Client) notify(ctx context.Context, typ, message string) {
 	if !c.hooks.Has(hooks.Notification) {
 		return
 	}
-	_, _ = c.hooks.Run(ctx, hooks.Input{Event: hooks.Notification, SessionID: c.session.ID(), NotificationType: typ, Message: message})
+	in := c.input(hooks.Notification, c.session.ID())
+	in.NotificationType, in.Message = typ, message
+	_, _ = c.hooks.Run(ctx, in)
 }

@@ -197,6 +197,7 @@ func TestHooksPreCompact(t *testing.T) {
 	require.Len(t, light.Calls(), 1)
 	assert.Contains(t, light.Calls()[0].Request.Messages[0].Content, "Keep the dates.", "the hook's guidance")
 	assert.Equal(t, []string{"PreCompact:manual"}, s.events())
+	assert.Equal(t, "bypassPermissions", s.ins[0].PermissionMode, "no policy: every call runs")
 }
 
 // Command hooks from a settings file: a prompt blocked by exit 2, the
@@ -298,4 +299,49 @@ func TestHooksNotification(t *testing.T) {
 	}
 	require.Len(t, prompts.ins, 1, "the matcher selects the kind")
 	assert.Equal(t, "permission_prompt", prompts.ins[0].NotificationType)
+}
+
+// Every hook is told the run's permission mode as Claude Code tells it:
+// the policy's (its Mode, else its settings' defaultMode),
+// bypassPermissions with none (a client without one runs every call). The main agent keeps no transcript file, so its hooks get
+// no transcript_path; a subagent's stop hooks get its transcript's.
+func TestHooksInputPermissionMode(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy *permission.Policy
+		want   string
+	}{
+		{"no policy: every call runs", nil, "bypassPermissions"},
+		{"its mode", &permission.Policy{Mode: permission.AcceptEdits, Settings: permission.Settings{DefaultMode: permission.Plan}}, "acceptEdits"},
+		{"its settings' mode", &permission.Policy{Settings: permission.Settings{DefaultMode: permission.DontAsk}}, "dontAsk"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s seen
+			var list []hooks.Hook
+			for _, ev := range []hooks.Event{hooks.SessionStart, hooks.UserPromptSubmit, hooks.SubagentStart, hooks.SubagentStop, hooks.Stop, hooks.SessionEnd} {
+				list = append(list, s.hook(ev, nil))
+			}
+			m := scripted.New(
+				scripted.When(scripted.SystemContains("You watch builds."), scripted.Text("The build is red.")),
+				scripted.ToolCall("Task", `{"subagent_type":"watcher","description":"Watch","prompt":"Watch the build."}`),
+				scripted.Text("Done."),
+			)
+			transcripts := t.TempDir()
+			c, err := offshoot.NewClient(offshoot.Options{Model: m, Agents: testAgents, Hooks: &hooks.Hooks{List: list},
+				Permissions: tc.policy, Subagents: ids(), Transcripts: transcripts})
+			require.NoError(t, err)
+			require.NoError(t, final(t, collect(t, c, "How is the build?")).Err)
+			require.NoError(t, c.Close())
+
+			require.Equal(t, []string{"SessionStart:startup", "UserPromptSubmit", "SubagentStart:watcher", "SubagentStop:watcher", "Stop", "SessionEnd"}, s.events())
+			for _, in := range s.ins {
+				assert.Equal(t, tc.want, in.PermissionMode, in.Event)
+				if in.Event == hooks.SubagentStop {
+					assert.True(t, strings.HasPrefix(in.TranscriptPath, transcripts), in.TranscriptPath)
+				} else {
+					assert.Empty(t, in.TranscriptPath, in.Event)
+				}
+			}
+		})
+	}
 }

@@ -71,10 +71,17 @@ const DefaultTimeout = 60 * time.Second
 // standard input, field for field as Claude Code writes it. Fields that do
 // not belong to the event are left empty.
 type Input struct {
-	SessionID      string `json:"session_id"`
+	SessionID string `json:"session_id"`
+	// TranscriptPath is the agent's transcript file: a subagent's under
+	// the client's Transcripts (SubagentStop), "" for the main agent,
+	// which keeps none (its conversation is in its session).
 	TranscriptPath string `json:"transcript_path,omitempty"`
 	// Cwd is the project's directory.
-	Cwd            string `json:"cwd,omitempty"`
+	Cwd string `json:"cwd,omitempty"`
+	// PermissionMode is the mode tool calls are decided in (default,
+	// acceptEdits, plan, bypassPermissions, dontAsk): the policy's
+	// (offshoot.Options.Permissions), bypassPermissions when there is
+	// none, as a client without one lets every call run.
 	PermissionMode string `json:"permission_mode,omitempty"`
 	Event          Event  `json:"hook_event_name"`
 	// ToolName is the tool's name as Claude Code calls it where it has

@@ -89,9 +89,13 @@ type Decision struct {
 	UpdatedInput json.RawMessage
 }
 
-// mode returns the mode in force.
-func (p *Policy) mode() Mode {
+// EffectiveMode returns the mode the policy decides in, as hooks are
+// told it (permission_mode): Mode, else Settings.DefaultMode, else
+// Default, which is also a nil policy's.
+func (p *Policy) EffectiveMode() Mode {
 	switch {
+	case p == nil:
+		return Default
 	case p.Mode != "":
 		return p.Mode
 	case p.Settings.DefaultMode != "":
@@ -105,7 +109,7 @@ func (p *Policy) mode() Mode {
 // the caller's to recover (the runner does). A context that ends while
 // the hooks run denies the call.
 func (p *Policy) Decide(ctx context.Context, r Request) Decision {
-	mode := p.mode()
+	mode := p.EffectiveMode()
 	var updated json.RawMessage
 	hook := ""
 	if p.Hooks.Has(hooks.PreToolUse) {
@@ -314,7 +318,7 @@ func (p *Policy) AfterTool(ctx context.Context, r Request, result string) string
 	}
 	response, _ := json.Marshal(result)
 	out, err := p.Hooks.Run(ctx, hooks.Input{
-		Event: hooks.PostToolUse, SessionID: r.SessionID, Cwd: p.Hooks.Dir, PermissionMode: string(p.mode()),
+		Event: hooks.PostToolUse, SessionID: r.SessionID, Cwd: p.Hooks.Dir, PermissionMode: string(p.EffectiveMode()),
 		ToolName: claudeName(r.Tool), ToolInput: r.Input, ToolUseID: r.CallID, ToolResponse: response,
 		AgentID: r.AgentID, AgentType: r.AgentType,
 	})
@@ -338,7 +342,7 @@ func (p *Policy) notify(ctx context.Context, r Request, call Call) {
 	if !p.Hooks.Has(hooks.Notification) {
 		return
 	}
-	_, _ = p.Hooks.Run(ctx, hooks.Input{Event: hooks.Notification, SessionID: r.SessionID, PermissionMode: string(p.mode()),
+	_, _ = p.Hooks.Run(ctx, hooks.Input{Event: hooks.Notification, SessionID: r.SessionID, PermissionMode: string(p.EffectiveMode()),
 		AgentID: r.AgentID, AgentType: r.AgentType, NotificationType: "permission_prompt",
 		Message: "offshoot needs your permission to use " + agents.ClaudeToolName(call.Tool)})
 }

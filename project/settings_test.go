@@ -1,14 +1,17 @@
 package project
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/hooks"
 	"github.com/offshoot-dev/offshoot/permission"
 )
 
@@ -84,12 +87,74 @@ func TestLoadSettingsRefuses(t *testing.T) {
 	require.Empty(t, s.Permissions(true).Allow)
 }
 
-// TestLoadSettingsInHome: run in the home directory, its files are the
-// user's, trusted.
+// TestLoadSettingsInHome: run in the home directory, its files, the local
+// ones too, are the user's, trusted.
 func TestLoadSettingsInHome(t *testing.T) {
 	home := t.TempDir()
 	writeFile(t, home, ".claude/settings.json", `{"permissions": {"allow": ["Bash"]}}`)
+	writeFile(t, home, ".claude/settings.local.json", stopHook("mine", `"permissions": {"allow": ["Read"]}`))
 	s := LoadSettings(Options{Dir: home, HomeDir: home})
 	require.Empty(t, s.Hash)
-	require.Equal(t, "Bash", rulesText(s.Permissions(false).Allow))
+	require.Equal(t, "Bash, Read", rulesText(s.Permissions(false).Allow))
+	require.Equal(t, []string{"mine"}, hookCommands(s.Hooks(false)))
+}
+
+// hookCommands are the commands of h, in order.
+func hookCommands(h *hooks.Hooks) []string {
+	var out []string
+	for _, k := range h.List {
+		out = append(out, k.Command)
+	}
+	return out
+}
+
+// stopHook is a settings file with one Stop hook running command, and
+// more keys (`"env": …`) when extra is set.
+func stopHook(command, extra string) string {
+	if extra != "" {
+		extra = ", " + extra
+	}
+	return `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "` + command + `"}]}]}` + extra + `}`
+}
+
+// TestLoadSettingsHooks: the hooks come from the same reading as the
+// permissions, the user's and the project's apart; those in force run
+// every file's, in the order of the files, the project's once trusted.
+func TestLoadSettingsHooks(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	writeFile(t, home, ".claude/settings.json", stopHook("user", `"env": {"A": "user", "B": "user"}`))
+	writeFile(t, dir, ".claude/settings.json", stopHook("shared", `"permissions": {"allow": ["Bash(make:*)"]}, "env": {"A": "shared"}`))
+	writeFile(t, dir, ".claude/settings.local.json", stopHook("local", `"env": {"A": "local"}`))
+	writeFile(t, dir, ".offshoot/settings.json", stopHook("offshoot", ""))
+	writeFile(t, dir, ".offshoot/settings.local.json", `{"permissions": {"deny": ["Read(./.env)"]}, "hooks": []}`)
+	s := LoadSettings(Options{Dir: dir, HomeDir: home})
+
+	require.Equal(t, []string{filepath.Join(home, ".claude/settings.json")}, slices.Collect(maps.Keys(s.UserHooks)))
+	require.Len(t, s.ProjectHooks, 3)
+	require.Len(t, s.Warnings, 1)
+	require.Contains(t, s.Warnings[0], filepath.Join(dir, ".offshoot/settings.local.json")+": ")
+	require.Contains(t, s.Warnings[0], "its hooks do not run")
+	require.Equal(t, "Read(./.env)", rulesText(s.Project.Deny), "its permissions are read all the same")
+
+	untrusted := s.Hooks(false)
+	require.Equal(t, []string{"user"}, hookCommands(untrusted))
+	require.Equal(t, map[string]string{"A": "user", "B": "user"}, untrusted.Env)
+	require.Equal(t, dir, untrusted.Dir)
+	trusted := s.Hooks(true)
+	require.Equal(t, []string{"user", "shared", "offshoot", "local"}, hookCommands(trusted))
+	require.Equal(t, map[string]string{"A": "local", "B": "user"}, trusted.Env, "the most specific file's value")
+
+	require.Nil(t, LoadSettings(Options{Dir: t.TempDir()}).Hooks(true), "no hooks, none")
+}
+
+// TestLoadSettingsReadOnce: the permissions and the hooks are of one
+// reading of a file, so a file that changes between two uses of them
+// cannot give the one and the other from different contents.
+func TestLoadSettingsReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, ".claude/settings.json", stopHook("before", `"permissions": {"allow": ["Bash(make:*)"]}`))
+	s := LoadSettings(Options{Dir: dir})
+	writeFile(t, dir, ".claude/settings.json", stopHook("after", `"permissions": {"allow": ["Bash"]}`))
+	require.Equal(t, "Bash(make:*)", rulesText(s.Permissions(true).Allow))
+	require.Equal(t, []string{"before"}, hookCommands(s.Hooks(true)))
 }

@@ -205,7 +205,7 @@ func (e *Env) NewClient(ctx context.Context, f AgentFlags, adjust func(*offshoot
 		DispatchSubagent:    prompts,
 		Logger:              e.Logger(),
 		MaxTurns:            f.MaxTurns,
-		Hooks:               e.Hooks(f.ApproveHooks || f.ApproveSettings), // approving the settings approves their hooks too
+		Hooks:               e.Hooks(e.Settings, f.ApproveHooks || f.ApproveSettings), // approving the settings approves their hooks too
 		Permissions:         policy,
 		AskUser:             e.askUser(),
 	}

@@ -4,15 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"path/filepath"
 	"strings"
 
 	"github.com/offshoot-dev/offshoot/hooks"
-	"github.com/offshoot-dev/offshoot/internal/regfile"
+	projectfiles "github.com/offshoot-dev/offshoot/project"
 )
 
 // hookApprovalsKey is the key of the user's configuration file that
@@ -20,58 +17,44 @@ import (
 // directory → the hash of its hooks when approved.
 const hookApprovalsKey = "approved_project_hooks"
 
-// maxSettingsBytes bounds a settings file read for its hooks.
-const maxSettingsBytes = 1 << 20
-
 // A project's hooks are commands that run on the user's machine, written
 // by whoever wrote the project, so, as for its MCP servers, they run only
 // once the user approved them for that project, and a change asks again.
 // The user's own hooks (~/.claude/settings.json, ~/.offshoot/settings.json)
 // run without asking.
 
-// userSettings and projectSettings are the settings files hooks are read
-// from, relative to the home and the project directory, in order.
-var (
-	userSettings    = []string{".claude/settings.json", ".offshoot/settings.json"}
-	projectSettings = []string{".claude/settings.json", ".claude/settings.local.json", ".offshoot/settings.json", ".offshoot/settings.local.json"}
-)
-
 // Hooks returns the hooks a command runs (offshoot.Options.Hooks), nil
-// when there are none: the user's, and the project's once approved. A
-// project's hooks are approved when the user's configuration records them
-// (unchanged) for this project; else approve (--approve-hooks) approves
-// and records them; else, when Ask is set (chat on a terminal), the user
-// is asked; else (a pipe never says yes) they do not run, with a warning
-// that says how to approve them. The hooks that run are listed in
-// HookLines. A settings file that cannot be read, and entries that cannot
-// be run, are warnings.
-func (e *Env) Hooks(approve bool) *hooks.Hooks {
+// when there are none: those of the settings files s (read by
+// project.LoadSettings, as for the permissions), the user's, and the
+// project's once approved. A project's hooks are approved when the user's
+// configuration records them (unchanged) for this project; else approve
+// (--approve-hooks) approves and records them; else, when Ask is set (chat
+// on a terminal), the user is asked; else (a pipe never says yes) they do
+// not run, with a warning that says how to approve them. The hooks that
+// run are listed in HookLines, a line for each file, in the order they
+// run.
+func (e *Env) Hooks(s *projectfiles.Settings, approve bool) *hooks.Hooks {
 	e.hookLines = nil
-	var user, project []settingsHooks
-	if e.HomeDir != "" && filepath.Clean(e.HomeDir) == filepath.Clean(e.ProjectDir) {
-		user = e.readHooks(projectSettings, e.ProjectDir) // the user's own directory: its files are the user's
-	} else {
-		user, project = e.readHooks(userSettings, e.HomeDir), e.readHooks(projectSettings, e.ProjectDir)
-	}
-	all := &hooks.Hooks{Dir: e.ProjectDir}
-	take := func(files []settingsHooks) {
-		for _, f := range files {
-			all.List = append(all.List, f.hooks.List...)
-			if len(f.hooks.Env) > 0 && all.Env == nil {
-				all.Env = map[string]string{}
-			}
-			maps.Copy(all.Env, f.hooks.Env)
-			e.hookLines = append(e.hookLines, fmt.Sprintf("hooks from %s: %s", Printable(e.Show(f.path)), describeHooks(f.hooks.List)))
-		}
-	}
-	take(user)
-	if len(project) > 0 && e.projectHooksApproved(project, approve) {
-		take(project)
-	}
-	if len(all.List) == 0 {
+	if s == nil {
 		return nil
 	}
-	return all
+	var project []settingsHooks
+	for _, path := range s.Files {
+		if k, ok := s.ProjectHooks[path]; ok {
+			project = append(project, settingsHooks{path: path, hooks: k})
+		}
+	}
+	trusted := len(project) > 0 && e.projectHooksApproved(project, approve)
+	for _, path := range s.Files {
+		k, ok := s.UserHooks[path]
+		if !ok && trusted {
+			k, ok = s.ProjectHooks[path]
+		}
+		if ok {
+			e.hookLines = append(e.hookLines, fmt.Sprintf("hooks from %s: %s", Printable(e.Show(path)), describeHooks(k.List)))
+		}
+	}
+	return s.Hooks(trusted)
 }
 
 // HookLines says which hooks run, one line for each settings file, once
@@ -82,38 +65,6 @@ func (e *Env) HookLines() []string { return e.hookLines }
 type settingsHooks struct {
 	path  string
 	hooks hooks.Hooks
-}
-
-// readHooks reads the hooks of the settings files names under dir,
-// leaving out the files that have none.
-func (e *Env) readHooks(names []string, dir string) []settingsHooks {
-	if dir == "" {
-		return nil
-	}
-	var out []settingsHooks
-	for _, name := range names {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		data, err := regfile.Read(path, maxSettingsBytes)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			e.Warn("%s: %v; its hooks do not run", Printable(e.Show(path)), err)
-			continue
-		}
-		h, warnings, err := hooks.ParseSettings(data)
-		for _, w := range warnings {
-			e.Warn("%s: %s", Printable(e.Show(path)), Printable(w))
-		}
-		if err != nil {
-			e.Warn("%s: %v; its hooks do not run", Printable(e.Show(path)), err)
-			continue
-		}
-		if len(h.List) > 0 {
-			out = append(out, settingsHooks{path: path, hooks: h})
-		}
-	}
-	return out
 }
 
 // projectHooksApproved reports whether the project's hooks may run,

@@ -78,8 +78,8 @@ func (e *Env) policy(f AgentFlags, answer func(string) string, granted func(tool
 // records their hash for this project, or the user approves them now
 // (--approve-settings, or the question at a terminal, recorded). Not
 // approved, the project's allow rules and widening mode are left out with
-// a warning; its deny and ask rules hold all the same. Project hooks will
-// be approved by the same hash.
+// a warning; its deny and ask rules hold all the same. The project's
+// hooks are approved apart (see Hooks).
 func (e *Env) settingsApproved(s *projectfiles.Settings, approve bool) bool {
 	widens := len(s.Project.Allow) > 0 || s.Project.DefaultMode == permission.AcceptEdits || s.Project.DefaultMode == permission.BypassPermissions
 	if s.Hash == "" || !widens {
