@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,7 +109,7 @@ func (e *Env) ConnectNATS(url, who string, reconnect time.Duration, todo string)
 		return nil, url, Usagef("%v", err)
 	}
 	conn.URL, conn.Reconnect = url, reconnect
-	nc, err := remote.Connect(conn, nats.Name(fmt.Sprintf("offshoot %s %d", who, os.Getpid())))
+	nc, err := remote.Connect(conn, nats.Name(fmt.Sprintf("offshoot %s %d", who, os.Getpid())), nats.ErrorHandler(natsErrors(e.Logger(), who)))
 	if err != nil {
 		return nil, url, Failf("cannot reach the NATS server at %s: %v; %s", Redact(url), err, todo)
 	}
@@ -213,4 +214,27 @@ func (e *Env) ProjectSetup(ctx context.Context, dir string, f AgentFlags) (setup
 		return remote.Setup{}, nil, Failf("the project's setup: %v", err)
 	}
 	return setup, done, nil
+}
+
+// natsErrors returns the handler of the errors a NATS server sends a
+// connection of who (parent, worker) while it runs: each is a warning,
+// never silent. A server that refuses a subject (its permissions) leaves
+// a request unanswered until its call gives up, so the warning names the
+// subject's permissions and where they are listed.
+func natsErrors(log *slog.Logger, who string) nats.ErrHandler {
+	return func(_ *nats.Conn, sub *nats.Subscription, err error) {
+		if err == nil {
+			return
+		}
+		msg := "the NATS server reported an error to the " + who
+		if errors.Is(err, nats.ErrPermissionViolation) {
+			msg = "the NATS server refuses the " + who + " a subject it needs, so what uses it waits until it gives up; " +
+				"give the " + who + " the permissions listed in docs/remote.md (Server configuration)"
+		}
+		if sub != nil {
+			log.Warn(msg, "error", err.Error(), "subject", sub.Subject)
+			return
+		}
+		log.Warn(msg, "error", err.Error())
+	}
 }
