@@ -67,7 +67,8 @@ type Request struct {
 	// as "don't ask again": Bash(go test:*) for "go test ./...", one rule
 	// for each part of a chained command, WebFetch(domain:go.dev), Write.
 	// They cover the call (Suggestions.Covers(r.Call())); nil when no rule
-	// would, as for a command that runs another's output ($(…)).
+	// would, as for a command that runs another's output ($(…)) or whose
+	// name holds a * (which a rule reads as any text).
 	Suggestions Rules
 }
 
@@ -186,7 +187,7 @@ func (p *Policy) decide(ctx context.Context, r Request, mode Mode, hook string) 
 // no rule deciding it).
 func (p *Policy) ask(ctx context.Context, r Request, call Call, mode Mode, why string) Decision {
 	suggested := suggest(call)
-	hint := "no single rule would allow it: it runs the output of another command"
+	hint := "no allow rule can name such a command (one that runs another's output, or whose name holds a *)"
 	if len(suggested) > 0 {
 		var quoted []string
 		for _, s := range suggested {
@@ -251,17 +252,16 @@ func suggest(c Call) Rules {
 	case runs:
 		var rules Rules
 		for _, p := range splitCommand(c.Command) {
-			if substitutes(p) {
-				return nil
+			prefix := commandPrefix(p)
+			if substitutes(p) || strings.Contains(prefix, "*") {
+				return nil // no prefix rule covers it: a * in a rule stands for any text
 			}
-			r := Rule{Tool: name, Specifier: commandPrefix(p) + ":*"}
+			r := Rule{Tool: name, Specifier: prefix + ":*"}
 			if !slices.Contains(rules, r) {
 				rules = append(rules, r)
 			}
 		}
-		if len(rules) > 0 {
-			return rules
-		}
+		return rules // nil for no command: never the whole tool
 	case fetches:
 		if u, err := url.Parse(c.URL); err == nil && u.Hostname() != "" {
 			return Rules{{Tool: "WebFetch", Specifier: "domain:" + u.Hostname()}}

@@ -345,6 +345,8 @@ func TestSuggestions(t *testing.T) {
 		{call("bash", `{"command":"cat notes.md"}`), "Bash(cat:*)"},
 		{call("bash", `{"command":"go vet ./... && git status | head"}`), "Bash(go vet:*) Bash(git status:*) Bash(head:*)"},
 		{call("bash", `{"command":"echo $(cat secret)"}`), ""},
+		{call("bash", `{"command":"./build* --all"}`), ""},
+		{call("bash", `{"command":"  "}`), ""},
 		{call("write_file", `{"file_path":"a.md"}`), "Write"},
 		{call("web_fetch", `{"url":"https://go.dev/doc/"}`), "WebFetch(domain:go.dev)"},
 		{call("mcp__github__create_issue", `{}`), "mcp__github__create_issue"},
@@ -362,4 +364,36 @@ func TestSuggestions(t *testing.T) {
 			require.True(t, got.Suggestions.Covers(tt.call.Call()), "the suggestions cover %s", tt.call.Input)
 		}
 	}
+}
+
+// FuzzSuggestions: whatever the model's command or address, the rules
+// suggested for "always" cover the call they were suggested for, and each
+// that reads back as a rule reads back as itself (a settings file could
+// hold it).
+func FuzzSuggestions(f *testing.F) {
+	f.Add(uint8(0), "go test ./... && git status | head -n 3")
+	f.Add(uint8(0), "echo 'a && b' ; ls")
+	f.Add(uint8(0), "FOO=1 make lint")
+	f.Add(uint8(1), "https://go.dev/doc/")
+	f.Add(uint8(2), "notes.md")
+	tools := []string{"bash", "web_fetch", "write_file", "read_file", "grep", "mcp__github__create_issue"}
+	f.Fuzz(func(t *testing.T, which uint8, arg string) {
+		tool := tools[int(which)%len(tools)]
+		args, err := json.Marshal(map[string]string{"command": arg, "url": arg, "file_path": arg})
+		require.NoError(t, err)
+		r := Request{Tool: tool, Input: args}
+		var got Request
+		p := Policy{Settings: Settings{Ask: Rules{{Tool: tool}, {Tool: claudeName(tool)}}},
+			CanUseTool: func(_ context.Context, r Request) (Decision, error) { got = r; return Decision{}, nil }}
+		p.Decide(context.Background(), r)
+		if len(got.Suggestions) == 0 {
+			return
+		}
+		require.True(t, got.Suggestions.Covers(r.Call()), "%v cover %q", got.Suggestions, arg)
+		for _, s := range got.Suggestions {
+			if back, err := ParseRule(s.String()); err == nil {
+				require.Equal(t, s, back)
+			}
+		}
+	})
 }
