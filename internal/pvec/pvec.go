@@ -37,18 +37,41 @@ type branch struct {
 // Vector is one immutable version of a sequence of items: a small value
 // (copy it freely) pointing into shared nodes. The zero Vector is empty.
 // Two Vectors that compare equal with == are the very same version.
+// It is three words, because a session's state copies a table of them at
+// every commit: the trie's depth and the tail's length follow from count.
 type Vector struct {
-	count   int
-	root    *branch
-	tail    *leaf
-	shift   uint32 // 32 bits each, so that a Vector is four words:
-	tailLen int32  // a session's state copies a table of them per commit
+	count int
+	root  *branch
+	tail  *leaf
 }
 
 // Len returns the number of items.
 func (v Vector) Len() int { return v.count }
 
-func (v Vector) tailOffset() int { return v.count - int(v.tailLen) }
+// tailLen is the number of items in the tail: 1 to 32 when there are any,
+// since a full tail goes into the trie only when the next item comes.
+func (v Vector) tailLen() int {
+	if v.count == 0 {
+		return 0
+	}
+	return (v.count-1)&mask + 1
+}
+
+func (v Vector) tailOffset() int { return v.count - v.tailLen() }
+
+// shift is the level of the trie's root: bits for a trie of up to 1,024
+// items, and bits more for each 32 times as many.
+func (v Vector) shift() uint32 { return shiftFor(v.tailOffset()) }
+
+// shiftFor is the level of the root of a trie holding n items (a multiple
+// of 32): the least multiple of bits, bits at least, with n ≤ 2^(level+bits).
+func shiftFor(n int) uint32 {
+	level := uint32(bits)
+	for n > 1<<(level+bits) {
+		level += bits
+	}
+	return level
+}
 
 // At returns the item at index i. It panics when i is out of range, as
 // indexing a Go slice does.
@@ -65,7 +88,7 @@ func (v Vector) chunk(i int) *[width]any {
 		return &v.tail.items
 	}
 	var n any = v.root
-	for level := v.shift; level > 0; level -= bits {
+	for level := v.shift(); level > 0; level -= bits {
 		n = n.(*branch).kids[(i>>level)&mask]
 	}
 	return &n.(*leaf).items
@@ -77,34 +100,34 @@ func (v Vector) Append(x any) Vector {
 		t := &leaf{}
 		t.items[0] = x
 		t.used.Store(1)
-		return Vector{count: 1, shift: bits, tail: t, tailLen: 1}
+		return Vector{count: 1, tail: t}
 	}
-	if v.tailLen < width {
+	if n := v.tailLen(); n < width {
 		t := v.tail
-		if !t.used.CompareAndSwap(int32(v.tailLen), int32(v.tailLen+1)) {
+		if !t.used.CompareAndSwap(int32(n), int32(n+1)) {
 			// Another version already extended this tail: copy ours.
 			nt := &leaf{}
-			copy(nt.items[:v.tailLen], t.items[:v.tailLen])
-			nt.used.Store(int32(v.tailLen + 1))
+			copy(nt.items[:n], t.items[:n])
+			nt.used.Store(int32(n + 1))
 			t = nt
 		}
-		t.items[v.tailLen] = x
-		return Vector{count: v.count + 1, shift: v.shift, root: v.root, tail: t, tailLen: v.tailLen + 1}
+		t.items[n] = x
+		return Vector{count: v.count + 1, root: v.root, tail: t}
 	}
 	// The tail is full: push it into the trie and start a new one.
-	root, shift := v.root, v.shift
-	if v.count>>bits > 1<<v.shift {
+	root, shift := v.root, v.shift()
+	if v.count>>bits > 1<<shift {
 		nr := &branch{}
 		nr.kids[0] = root
-		nr.kids[1] = newPath(v.shift, v.tail)
-		root, shift = nr, shift+bits
+		nr.kids[1] = newPath(shift, v.tail)
+		root = nr
 	} else {
 		root = pushTail(v.count, shift, root, v.tail)
 	}
 	t := &leaf{}
 	t.items[0] = x
 	t.used.Store(1)
-	return Vector{count: v.count + 1, shift: shift, root: root, tail: t, tailLen: 1}
+	return Vector{count: v.count + 1, root: root, tail: t}
 }
 
 func pushTail(count int, level uint32, parent *branch, tail *leaf) *branch {
@@ -142,14 +165,15 @@ func (v Vector) Set(i int, x any) Vector {
 	}
 	nv := v
 	if i >= v.tailOffset() {
+		n := v.tailLen()
 		nt := &leaf{}
-		copy(nt.items[:v.tailLen], v.tail.items[:v.tailLen])
+		copy(nt.items[:n], v.tail.items[:n])
 		nt.items[i-v.tailOffset()] = x
-		nt.used.Store(int32(v.tailLen))
+		nt.used.Store(int32(n))
 		nv.tail = nt
 		return nv
 	}
-	nv.root = setPath(v.shift, v.root, i, x).(*branch)
+	nv.root = setPath(v.shift(), v.root, i, x).(*branch)
 	return nv
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -114,4 +115,21 @@ func TestIndexOutOfRangePanics(t *testing.T) {
 	var v Vector
 	assert.Panics(t, func() { v.At(0) })
 	assert.Panics(t, func() { From(1).Set(1, 2) })
+}
+
+// A Vector is three words — its length, its trie and its tail; the
+// trie's depth and the tail's length follow from the length — because a
+// session's state copies a table of them at every commit.
+func TestAVectorIsThreeWords(t *testing.T) {
+	require.Equal(t, 3*unsafe.Sizeof(uintptr(0)), unsafe.Sizeof(Vector{}))
+}
+
+// The trie's depth follows from the number of items it holds: one level
+// up to 1,024 items, two up to 32,768, and so on.
+func TestShiftFollowsTheTriesSize(t *testing.T) {
+	for _, tt := range []struct{ inTrie, shift int }{
+		{0, 5}, {32, 5}, {1024, 5}, {1056, 10}, {32 * 32 * 32, 10}, {32*32*32 + 32, 15}, {1 << 25, 20}, {1<<25 + 32, 25},
+	} {
+		assert.Equal(t, uint32(tt.shift), shiftFor(tt.inTrie), "%d items in the trie", tt.inTrie)
+	}
 }
