@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -101,7 +102,8 @@ func TestWebFetchTool(t *testing.T) {
 
 // TestAskAtTerminal: each call is asked about, showing it and the agent
 // making it; yes runs it, anything else refuses it, always runs later
-// calls like it unasked — the rules suggested, not the whole tool.
+// calls like it unasked — the rules suggested, not the whole tool — and
+// has them remembered for the project.
 func TestAskAtTerminal(t *testing.T) {
 	ctx := context.Background()
 	var asked []string
@@ -112,7 +114,8 @@ func TestAskAtTerminal(t *testing.T) {
 		next = next[1:]
 		return a
 	}
-	canUse := askAtTerminal(ask, false)
+	var remembered permission.Rules
+	canUse := askAtTerminal(ask, false, func(rs permission.Rules) { remembered = append(remembered, rs...) })
 	call := func(agent, name, command string) permission.Decision {
 		r := permission.Request{Tool: name, AgentType: agent, Input: json.RawMessage(`{"command": "` + command + `"}`)}
 		if name == "bash" {
@@ -129,7 +132,7 @@ func TestAskAtTerminal(t *testing.T) {
 	assert.Contains(t, asked[0], "$ make test")
 	assert.Contains(t, asked[0], "UNCONFINED")
 	assert.Contains(t, asked[0], "your keys", "the question says what unconfined means")
-	assert.Contains(t, asked[0], "Run it? [y]es, [N]o, [a]lways allow Bash(make test:*) in this session:")
+	assert.Contains(t, asked[0], "Run it? [y]es, [N]o, [a]lways allow Bash(make test:*) in this project:")
 	for range 3 {
 		d := call("builder", "bash", "rm -rf build")
 		require.False(t, d.Allow)
@@ -138,6 +141,7 @@ func TestAskAtTerminal(t *testing.T) {
 	assert.Contains(t, asked[1], "The builder agent wants to run a command")
 	require.True(t, call("", "bash", "go vet").Allow)
 	require.True(t, call("", "bash", "go vet -x ./...").Allow, "always: not asked again")
+	assert.Equal(t, "[Bash(go vet:*)]", fmt.Sprint(remembered), "and remembered")
 	assert.Len(t, asked, 5)
 	next = append(next, "n")
 	require.False(t, call("", "bash", "rm -rf build").Allow, "always is for calls like the one allowed, not the whole tool")

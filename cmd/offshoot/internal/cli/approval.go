@@ -222,9 +222,21 @@ func (e *Env) approved(key, hash string) (bool, error) {
 }
 
 // recordApproval records hash for the project under key in the user's
-// configuration, keeping everything else in the file; the file is
-// replaced atomically and readable by the user alone.
+// configuration, keeping everything else in the file.
 func (e *Env) recordApproval(key, hash string) error {
+	return e.updateProjects(key, func(raw json.RawMessage) (any, error) {
+		approvals := map[string]string{}
+		_ = json.Unmarshal(raw, &approvals) // a broken record is replaced
+		approvals[e.ProjectDir] = hash
+		return approvals, nil
+	})
+}
+
+// updateProjects replaces the value of key in the user's configuration —
+// an object by project directory — by what update makes of it (nil when
+// absent), keeping everything else in the file; the file is replaced
+// atomically and readable by the user alone.
+func (e *Env) updateProjects(key string, update func(raw json.RawMessage) (any, error)) error {
 	path := e.UserConfigFile()
 	if path == "" {
 		return errors.New("there is no home directory to record it in")
@@ -233,12 +245,11 @@ func (e *Env) recordApproval(key, hash string) error {
 	if err != nil {
 		return err
 	}
-	approvals := map[string]string{}
-	if raw, ok := file[key]; ok {
-		_ = json.Unmarshal(raw, &approvals) // a broken record is replaced
+	v, err := update(file[key])
+	if err != nil {
+		return err
 	}
-	approvals[e.ProjectDir] = hash
-	raw, err := json.Marshal(approvals)
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/offshoot-dev/offshoot/permission"
 	projectfiles "github.com/offshoot-dev/offshoot/project"
 )
 
@@ -207,4 +209,37 @@ func TestProjectSettingsNeedApproval(t *testing.T) {
 	assert.False(t, e.settingsApproved(changed, false), "a change asks again")
 	assert.True(t, e.settingsApproved(changed, true), "--approve-settings")
 	assert.True(t, e.settingsApproved(changed, false))
+}
+
+// Rules the user allowed for good at the terminal are remembered in the
+// user's own configuration, for that project alone — never in the
+// project's files, which whoever wrote the project controls — and apply
+// to later runs there; the rest of the configuration is kept, and an
+// entry that is not a rule is a warning.
+func TestRememberedRules(t *testing.T) {
+	e := approvalEnv(t, "")
+	require.NoError(t, e.recordApproval(approvalsKey, "h1"))
+	assert.Empty(t, e.rememberedRules())
+	require.NoError(t, e.rememberRules(permission.Rules{{Tool: "Bash", Specifier: "go test:*"}}))
+	require.NoError(t, e.rememberRules(permission.Rules{{Tool: "Bash", Specifier: "go test:*"}, {Tool: "WebFetch", Specifier: "domain:go.dev"}}))
+	assert.Equal(t, "[Bash(go test:*) WebFetch(domain:go.dev)]", fmt.Sprint(e.rememberedRules()), "each once")
+	ok, err := e.approved(approvalsKey, "h1")
+	require.NoError(t, err)
+	assert.True(t, ok, "the rest of the configuration is kept")
+
+	other := approvalEnv(t, "")
+	other.HomeDir = e.HomeDir
+	assert.Empty(t, other.rememberedRules(), "another project's rules are its own")
+	entries, err := os.ReadDir(e.ProjectDir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing written into the project")
+
+	file, err := e.readUserConfig()
+	require.NoError(t, err)
+	file[rememberedKey] = json.RawMessage(`{"` + e.ProjectDir + `": ["Bash(go test:*)", "Bash(", 7]}`)
+	data, err := json.Marshal(file)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(e.UserConfigFile(), data, 0o600))
+	assert.Equal(t, "[Bash(go test:*)]", fmt.Sprint(e.rememberedRules()))
+	assert.Contains(t, e.Stderr.(*bytes.Buffer).String(), "is not a permission rule")
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/offshoot-dev/offshoot/permission"
 	projectfiles "github.com/offshoot-dev/offshoot/project"
 	"github.com/offshoot-dev/offshoot/tools/shell"
 	"github.com/offshoot-dev/offshoot/tools/vfs"
@@ -55,6 +56,10 @@ type Env struct {
 	// whether the project's took full effect (approved, or none).
 	Settings        *projectfiles.Settings
 	SettingsTrusted bool
+	// Remembered is filled by NewClient: the rules the user allowed for
+	// good at the terminal in this project ([a]lways), from the user's
+	// configuration.
+	Remembered permission.Rules
 	// Stored is filled by NewClient: the store the session is kept in
 	// (nil with --no-store); ResumedID the stored session it carries on
 	// ("" for a new one). Close it with CloseStore.

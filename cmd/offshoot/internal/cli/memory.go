@@ -60,5 +60,12 @@ func (e *Env) ProjectLines() []string {
 			lines = append(lines, "warning: settings: "+Printable(w))
 		}
 	}
+	if len(e.Remembered) > 0 {
+		rules := make([]string, len(e.Remembered))
+		for i, r := range e.Remembered {
+			rules[i] = r.String()
+		}
+		lines = append(lines, fmt.Sprintf("allowed for good at the terminal: %s (in %s)", Printable(truncateRunes(strings.Join(rules, ", "), 300)), Printable(e.Show(e.UserConfigFile()))))
+	}
 	return append(lines, e.hookLines...)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,9 +43,16 @@ func (e *Env) policy(f AgentFlags, answer func(string) string, granted func(tool
 	}
 	e.Settings = projectfiles.LoadSettings(projectfiles.Options{Dir: e.ProjectDir, HomeDir: e.HomeDir})
 	e.SettingsTrusted = e.settingsApproved(e.Settings, f.ApproveSettings)
-	p := &permission.Policy{Settings: e.Settings.Permissions(e.SettingsTrusted), Mode: mode}
+	settings := e.Settings.Permissions(e.SettingsTrusted)
+	e.Remembered = e.rememberedRules()
+	settings.Allow = append(settings.Allow, e.Remembered...)
+	p := &permission.Policy{Settings: settings, Mode: mode}
 	if answer != nil {
-		p.CanUseTool = askAtTerminal(answer, e.bash != nil && e.bash.Confined())
+		p.CanUseTool = askAtTerminal(answer, e.bash != nil && e.bash.Confined(), func(rules permission.Rules) {
+			if err := e.rememberRules(rules); err != nil {
+				e.Warn("allowed for this run, but not remembered for the next ones: %v", err)
+			}
+		})
 		return p, nil
 	}
 	stored, confined := e.Stored != nil, e.bash != nil && e.bash.Confined()
@@ -116,11 +124,12 @@ func describeWidening(s permission.Settings) string {
 }
 
 // askAtTerminal returns the CanUseTool that asks the user with answer:
-// yes (this call), always (calls like it, for the rest of the session:
-// the rules the policy suggests, as Claude Code's "don't ask again" —
-// Bash(go test:*) for "go test ./...", not every command), or no.
-// Questions are asked one at a time.
-func askAtTerminal(answer func(string) string, confined bool) func(context.Context, permission.Request) (permission.Decision, error) {
+// yes (this call), always (calls like it, in this project: the rules the
+// policy suggests, as Claude Code's "don't ask again" — Bash(go test:*)
+// for "go test ./...", not every command — allowed for the rest of the
+// session and given to remember for later runs), or no. Questions are
+// asked one at a time.
+func askAtTerminal(answer func(string) string, confined bool, remember func(permission.Rules)) func(context.Context, permission.Request) (permission.Decision, error) {
 	var mu sync.Mutex
 	var always permission.Rules
 	return func(ctx context.Context, r permission.Request) (permission.Decision, error) {
@@ -136,6 +145,7 @@ func askAtTerminal(answer func(string) string, confined bool) func(context.Conte
 		switch a {
 		case "a", "always":
 			always = append(always, r.Suggestions...)
+			remember(r.Suggestions)
 			return permission.Decision{Allow: true, Reason: "the user"}, nil
 		case "y", "yes":
 			return permission.Decision{Allow: true, Reason: "the user"}, nil
@@ -173,7 +183,7 @@ func toolQuestion(r permission.Request, confined bool) string {
 	for _, s := range r.Suggestions {
 		rules = append(rules, s.String())
 	}
-	return fmt.Sprintf("%s\n%s [y]es, [N]o, [a]lways allow %s in this session:", callShown(r, confined), verb, Printable(truncateRunes(strings.Join(rules, ", "), maxShownCommand)))
+	return fmt.Sprintf("%s\n%s [y]es, [N]o, [a]lways allow %s in this project:", callShown(r, confined), verb, Printable(truncateRunes(strings.Join(rules, ", "), maxShownCommand)))
 }
 
 // callShown says which agent wants to make the call r, and the call.
@@ -190,4 +200,63 @@ func callShown(r permission.Request, confined bool) string {
 		return who + why + " " + strings.TrimPrefix(bashQuestion(gjson.GetBytes(r.Input, "command").String(), confined), "The agent ")
 	}
 	return fmt.Sprintf("%s%s wants to use %s with %s", who, why, Printable(r.Tool), Printable(truncateRunes(string(r.Input), maxShownCommand)))
+}
+
+// rememberedKey is the key of the user's configuration file that records
+// the rules the user allowed for good at the terminal ([a]lways): the
+// project's directory → the rules, as Claude Code writes them. They are
+// kept in the user's own file, not in the project's settings, which
+// whoever wrote the project controls (and whose approval a change would
+// ask again).
+const rememberedKey = "allowed_in_project"
+
+// rememberedRules returns the rules the user allowed for good in this
+// project; an entry that is not a rule is a warning and left out.
+func (e *Env) rememberedRules() permission.Rules {
+	file, err := e.readUserConfig()
+	if err != nil {
+		e.Warn("%v", err)
+		return nil
+	}
+	var byProject map[string][]json.RawMessage
+	if raw, ok := file[rememberedKey]; ok {
+		if err := json.Unmarshal(raw, &byProject); err != nil {
+			e.Warn("%s: %q is not an object of directories and rules: %v; remove it", e.Show(e.UserConfigFile()), rememberedKey, err)
+			return nil
+		}
+	}
+	var rules permission.Rules
+	for _, raw := range byProject[e.ProjectDir] {
+		var text string
+		r, err := permission.Rule{}, json.Unmarshal(raw, &text)
+		if err == nil {
+			r, err = permission.ParseRule(text)
+		}
+		if err != nil {
+			e.Warn("%s: %s of %s is not a permission rule; left out", e.Show(e.UserConfigFile()), Printable(truncateRunes(string(raw), 100)), rememberedKey)
+			continue
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// rememberRules adds rules to those the user allowed for good in this
+// project, each once.
+func (e *Env) rememberRules(rules permission.Rules) error {
+	if len(rules) == 0 {
+		return nil
+	}
+	return e.updateProjects(rememberedKey, func(raw json.RawMessage) (any, error) {
+		byProject := map[string][]string{}
+		_ = json.Unmarshal(raw, &byProject) // a broken record is replaced
+		list := byProject[e.ProjectDir]
+		for _, r := range rules {
+			if s := r.String(); !slices.Contains(list, s) {
+				list = append(list, s)
+			}
+		}
+		byProject[e.ProjectDir] = list
+		return byProject, nil
+	})
 }
