@@ -41,43 +41,34 @@ func TestAllocationsPerTurn(t *testing.T) {
 	call := &model.Response{Message: model.AssistantMessage("", model.ToolCall{ID: "c", Name: "echo", Arguments: `{"text":"hi"}`})}
 	final := &model.Response{Message: model.AssistantMessage("done")}
 	logger := slog.New(slog.DiscardHandler)
-	allocs := func(k int, stream bool) float64 {
-		return testing.AllocsPerRun(20, func() {
-			s, err := session.New(session.WithRegistry(serde.NewRegistry()))
+	// run evaluates a run of k turns on a new session.
+	run := func(k int, stream bool) {
+		s, err := session.New(session.WithRegistry(serde.NewRegistry()))
+		require.NoError(t, err)
+		defer s.Close()
+		if stream {
+			_, err := bus.Subscribe(s.Bus(), "ui", func(context.Context, bus.Envelope, runner.Delta) error { return nil })
 			require.NoError(t, err)
-			defer s.Close()
-			if stream {
-				_, err := bus.Subscribe(s.Bus(), "ui", func(context.Context, bus.Envelope, runner.Delta) error { return nil })
-				require.NoError(t, err)
+		}
+		turn := 0
+		m := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
+			if turn++; turn > k {
+				return final, nil
 			}
-			turn := 0
-			m := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
-				if turn++; turn > k {
-					return final, nil
-				}
-				return call, nil
-			})
-			_, err = runner.Evaluate(context.Background(), runner.Request{Prompt: p, Session: s, Model: m, UserMessage: "go", MaxTurns: k + 1, Logger: logger})
-			require.NoError(t, err)
+			return call, nil
 		})
+		_, err = runner.Evaluate(context.Background(), runner.Request{Prompt: p, Session: s, Model: m, UserMessage: "go", MaxTurns: k + 1, Logger: logger})
+		require.NoError(t, err)
+	}
+	allocs := func(k int, stream bool) float64 {
+		return testing.AllocsPerRun(20, func() { run(k, stream) })
 	}
 	// bytes is what a run of k turns allocates, averaged over 20 runs.
 	bytes := func(k int) float64 {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		for range 20 {
-			s, err := session.New(session.WithRegistry(serde.NewRegistry()))
-			require.NoError(t, err)
-			turn := 0
-			m := model.Func(func(context.Context, *model.Request) (*model.Response, error) {
-				if turn++; turn > k {
-					return final, nil
-				}
-				return call, nil
-			})
-			_, err = runner.Evaluate(context.Background(), runner.Request{Prompt: p, Session: s, Model: m, UserMessage: "go", MaxTurns: k + 1, Logger: logger})
-			require.NoError(t, err)
-			_ = s.Close()
+			run(k, false)
 		}
 		runtime.ReadMemStats(&after)
 		return float64(after.TotalAlloc-before.TotalAlloc) / 20
